@@ -1,0 +1,34 @@
+// swift-tools-version: 6.0
+// Daysome notification daemon: a pure core, thin libsystemd wrappers, the daemon and its control tool.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "Daysome",
+    products: [
+        .executable(name: "daysomed", targets: ["daysomed"]),
+        .executable(name: "daysomectl", targets: ["daysomectl"]),
+    ],
+    targets: [
+        // libsystemd (sd-bus, sd-event, sd-daemon, sd-journal) and the Linux headers Glibc lacks.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // Thin typed wrappers: the only module that imports CSystemd.
+        .target(name: "SystemdKit", dependencies: ["CSystemd"], swiftSettings: strict),
+        // The pure core: no I/O, no clock reads, no globals. Time is a parameter.
+        .target(name: "DaysomeCore", swiftSettings: strict),
+        // Files the daemon and the tool share: zone files, atomic writes, default paths, the queue and history.
+        .target(name: "DaysomeFiles", dependencies: ["DaysomeCore"], swiftSettings: strict),
+        // The daemon: one sd-event loop executing the core's actions.
+        .target(
+            name: "DaysomeDaemon", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict),
+        // daysomectl's commands, with a pure argument parser.
+        .target(name: "DaysomeCLI", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon"], swiftSettings: strict),
+        .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI"], swiftSettings: strict),
+        .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"], swiftSettings: strict),
+        .testTarget(name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,42 @@
+// daysomectl's verb table and dispatcher. Each verb lives in its own file; this one only
+// routes, and turns usage errors into one line and exit status 2.
+
+import DaysomeCore
+
+/// The control and inspection tool.
+public enum DaysomeCtl {
+    struct Verb: Sendable {
+        let spec: VerbSpec
+        let run: @Sendable (ParsedCommand, CommandContext) -> CommandOutput
+    }
+
+    static let verbs: [Verb] = [
+        Verb(spec: planVerb, run: runPlan)
+    ]
+
+    /// The verb table, for help and man pages.
+    public static var specs: [VerbSpec] { self.verbs.map(\.spec) }
+
+    static let summary = "daysomectl: signal the Daysome daemon, and inspect its plan, queue, history and status."
+
+    /// Runs one command line (without the program name).
+    public static func run(_ argv: [String], context: CommandContext) -> CommandOutput {
+        let invocation: Invocation
+        do {
+            invocation = try parseCommandLine(argv, verbs: self.specs)
+        } catch {
+            let verb = argv.first.flatMap { name in self.specs.contains { $0.name == name } ? name : nil }
+            let see = verb.map { "daysomectl \($0) --help" } ?? "daysomectl --help"
+            return .failure(.usage, "\(error). See '\(see)'.")
+        }
+        switch invocation {
+        case .help(let verb):
+            return CommandOutput(
+                stdout: helpText(program: "daysomectl", summary: self.summary, verbs: self.specs, verb: verb))
+        case .version:
+            return CommandOutput(stdout: "daysomectl \(daysomeVersion)\n")
+        case .run(let command):
+            return self.verbs.first { $0.spec.name == command.verb }!.run(command, context)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+// The readable form of a plan: one block a local day, one row a start, columns aligned.
+// Labels are never truncated; control characters are shown escaped so one label cannot break
+// the table or the terminal.
+
+import DaysomeCore
+
+/// Renders plans as text.
+enum PlanTable {
+    static func render(_ plan: Plan, zone: Zone) -> String {
+        let fromLocal = zone.local(plan.from)
+        let untilLocal = zone.local(plan.until)
+        var text = "\(plan.timeZone): from \(describe(fromLocal)) to \(describe(untilLocal)), "
+        text += plan.starts.count == 1 ? "1 start\n" : "\(plan.starts.count) starts\n"
+        if let reason = plan.notLaidReason {
+            return text + "Nothing is laid: \(reason).\n"
+        }
+        if plan.starts.isEmpty { return text + "No item with its sound on starts in this window.\n" }
+        let header = ["TIME", "TITLE", "BODY", "UNTIL", "HEADING"]
+        var currentDate: LocalDate?
+        var blocks: [(LocalDate, [[String]])] = []
+        for start in plan.starts {
+            let expiry = zone.local(start.expiresAt)
+            var until = expiry.clockTime.description
+            if expiry.date != start.local.date { until += " " + shortDate(expiry.date) }
+            var time = start.local.clockTime.description + " " + formatOffset(start.local.offset)
+            if let dst = start.dst { time += " (\(dst.rawValue))" }
+            let row = [time, printable(start.title), printable(start.body), until, start.heading]
+            if start.local.date != currentDate {
+                blocks.append((start.local.date, []))
+                currentDate = start.local.date
+            }
+            blocks[blocks.count - 1].1.append(row)
+        }
+        let allRows = [header] + blocks.flatMap(\.1)
+        let widths = (0..<header.count).map { column in allRows.map { $0[column].count }.max() ?? 0 }
+        func line(_ row: [String]) -> String {
+            var out = "  "
+            for (column, cell) in row.enumerated() {
+                out += cell
+                if column < row.count - 1 { out += String(repeating: " ", count: widths[column] - cell.count + 2) }
+            }
+            return out + "\n"
+        }
+        text += "\n" + line(header)
+        for (date, rows) in blocks {
+            text += "\(date.weekday.englishName) \(date.isoString)\n"
+            for row in rows { text += line(row) }
+        }
+        return text
+    }
+
+    private static func describe(_ local: LocalDateTime) -> String {
+        "\(local.date.isoString) \(formatClockSeconds(local)) \(formatOffset(local.offset))"
+    }
+
+    private static func formatClockSeconds(_ local: LocalDateTime) -> String {
+        let s = local.secondOfDay
+        let text = local.clockTime.description
+        return s % 60 == 0 ? text : text + ":" + (s % 60 < 10 ? "0" : "") + String(s % 60)
+    }
+
+    private static func shortDate(_ date: LocalDate) -> String {
+        String(date.weekday.englishName.prefix(3)) + " " + date.isoString
+    }
+}
+
+/// Text with control and bidirectional-override characters escaped, for a terminal.
+func printable(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if scalar == "\n" {
+            out += "\\n"
+        } else if scalar.value < 0x20 || scalar.value == 0x7F || (0x202A...0x202E).contains(scalar.value)
+            || (0x2066...0x2069).contains(scalar.value)
+        {
+            out += "\\u{\(String(scalar.value, radix: 16))}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}

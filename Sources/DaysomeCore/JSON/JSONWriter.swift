@@ -1,0 +1,149 @@
+extension JSONValue {
+    /// Serialized JSON. Compact: no spaces at all. Pretty: 2-space indent, "key": value, one member per line;
+    /// empty containers as [] and {}. Object members are written in `members` order; non-finite numbers as null.
+    public func serialized(pretty: Bool = false) -> String {
+        var writer = JSONByteWriter(pretty: pretty)
+        writer.write(self, depth: 0)
+        return String(decoding: writer.output, as: UTF8.self)
+    }
+
+    /// The object, if this is an object.
+    public var objectValue: JSONObject? {
+        if case .object(let object) = self { object } else { nil }
+    }
+
+    /// The elements, if this is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { elements } else { nil }
+    }
+
+    /// The string, if this is a string.
+    public var stringValue: String? {
+        if case .string(let string) = self { string } else { nil }
+    }
+
+    /// The boolean, if this is a boolean.
+    public var boolValue: Bool? {
+        if case .bool(let bool) = self { bool } else { nil }
+    }
+
+    /// The number, if this is a number.
+    public var doubleValue: Double? {
+        if case .number(let number) = self { number } else { nil }
+    }
+
+    /// Whether this is JSON null.
+    public var isNull: Bool {
+        self == .null
+    }
+
+    /// The JSON type name for messages such as "expected a string, found a number".
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+}
+
+/// Accumulates UTF-8 output; recursion depth equals the value's nesting depth.
+private struct JSONByteWriter {
+    let pretty: Bool
+    var output: [UInt8] = []
+
+    init(pretty: Bool) {
+        self.pretty = pretty
+    }
+
+    mutating func write(_ value: JSONValue, depth: Int) {
+        switch value {
+        case .null: append("null")
+        case .bool(let bool): append(bool ? "true" : "false")
+        case .number(let number): writeNumber(number)
+        case .string(let string): writeString(string)
+        case .array(let elements):
+            guard !elements.isEmpty else { return append("[]") }
+            output.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                newline(depth: depth + 1)
+                write(element, depth: depth + 1)
+            }
+            newline(depth: depth)
+            output.append(UInt8(ascii: "]"))
+        case .object(let object):
+            guard !object.members.isEmpty else { return append("{}") }
+            output.append(UInt8(ascii: "{"))
+            for (position, member) in object.members.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                newline(depth: depth + 1)
+                writeString(member.key)
+                output.append(UInt8(ascii: ":"))
+                if pretty { output.append(UInt8(ascii: " ")) }
+                write(member.value, depth: depth + 1)
+            }
+            newline(depth: depth)
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private mutating func append(_ text: StaticString) {
+        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private mutating func newline(depth: Int) {
+        guard pretty else { return }
+        output.append(0x0A)
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+    }
+
+    private mutating func writeNumber(_ number: Double) {
+        guard number.isFinite else { return append("null") }
+        // Below 2^53 every integral Double is an exact integer, so printing it without ".0" loses nothing.
+        // The magnitude test comes first because Int64(_:) traps on out-of-range values.
+        if number.magnitude < 9_007_199_254_740_992, Double(Int64(number)) == number {
+            output.append(contentsOf: String(Int64(number)).utf8)
+        } else {
+            output.append(contentsOf: number.description.utf8)
+        }
+    }
+
+    private mutating func writeString(_ string: String) {
+        var string = string
+        output.append(UInt8(ascii: "\""))
+        string.withUTF8 { utf8 in
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""): append("\\\"")
+                case UInt8(ascii: "\\"): append("\\\\")
+                case 0x08: append("\\b")
+                case 0x0C: append("\\f")
+                case 0x0A: append("\\n")
+                case 0x0D: append("\\r")
+                case 0x09: append("\\t")
+                case 0x00..<0x20, 0x7F:
+                    append("\\u00")
+                    output.append(Self.hexDigit(byte >> 4))
+                    output.append(Self.hexDigit(byte & 0x0F))
+                // U+2028 and U+2029 (E2 80 A8/A9) are legal in JSON but end lines in JavaScript source.
+                case 0xE2 where index + 1 < utf8.count && utf8[index] == 0x80 && (utf8[index + 1] & 0xFE) == 0xA8:
+                    append(utf8[index + 1] == 0xA8 ? "\\u2028" : "\\u2029")
+                    index += 2
+                default: output.append(byte)
+                }
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+}

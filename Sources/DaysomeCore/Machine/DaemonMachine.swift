@@ -1,0 +1,403 @@
+// The daemon's brain as a pure state machine: events in, actions out, time a parameter.
+// It owns the timer wheel, the current lay, and what was delivered. It never touches a file,
+// a bus or a clock, so every rule (never over the display, nothing stale, no catch-up, one
+// call per minute) is tested here on a virtual clock, and replayed by `daysomectl replay`.
+
+/// The state machine of one daemon.
+public struct DaemonMachine: Sendable {
+    public let config: MachineConfig
+    /// What the display state file says; the daemon starts in the foreground until told (rule 1 first).
+    public private(set) var display: DisplayState = .foreground
+    /// The last good household, kept when a later file cannot be used (rule 9).
+    public private(set) var household: LoadedHousehold?
+    /// The latest whole-file failure, cleared by the next good file.
+    public private(set) var householdError: HouseholdFileError?
+    /// The lay counter, the current lay and the delivered calls: what survives a restart.
+    public private(set) var persisted: PersistedState
+    /// Starts, expiries and the top-up, by deadline.
+    public private(set) var wheel: TimerWheel<WheelEntry>
+    private var startTimers: [Instant: TimerID] = [:]
+    private var expiryTimers: [DeliveryKey: TimerID] = [:]
+    private var topUpTimer: TimerID?
+    /// Calls posted whose id has not arrived; true means withdraw it as soon as it does.
+    private var inFlight: [DeliveryKey: Bool] = [:]
+
+    /// Creates a machine from what the state directory remembered.
+    public init(config: MachineConfig, persisted: PersistedState, now: Instant) {
+        self.config = config
+        self.persisted = persisted
+        self.wheel = TimerWheel(now: now.seconds)
+    }
+
+    /// The number of the current lay, if one is in force.
+    public var currentLay: LayRecord? { self.persisted.lay }
+
+    /// The pending starts of the current lay, in order, with their wheel handles.
+    public var pendingStarts: [(id: TimerID, start: Start)] {
+        self.wheel.sortedEntries().compactMap { entry in
+            if case .start(let start) = entry.payload { return (entry.id, start) }
+            return nil
+        }
+    }
+
+    /// Whether notifications would be laid if the display went away now.
+    public var notifyInOtherApps: Bool { self.household?.load.household.settings.notifyInOtherApps ?? false }
+
+    // MARK: Start-up
+
+    /// The first decision after a (re)start: the display state and household are already read.
+    public mutating func start(
+        display: DisplayState, household: Result<LoadedHousehold, HouseholdFileError>, now: Instant
+    ) -> [MachineAction] {
+        var actions = self.acceptHousehold(household, now: now).actions
+        self.display = display
+        if display == .foreground {
+            actions += self.clear(now: now, reason: "display in the foreground at start-up")
+            return actions + self.finish()
+        }
+        // Calls still on screen from before the restart close at their expiry as usual.
+        actions += self.expireDelivered(now: now)
+        for call in self.persisted.delivered { self.scheduleExpiry(call) }
+        if let lay = self.persisted.lay, let current = self.household, current.digest == lay.householdDigest,
+            self.notifyInOtherApps
+        {
+            actions += self.resume(lay, now: now)
+        } else {
+            actions += self.clearLay(now: now, reason: "household changed while the daemon was stopped")
+            actions += self.newLay(now: now, reason: "display away at start-up")
+        }
+        return actions + self.finish()
+    }
+
+    // MARK: Events
+
+    /// Handles one event at `now`.
+    public mutating func handle(_ event: MachineEvent, now: Instant) -> [MachineAction] {
+        var actions: [MachineAction] = []
+        switch event {
+        case .display(.foreground):
+            self.display = .foreground
+            actions += self.clear(now: now, reason: "display returned")
+        case .display(.away):
+            guard self.display != .away || self.persisted.lay == nil else { return [] }
+            self.display = .away
+            actions += self.advance(now: now)
+            actions += self.newLay(now: now, reason: "display away")
+        case .household(let result):
+            let (changed, logged) = self.acceptHousehold(result, now: now)
+            actions += logged
+            if changed && self.display == .away {
+                actions += self.advance(now: now)
+                actions += self.clearLay(now: now, reason: "household changed")
+                actions += self.newLay(now: now, reason: "household changed")
+            }
+        case .timer:
+            actions += self.advance(now: now)
+        case .clockChanged(let reason):
+            // Deliver (or drop) what a forward jump made due before the plan is laid again.
+            actions += self.advance(now: now)
+            actions += self.rebuildWheel(now: now)
+            if self.display == .away {
+                actions += self.clearLay(now: now, reason: reason)
+                actions += self.newLay(now: now, reason: reason)
+            }
+        case .posted(let key, let id):
+            if let withdraw = self.inFlight.removeValue(forKey: key), withdraw {
+                actions.append(.close(key, notificationId: id))
+            } else if let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) {
+                self.persisted.delivered[index].notificationId = id
+                actions.append(.persist)
+            }
+        case .postFailed(let key, let reason):
+            self.inFlight[key] = nil
+            if let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) {
+                let call = self.persisted.delivered.remove(at: index)
+                self.cancelExpiry(key)
+                actions.append(
+                    .log(.error, "Failed to post the call for \(key.at.rfc3339) of lay \(key.lay): \(reason)"))
+                actions.append(
+                    .record(
+                        HistoryRecord(
+                            time: now, event: .dropped, lay: key.lay, at: key.at, itemIds: call.itemIds,
+                            reason: "notification server: \(reason)")))
+                actions.append(.persist)
+            }
+        case .closedByServer(let id):
+            if let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) {
+                let call = self.persisted.delivered.remove(at: index)
+                self.cancelExpiry(call.key)
+                actions.append(.persist)
+            }
+        case .serverRestarted:
+            // Ids restart with the server: none of ours can be closed any more, and the new
+            // server shows none of them.
+            if !self.persisted.delivered.isEmpty {
+                for call in self.persisted.delivered { self.cancelExpiry(call.key) }
+                self.persisted.delivered = []
+                self.inFlight = [:]
+                actions.append(.log(.notice, "Notification server restarted; forgetting its notification ids"))
+                actions.append(.persist)
+            }
+        }
+        return actions + self.finish()
+    }
+
+    /// The actions every step ends with: the queue published and the timer armed.
+    private func finish() -> [MachineAction] {
+        [.publish, .arm(self.wheel.nextDeadline.map { Instant(seconds: $0) })]
+    }
+
+    // MARK: Household
+
+    private mutating func acceptHousehold(
+        _ result: Result<LoadedHousehold, HouseholdFileError>, now: Instant
+    ) -> (changed: Bool, actions: [MachineAction]) {
+        switch result {
+        case .failure(let error):
+            self.householdError = error
+            var actions = error.problems.map { MachineAction.log(.warning, $0.description) }
+            let keeping =
+                self.household == nil ? "nothing is laid until it is fixed" : "keeping the last good household"
+            actions.append(.log(.error, "Invalid household file: \(error); \(keeping)"))
+            return (false, actions)
+        case .success(let loaded):
+            self.householdError = nil
+            let changed = self.household?.digest != loaded.digest
+            self.household = loaded
+            var actions = loaded.load.problems.map { MachineAction.log(.warning, $0.description) }
+            if changed {
+                actions.append(.log(.info, "Loaded household with \(loaded.load.household.items.count) items"))
+            }
+            return (changed, actions)
+        }
+    }
+
+    // MARK: Laying and clearing
+
+    /// A new numbered lay from `now`, if the display is away and notifications are on.
+    private mutating func newLay(now: Instant, reason: String) -> [MachineAction] {
+        guard self.display == .away, let household = self.household else { return [] }
+        guard household.load.household.settings.notifyInOtherApps else {
+            return [.log(.info, "Not laying: notifications in other apps are off (settings.notifyInOtherApps)")]
+        }
+        self.persisted.layCounter += 1
+        let number = self.persisted.layCounter
+        self.persisted.lay = LayRecord(
+            number: number, from: now, laidUntil: now, householdDigest: household.digest, handledThrough: now)
+        let count = self.extendLay(through: now.adding(seconds: self.config.horizon), now: now)
+        return [
+            .record(HistoryRecord(time: now, event: .laid, lay: number, reason: "\(reason): \(count) starts")),
+            .log(.info, "Laid lay \(number) (\(reason)): \(count) starts"), .persist,
+        ]
+    }
+
+    /// Adds the plan's starts up to `until` to the current lay; returns how many.
+    @discardableResult
+    private mutating func extendLay(through until: Instant, now: Instant) -> Int {
+        guard var lay = self.persisted.lay, let household = self.household?.load.household else { return 0 }
+        let plan = Planner.plan(household, after: lay.laidUntil, through: until)
+        var count = 0
+        for start in plan.starts where start.at > now {
+            if case .scheduled(let id) = self.wheel.insert(.start(start), at: start.at.seconds) {
+                self.startTimers[start.at] = id
+                count += 1
+            }
+        }
+        lay.laidUntil = until
+        self.persisted.lay = lay
+        if let old = self.topUpTimer { self.wheel.cancel(old) }
+        let topUpAt = max(until.seconds - self.config.minimumPending, now.seconds + 1)
+        if case .scheduled(let id) = self.wheel.insert(.topUp, at: topUpAt) { self.topUpTimer = id }
+        return count
+    }
+
+    /// Resumes a remembered lay after a restart under its number: rule 2 decides what of the
+    /// starts owed since the last one handled may still be delivered late.
+    private mutating func resume(_ lay: LayRecord, now: Instant) -> [MachineAction] {
+        guard let household = self.household?.load.household else { return [] }
+        let owed = Planner.plan(household, after: lay.handledThrough, through: max(now, lay.handledThrough)).starts
+        var actions = self.handleDue(owed, now: now, lay: lay.number)
+        var resumed = self.persisted.lay ?? lay
+        resumed.handledThrough = max(resumed.handledThrough, now)
+        resumed.laidUntil = resumed.handledThrough
+        self.persisted.lay = resumed
+        let count = self.extendLay(through: max(lay.laidUntil, now.adding(seconds: self.config.horizon)), now: now)
+        actions.append(.log(.info, "Resumed lay \(lay.number) after a restart: \(count) starts pending"))
+        actions.append(.persist)
+        return actions
+    }
+
+    /// Rule 1: on return, nothing pending and nothing shown.
+    private mutating func clear(now: Instant, reason: String) -> [MachineAction] {
+        var actions = self.clearLay(now: now, reason: reason)
+        for call in self.persisted.delivered {
+            self.cancelExpiry(call.key)
+            if let id = call.notificationId { actions.append(.close(call.key, notificationId: id)) }
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .withdrawn, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
+                        reason: reason)))
+        }
+        // Posts still in flight are closed the moment their id arrives.
+        for key in self.inFlight.keys { self.inFlight[key] = true }
+        if !self.persisted.delivered.isEmpty {
+            self.persisted.delivered = []
+            actions.append(.persist)
+        }
+        return actions
+    }
+
+    /// Removes every pending start of the current lay and ends it.
+    private mutating func clearLay(now: Instant, reason: String) -> [MachineAction] {
+        for id in self.startTimers.values { self.wheel.cancel(id) }
+        self.startTimers = [:]
+        if let id = self.topUpTimer { self.wheel.cancel(id) }
+        self.topUpTimer = nil
+        guard let lay = self.persisted.lay else { return [] }
+        self.persisted.lay = nil
+        return [
+            .record(HistoryRecord(time: now, event: .cleared, lay: lay.number, reason: reason)),
+            .log(.info, "Cleared lay \(lay.number) (\(reason))"), .persist,
+        ]
+    }
+
+    // MARK: Time passing
+
+    /// Moves the wheel to `now` and acts on everything due.
+    private mutating func advance(now: Instant) -> [MachineAction] {
+        var due: [Start] = []
+        var actions: [MachineAction] = []
+        for expired in self.wheel.advance(to: now.seconds) {
+            switch expired.payload {
+            case .start(let start):
+                self.startTimers[start.at] = nil
+                due.append(start)
+            case .expire(let key):
+                self.expiryTimers[key] = nil
+                actions += self.expire(key, now: now)
+            case .topUp:
+                self.topUpTimer = nil
+                if self.display == .away, let lay = self.persisted.lay {
+                    let count = self.extendLay(through: now.adding(seconds: self.config.horizon), now: now)
+                    actions.append(.log(.info, "Extended lay \(lay.number) by \(count) starts"))
+                    actions.append(.persist)
+                }
+            }
+        }
+        if let lay = self.persisted.lay { actions += self.handleDue(due, now: now, lay: lay.number) }
+        return actions
+    }
+
+    /// Rule 2 for starts that are due: at most the latest is delivered, and only while away,
+    /// within the grace window and before its card would have left the display.
+    private mutating func handleDue(_ due: [Start], now: Instant, lay: UInt64) -> [MachineAction] {
+        guard let latest = due.max(by: { $0.at < $1.at }) else { return [] }
+        var actions: [MachineAction] = []
+        for start in due where start.at != latest.at {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: start.at, itemIds: start.itemIds,
+                        reason: "a later start was due as well: never a burst")))
+        }
+        let lateness = now.seconds - latest.at.seconds
+        if self.display != .away {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
+                        reason: "display in the foreground")))
+        } else if lateness > self.config.grace {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
+                        reason: "\(lateness) s after its minute, beyond the \(self.config.grace) s grace window")))
+        } else if now >= latest.expiresAt {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
+                        reason: "its card had already left the display")))
+        } else {
+            actions += self.deliver(latest, lay: lay, now: now, lateness: lateness)
+        }
+        if var record = self.persisted.lay, record.number == lay {
+            record.handledThrough = max(record.handledThrough, latest.at)
+            self.persisted.lay = record
+        }
+        actions.append(.persist)
+        return actions
+    }
+
+    private mutating func deliver(_ start: Start, lay: UInt64, now: Instant, lateness: Int64) -> [MachineAction] {
+        let key = DeliveryKey(lay: lay, at: start.at)
+        let call = DeliveredCall(key: key, itemIds: start.itemIds, expiresAt: start.expiresAt, notificationId: nil)
+        self.persisted.delivered.append(call)
+        self.inFlight[key] = false
+        self.scheduleExpiry(call)
+        let reason = lateness > 1 ? "\(lateness) s after its minute, within the grace window" : nil
+        // Persist before posting: a crash in between loses one call rather than repeating it.
+        return [
+            .record(
+                HistoryRecord(
+                    time: now, event: .delivered, lay: lay, at: start.at, itemIds: start.itemIds, reason: reason)),
+            .persist, .post(key, start),
+        ]
+    }
+
+    private mutating func expire(_ key: DeliveryKey, now: Instant) -> [MachineAction] {
+        guard let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) else { return [] }
+        let call = self.persisted.delivered.remove(at: index)
+        var actions: [MachineAction] = [
+            .record(HistoryRecord(time: now, event: .expired, lay: key.lay, at: key.at, itemIds: call.itemIds)),
+            .persist,
+        ]
+        if let id = call.notificationId {
+            actions.insert(.close(key, notificationId: id), at: 0)
+        } else if self.inFlight[key] != nil {
+            self.inFlight[key] = true
+        }
+        return actions
+    }
+
+    /// Expires every delivered call whose card has already left the display.
+    private mutating func expireDelivered(now: Instant) -> [MachineAction] {
+        var actions: [MachineAction] = []
+        for call in self.persisted.delivered where call.expiresAt <= now {
+            self.cancelExpiry(call.key)
+            actions += self.expire(call.key, now: now)
+        }
+        return actions
+    }
+
+    private mutating func scheduleExpiry(_ call: DeliveredCall) {
+        self.cancelExpiry(call.key)
+        if case .scheduled(let id) = self.wheel.insert(.expire(call.key), at: call.expiresAt.seconds) {
+            self.expiryTimers[call.key] = id
+        }
+    }
+
+    private mutating func cancelExpiry(_ key: DeliveryKey) {
+        if let id = self.expiryTimers.removeValue(forKey: key) { self.wheel.cancel(id) }
+    }
+
+    /// A clock that jumped leaves the wheel's notion of now behind: start it again at `now`,
+    /// keeping the expiries of what is shown.
+    private mutating func rebuildWheel(now: Instant) -> [MachineAction] {
+        self.wheel = TimerWheel(now: now.seconds)
+        self.startTimers = [:]
+        self.expiryTimers = [:]
+        self.topUpTimer = nil
+        var actions: [MachineAction] = []
+        for call in self.persisted.delivered {
+            if call.expiresAt <= now {
+                actions += self.expire(call.key, now: now)
+            } else {
+                self.scheduleExpiry(call)
+            }
+        }
+        return actions
+    }
+}

@@ -1,0 +1,88 @@
+// The vocabulary of the daemon's state machine: the events the loop feeds it and the actions
+// it returns. The machine decides; the daemon's Manager only executes.
+
+/// How the machine behaves, from the daemon's options.
+public struct MachineConfig: Sendable, Equatable {
+    /// Rule 2: how late a start may still be delivered, in seconds (default 5 minutes).
+    public var grace: Int64 = 300
+    /// How far ahead a lay reaches, in seconds.
+    public var horizon: Int64 = Int64(Planner.defaultDays) * 86_400
+    /// While away, at least this much stays laid: a top-up extends the lay before it runs shorter.
+    public var minimumPending: Int64 = 6 * 86_400
+
+    public init(grace: Int64 = 300) {
+        self.grace = grace
+    }
+}
+
+/// A household that loaded, with the identity of the bytes it came from.
+public struct LoadedHousehold: Sendable, Equatable {
+    public let load: HouseholdLoad
+    /// Changes whenever the file's bytes change: a changed household means a new lay.
+    public let digest: UInt64
+    /// When it was read.
+    public let loadedAt: Instant
+
+    public init(load: HouseholdLoad, digest: UInt64, loadedAt: Instant) {
+        self.load = load
+        self.digest = digest
+        self.loadedAt = loadedAt
+    }
+}
+
+/// Something that happened, as the daemon's loop reports it.
+public enum MachineEvent: Sendable {
+    /// The display state file now says this.
+    case display(DisplayState)
+    /// The household file was read again.
+    case household(Result<LoadedHousehold, HouseholdFileError>)
+    /// The armed timer fired (or the loop woke for another reason): time moved on.
+    case timer
+    /// The realtime clock jumped or the system zone changed: re-lay from the plan.
+    case clockChanged(reason: String)
+    /// The server answered a Notify with its id.
+    case posted(DeliveryKey, notificationId: UInt32)
+    /// The server refused or did not answer a Notify.
+    case postFailed(DeliveryKey, reason: String)
+    /// The server closed a notification itself (dismissed, expired on its side).
+    case closedByServer(notificationId: UInt32)
+    /// The notification server's bus name changed owner: every id it gave is void.
+    case serverRestarted
+}
+
+/// Something the daemon must do, in order.
+public enum MachineAction: Sendable, Equatable {
+    /// Post a notification for a start.
+    case post(DeliveryKey, Start)
+    /// Close a posted notification.
+    case close(DeliveryKey, notificationId: UInt32)
+    /// Append to the history.
+    case record(HistoryRecord)
+    /// Write the persisted state (before any post that depends on it).
+    case persist
+    /// Write the live queue and status.
+    case publish
+    /// Arm the one realtime timer at this instant, or disarm it.
+    case arm(Instant?)
+    /// Log a line at a syslog priority.
+    case log(LogPriority, String)
+}
+
+/// Syslog priorities, as the journal takes them.
+public enum LogPriority: Int, Sendable, Equatable {
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
+}
+
+/// What the wheel holds.
+public enum WheelEntry: Sendable, Equatable {
+    /// A start of the current lay.
+    case start(Start)
+    /// Close a delivered call when its card would leave the display.
+    case expire(DeliveryKey)
+    /// Extend the current lay so that enough stays pending.
+    case topUp
+}

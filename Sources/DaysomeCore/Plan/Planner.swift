@@ -1,0 +1,122 @@
+// Expands a household into the starts of a window: clock times built as clock times on each
+// local date (rule 8), items that share an instant coalesced (rule 5), only items whose sound
+// is on (rule 6), nothing unless the carer turned notifications on (rule 7).
+
+/// One item on one local date, at its instant.
+struct Occurrence {
+    let itemIndex: Int
+    let at: Instant
+    /// The local date of `at`: "that date" wherever the design speaks of an occurrence's date.
+    let date: LocalDate
+    let dst: DSTDecision?
+}
+
+/// Computes what a lay contains.
+public enum Planner {
+    /// The default horizon of a lay, in days.
+    public static let defaultDays = 7
+
+    /// The starts of a lay made at `from` with a horizon of `days` days.
+    public static func plan(_ household: Household, from: Instant, days: Int = Planner.defaultDays) -> Plan {
+        self.plan(household, after: from, through: from.adding(seconds: Int64(days) * 86_400))
+    }
+
+    /// The starts with `from < at <= until`.
+    public static func plan(_ household: Household, after from: Instant, through until: Instant) -> Plan {
+        guard household.settings.notifyInOtherApps else {
+            return Plan(
+                timeZone: household.zone.name, from: from, until: until, starts: [],
+                notLaidReason: "notifications in other apps are off: a carer turns on settings.notifyInOtherApps")
+        }
+        let zone = household.zone
+        let occurrences = self.occurrences(
+            household, from: zone.date(of: from).adding(days: -1), through: zone.date(of: until).adding(days: 1))
+        var startsByDate: [LocalDate: [Instant]] = [:]
+        for occurrence in occurrences { startsByDate[occurrence.date, default: []].append(occurrence.at) }
+        for date in startsByDate.keys { startsByDate[date]!.sort() }
+
+        var groups: [Instant: [Occurrence]] = [:]
+        for occurrence in occurrences
+        where occurrence.at > from && occurrence.at <= until && household.items[occurrence.itemIndex].sound {
+            groups[occurrence.at, default: []].append(occurrence)
+        }
+        let starts = groups.keys.sorted().map { at in
+            self.start(at: at, occurrences: groups[at]!.sorted { $0.itemIndex < $1.itemIndex }, household, startsByDate)
+        }
+        return Plan(timeZone: zone.name, from: from, until: until, starts: starts, notLaidReason: nil)
+    }
+
+    /// Every valid item's occurrences on the local dates `first...last`, at most one per item and local date.
+    static func occurrences(_ household: Household, from first: LocalDate, through last: LocalDate) -> [Occurrence] {
+        let zone = household.zone
+        var kept: [Occurrence] = []
+        var index: [Pair: Int] = [:]
+        var date = first
+        while date <= last {
+            for (itemIndex, item) in household.items.enumerated() where item.repeats.occurs(on: date) {
+                let resolved = zone.resolve(date, item.time)
+                let occurrence = Occurrence(
+                    itemIndex: itemIndex, at: resolved.instant, date: zone.date(of: resolved.instant), dst: resolved.dst
+                )
+                // A date that does not exist (Apia, 2011-12-30) lands on the next date's instants:
+                // the item is listed once there, the earliest occurrence kept.
+                let key = Pair(itemIndex: itemIndex, date: occurrence.date)
+                if let existing = index[key] {
+                    let previous = kept[existing]
+                    if occurrence.at == previous.at {
+                        kept[existing] = Occurrence(
+                            itemIndex: itemIndex, at: previous.at, date: previous.date,
+                            dst: DSTDecision.combine(previous.dst, occurrence.dst))
+                    } else if occurrence.at < previous.at {
+                        kept[existing] = occurrence
+                    }
+                } else {
+                    index[key] = kept.count
+                    kept.append(occurrence)
+                }
+            }
+            date = date.adding(days: 1)
+        }
+        return kept
+    }
+
+    private struct Pair: Hashable {
+        let itemIndex: Int
+        let date: LocalDate
+    }
+
+    private static func start(
+        at: Instant, occurrences: [Occurrence], _ household: Household, _ startsByDate: [LocalDate: [Instant]]
+    ) -> Start {
+        let zone = household.zone
+        let local = zone.local(at)
+        let date = local.date
+        let items = occurrences.map { household.items[$0.itemIndex] }
+        var expiresAt = at
+        var dst: DSTDecision?
+        for (occurrence, item) in zip(occurrences, items) {
+            expiresAt = max(expiresAt, self.expiry(of: item, at: at, date: date, zone: zone, startsByDate))
+            dst = DSTDecision.combine(dst, occurrence.dst)
+        }
+        let details = items.map { household.mealChoices[date]?[$0.id] ?? $0.detail }
+        return Start(
+            at: at, local: local, itemIds: items.map(\.id),
+            heading: Content.heading(date: date, time: local.clockTime, dayParts: household.dayParts),
+            title: Content.title(items.map(\.label)),
+            body: Content.body(details: details, time: local.clockTime, clock: household.clock),
+            expiresAt: expiresAt, dst: dst)
+    }
+
+    /// When one item's card leaves the display: its end if later than `at`; else the next start of
+    /// any valid item that date (laid or not); else the first instant of the next local date.
+    static func expiry(
+        of item: Item, at: Instant, date: LocalDate, zone: Zone, _ startsByDate: [LocalDate: [Instant]]
+    ) -> Instant {
+        if let end = item.end {
+            let endAt = zone.resolve(date, end).instant
+            if endAt > at { return endAt }
+        }
+        if let next = startsByDate[date]?.first(where: { $0 > at }) { return next }
+        return zone.startOfDay(date.adding(days: 1))
+    }
+}

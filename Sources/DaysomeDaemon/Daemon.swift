@@ -1,0 +1,39 @@
+// daysomed's entry point: parse the options, run the Manager, map failures to exit codes.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+
+/// The daemon program.
+public enum Daemon {
+    /// Runs daysomed with argv (without the program name); returns the exit status.
+    public static func main(_ argv: [String]) -> Int32 {
+        let environment = processEnvironment()
+        let options: DaemonOptions
+        do {
+            switch try DaemonOptions.parse(argv, environment: environment) {
+            case .help:
+                print(DaemonOptions.help)
+                return 0
+            case .version:
+                print("daysomed \(daysomeVersion)")
+                return 0
+            case .run(let parsed): options = parsed
+            }
+        } catch {
+            writeText("daysomed: \(error). See 'daysomed --help'.\n", to: 2)
+            return 2
+        }
+        if options.backend == .systemd {
+            writeText("daysomed: the systemd backend is not available in this build; use --backend wheel\n", to: 2)
+            return 1
+        }
+        do {
+            let manager = try Manager(options: options, environment: environment)
+            return try manager.run()
+        } catch {
+            writeText("daysomed: \(error)\n", to: 2)
+            return 1
+        }
+    }
+}

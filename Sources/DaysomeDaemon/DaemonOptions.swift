@@ -1,0 +1,132 @@
+// daysomed's command line: the design's options with the design's defaults. Pure: argv and
+// the environment in, options or a usage error out.
+
+import DaysomeCore
+import DaysomeFiles
+
+/// Where starts are laid.
+public enum BackendKind: String, Sendable {
+    case wheel
+    case systemd
+}
+
+/// How calls are shown.
+public enum NotifierKind: String, Sendable {
+    case freedesktop
+    case log
+}
+
+/// The daemon's options after parsing.
+public struct DaemonOptions: Sendable, Equatable {
+    public var paths: Paths
+    public var backend: BackendKind = .wheel
+    public var notifier: NotifierKind = .freedesktop
+    /// Rule 2's grace window, in seconds.
+    public var grace: Int64 = 300
+
+    public init(paths: Paths) {
+        self.paths = paths
+    }
+
+    /// The help text, also the source of the man page.
+    public static let help = """
+        daysomed: the Daysome notification daemon. While the day display is away, it calls her to each
+        start of the household's week; when the display comes back, it takes every call away.
+
+        USAGE:
+          daysomed [--household PATH] [--display-state PATH] [--runtime-dir DIR] [--state-dir DIR]
+                   [--backend wheel|systemd] [--notifier freedesktop|log] [--grace SECONDS]
+
+        OPTIONS:
+          --household PATH       The household file (default $XDG_CONFIG_HOME/daysome/household.json).
+          --display-state PATH   The display state file (default $XDG_RUNTIME_DIR/daysome/display).
+          --runtime-dir DIR      The live queue and status (default $XDG_RUNTIME_DIR/daysome).
+          --state-dir DIR        The lay counter, current lay and history (default $XDG_STATE_HOME/daysome).
+          --backend KIND         wheel: the daemon's own timer wheel (default).
+          --notifier KIND        freedesktop: org.freedesktop.Notifications on the session bus (default);
+                                 log: write each call to the journal or stderr.
+          --grace SECONDS        How late a start may still be delivered, 0 to 3600 (default 300).
+          -h, --help             Show this help.
+          --version              Show the version.
+
+        Runs in the foreground, logs to the journal (stderr when there is none), speaks sd_notify
+        (READY, STATUS, WATCHDOG, STOPPING) and exits cleanly on SIGTERM.
+        Exit status: 0 on a clean stop, 1 on a runtime failure, 2 on bad usage.
+        """
+
+    /// What the command line asked for.
+    public enum Parsed: Equatable, Sendable {
+        case run(DaemonOptions)
+        case help
+        case version
+    }
+
+    /// Parses daysomed's argv (without the program name).
+    public static func parse(_ argv: [String], environment: [String: String]) throws(UsageError) -> Parsed {
+        var options = DaemonOptions(paths: Paths(environment: environment))
+        var index = 0
+        while index < argv.count {
+            var token = argv[index]
+            index += 1
+            if token == "-h" || token == "--help" { return .help }
+            if token == "--version" { return .version }
+            var value: String?
+            if let equals = token.firstIndex(of: "="), token.hasPrefix("--") {
+                value = String(token[token.index(after: equals)...])
+                token = String(token[..<equals])
+            }
+            let known = [
+                "--household", "--display-state", "--runtime-dir", "--state-dir", "--backend", "--notifier", "--grace",
+            ]
+            guard known.contains(token) else {
+                throw token.hasPrefix("-") ? .unknownOption(token) : .unexpectedArgument(token)
+            }
+            if value == nil {
+                guard index < argv.count else { throw .missingValue(token) }
+                value = argv[index]
+                index += 1
+            }
+            let text = value!
+            switch token {
+            case "--household": options.paths.household = text
+            case "--display-state": options.paths.displayState = text
+            case "--runtime-dir": options.paths.runtimeDirectory = text
+            case "--state-dir": options.paths.stateDirectory = text
+            case "--backend":
+                guard let kind = BackendKind(rawValue: text) else {
+                    throw .invalidValue(token, text, "wheel or systemd")
+                }
+                options.backend = kind
+            case "--notifier":
+                guard let kind = NotifierKind(rawValue: text) else {
+                    throw .invalidValue(token, text, "freedesktop or log")
+                }
+                options.notifier = kind
+            default:
+                guard let seconds = Int64(text), (0...3600).contains(seconds) else {
+                    throw .invalidValue(token, text, "a whole number of seconds from 0 to 3600")
+                }
+                options.grace = seconds
+            }
+        }
+        return .run(options)
+    }
+
+    /// A daysomed command line that cannot be run.
+    public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+        case unknownOption(String)
+        case unexpectedArgument(String)
+        case missingValue(String)
+        case invalidValue(String, String, String)
+
+        public var description: String {
+            switch self {
+            case .unknownOption(let option): return "unknown option '\(option)'"
+            case .unexpectedArgument(let argument): return "unexpected argument '\(argument)'"
+            case .missingValue(let option): return "option '\(option)' needs a value"
+            case .invalidValue(let option, let value, let expected):
+                return "invalid value '\(value)' for '\(option)': expected \(expected)"
+            }
+        }
+    }
+}

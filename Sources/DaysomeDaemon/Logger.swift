@@ -1,0 +1,41 @@
+// Logging: to the journal with structured fields when journald listens, else one line per
+// message on stderr with a `<N>` priority prefix that systemd understands. Only the Manager
+// logs; the core and the wrappers return errors instead.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+import SystemdKit
+
+/// Writes log lines.
+final class Logger {
+    private let useJournal: Bool
+    private let prefixPriority: Bool
+
+    init() {
+        self.useJournal = Journal.isAvailable
+        // A terminal reads plain lines; a pipe or a service manager reads the priority prefix.
+        self.prefixPriority = isatty(2) == 0
+    }
+
+    /// Logs one message with optional `DAYSOME_*` fields.
+    func log(_ priority: LogPriority, _ message: @autoclosure () -> String, fields: [(String, String)] = []) {
+        let text = message()
+        if self.useJournal {
+            var entries = [
+                ("MESSAGE", text), ("PRIORITY", String(priority.rawValue)), ("SYSLOG_IDENTIFIER", "daysomed"),
+            ]
+            entries += fields
+            if (try? Journal.send(entries)) != nil { return }
+        }
+        let line = (self.prefixPriority ? "<\(priority.rawValue)>" : "daysomed: ") + text.replacingNewlines() + "\n"
+        writeText(line, to: 2)
+    }
+}
+
+extension String {
+    /// One log line stays one line.
+    func replacingNewlines() -> String {
+        String(self.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+}

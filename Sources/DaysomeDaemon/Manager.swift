@@ -1,0 +1,374 @@
+// The daemon's owner object, in the manner of timesyncd's Manager: one sd-event loop, one
+// source per watch or timer (re-armed in place, never stacked), and the core's state machine.
+// The machine decides; this file only reads the world into events and executes actions.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+import SystemdKit
+
+/// Owns the loop, the watches, the notifier and the machine.
+final class Manager {
+    let options: DaemonOptions
+    let environment: [String: String]
+    let logger = Logger()
+    let loop: EventLoop
+    let publisher: Publisher
+    private var machine: DaemonMachine
+    private var notifier: (any Notifier)?
+    private var bus: Bus?
+    private let lock: DaemonLock
+
+    /// The one realtime timer: armed at the wheel's next deadline only.
+    private var wheelTimer: EventSource?
+    private var displayWatch: EventSource?
+    private var householdWatch: EventSource?
+    private var zoneWatch: EventSource?
+    private var clockWatch: ClockJumpWatch?
+    private var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?
+    private var lastDisplayLine: DisplayStateLine?
+    private var reloadHousehold: EventSource?
+
+    init(options: DaemonOptions, environment: [String: String]) throws(DaemonError) {
+        self.options = options
+        self.environment = environment
+        let paths = options.paths
+        do {
+            try preparePrivateDirectory(paths.runtimeDirectory)
+            try FileIO.makeDirectories(paths.stateDirectory, mode: 0o700)
+            try FileIO.makeDirectories(directory(of: paths.displayState), mode: 0o700)
+        } catch {
+            throw .setup(error.description)
+        }
+        do {
+            self.lock = try DaemonLock(runtimeDirectory: paths.runtimeDirectory)
+        } catch {
+            throw .setup("another daysomed already owns '\(paths.runtimeDirectory)' (\(error.reason))")
+        }
+        do {
+            self.loop = try EventLoop()
+        } catch {
+            throw .setup("Failed to create the event loop: \(error)")
+        }
+        self.publisher = Publisher(paths: paths)
+        var config = MachineConfig(grace: options.grace)
+        config.grace = options.grace
+        self.machine = DaemonMachine(config: config, persisted: Publisher.readPersisted(paths), now: currentInstant())
+    }
+
+    /// Runs until SIGTERM or SIGINT; returns the exit status.
+    func run() throws(DaemonError) -> Int32 {
+        do {
+            try self.loop.enableSignalExit()
+            _ = try self.loop.setWatchdog(true)
+            try self.connectNotifier()
+            try self.watch()
+        } catch let error as DaemonError {
+            throw error
+        } catch {
+            throw .setup("\(error)")
+        }
+        // State before anything else: missing is away, unreadable at start-up is foreground.
+        let display = self.readDisplay(startup: true) ?? .foreground
+        let household = self.loadHousehold()
+        self.execute(self.machine.start(display: display, household: household, now: currentInstant()))
+        _ = ServiceManager.notify("READY=1\nSTATUS=\(self.statusLine())")
+        self.logger.log(
+            .info,
+            "Started: display \(display.rawValue), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
+        )
+        let code: Int32
+        do {
+            code = try self.loop.run()
+        } catch {
+            throw .runtime("The event loop failed: \(error)")
+        }
+        _ = ServiceManager.notify("STOPPING=1")
+        self.logger.log(.info, "Stopping")
+        return code
+    }
+
+    // MARK: Set-up
+
+    private func connectNotifier() throws(DaemonError) {
+        switch self.options.notifier {
+        case .log:
+            self.notifier = LogNotifier(logger: self.logger)
+        case .freedesktop:
+            do {
+                let bus = try Bus.openUser()
+                try bus.attach(to: self.loop)
+                self.bus = bus
+                let notifier = try FreedesktopNotifier(
+                    bus: bus,
+                    closedByServer: { [weak self] id in self?.handle(.closedByServer(notificationId: id)) },
+                    restarted: { [weak self] in self?.handle(.serverRestarted) })
+                self.notifier = notifier
+                if !notifier.server.present {
+                    self.logger.log(
+                        .warning, "No notification server answers on the session bus yet; calls fail until one does")
+                }
+            } catch {
+                throw .setup(
+                    "Failed to connect to the session bus: \(error) (is DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR set? --notifier log needs no bus)"
+                )
+            }
+        }
+    }
+
+    private func watch() throws(Errno) {
+        let paths = self.options.paths
+        self.wheelTimer = try self.loop.addTimer(
+            clock: CLOCK_REALTIME, at: UInt64.max, accuracy: 1_000, description: "wheel"
+        ) {
+            [weak self] _ in self?.wheelTimerFired()
+        }
+        try self.wheelTimer?.setEnabled(.off)
+        let changes: InotifyMask = [.closeWrite, .movedTo, .movedFrom, .delete, .create]
+        let displayName = basename(of: paths.displayState)
+        self.displayWatch = try self.loop.addInotify(
+            path: directory(of: paths.displayState), mask: changes, description: "display-state"
+        ) {
+            [weak self] _, event in
+            if event.name == displayName { self?.displayFileChanged() }
+        }
+        // The display's return must be seen before a start that is due in the same iteration.
+        try self.displayWatch?.setPriority(-10)
+        let householdDirectory = directory(of: paths.household)
+        try? FileIO.makeDirectories(householdDirectory, mode: 0o755)
+        let householdName = basename(of: paths.household)
+        self.householdWatch = try self.loop.addInotify(
+            path: householdDirectory, mask: changes, description: "household"
+        ) {
+            [weak self] _, event in
+            if event.name == householdName { self?.scheduleHouseholdReload() }
+        }
+        self.reloadHousehold = try self.loop.addDefer(description: "household-reload") { [weak self] _ in
+            self?.householdChanged()
+        }
+        try self.reloadHousehold?.setEnabled(.off)
+        self.clockWatch = try ClockJumpWatch(loop: self.loop) { [weak self] in
+            self?.handle(.clockChanged(reason: "the clock jumped"))
+        }
+        // The system zone: /etc/localtime is replaced by a new symlink when it changes.
+        self.zoneWatch = try? self.loop.addInotify(
+            path: "/etc", mask: [.closeWrite, .movedTo, .create, .delete], description: "zone"
+        ) {
+            [weak self] _, event in
+            if event.name == "localtime" || event.name == "timezone" { self?.zoneChanged() }
+        }
+    }
+
+    // MARK: The world, read into events
+
+    private func handle(_ event: MachineEvent) {
+        self.execute(self.machine.handle(event, now: currentInstant()))
+    }
+
+    private func wheelTimerFired() {
+        // Read the display first: a return written a moment ago wins over the start (rule 1).
+        if let display = self.readDisplay(startup: false), display != self.machine.display {
+            self.handle(.display(display))
+        }
+        self.handle(.timer)
+    }
+
+    private func displayFileChanged() {
+        guard let display = self.readDisplay(startup: false) else { return }
+        self.handle(.display(display))
+    }
+
+    /// Reads the display state file. Missing means away; an unreadable line is foreground at
+    /// start-up and keeps the previous state later (nil). Arms the pid watch when a pid is named.
+    private func readDisplay(startup: Bool) -> DisplayState? {
+        let path = self.options.paths.displayState
+        let line: DisplayStateLine
+        do {
+            let bytes = try FileIO.read(path, limit: 4_096)
+            guard let parsed = DisplayStateLine(parsing: String(decoding: bytes, as: UTF8.self)) else {
+                self.logger.log(
+                    .warning,
+                    "Display state file '\(path)' holds neither 'foreground' nor 'away'; \(startup ? "treating it as foreground" : "keeping \(self.machine.display.rawValue)")"
+                )
+                return startup ? .foreground : nil
+            }
+            line = parsed
+        } catch {
+            if error.errno == ENOENT { return self.setDisplayLine(DisplayStateLine(state: .away)) }
+            self.logger.log(
+                .warning,
+                "\(error); \(startup ? "treating the display as foreground" : "keeping \(self.machine.display.rawValue)")"
+            )
+            return startup ? .foreground : nil
+        }
+        return self.setDisplayLine(line)
+    }
+
+    private func setDisplayLine(_ line: DisplayStateLine) -> DisplayState {
+        self.lastDisplayLine = line
+        guard line.state == .foreground, let pid = line.pid else {
+            self.displayPid?.source.cancel()
+            self.displayPid = nil
+            return line.state
+        }
+        if self.displayPid?.pid == pid { return .foreground }
+        self.displayPid?.source.cancel()
+        self.displayPid = nil
+        do {
+            let fd = try Pidfd.open(pid: pid)
+            let source = try self.loop.addPidfdExit(fd.rawValue, description: "display-pid") { [weak self] _ in
+                self?.displayProcessExited(pid)
+            }
+            self.displayPid = (pid, fd, source)
+            return .foreground
+        } catch {
+            self.logger.log(.notice, "The display's process \(pid) is gone (\(error)); the display is away")
+            return .away
+        }
+    }
+
+    private func displayProcessExited(_ pid: Int32) {
+        self.displayPid?.source.cancel()
+        self.displayPid = nil
+        guard self.lastDisplayLine?.pid == pid, self.lastDisplayLine?.state == .foreground else { return }
+        self.logger.log(.notice, "The display's process \(pid) exited in the foreground; the display is away")
+        self.handle(.display(.away))
+    }
+
+    private func loadHousehold() -> Result<LoadedHousehold, HouseholdFileError> {
+        let path = self.options.paths.household
+        let now = currentInstant()
+        let digest = (try? FileIO.read(path, limit: HouseholdParser.sizeLimit)).map(fnv1a) ?? 0
+        return HouseholdFile.load(path, environment: self.environment).map {
+            LoadedHousehold(load: $0, digest: digest, loadedAt: now)
+        }
+    }
+
+    private func scheduleHouseholdReload() {
+        // Editors write in bursts: one reload on the next iteration covers them all.
+        try? self.reloadHousehold?.setEnabled(.oneshot)
+    }
+
+    private func householdChanged() {
+        self.handle(.household(self.loadHousehold()))
+    }
+
+    private func zoneChanged() {
+        self.handle(.household(self.loadHousehold()))
+        self.handle(.clockChanged(reason: "the system zone changed"))
+    }
+
+    // MARK: Actions
+
+    private func execute(_ actions: [MachineAction]) {
+        var records: [HistoryRecord] = []
+        func flushRecords() {
+            guard !records.isEmpty else { return }
+            do {
+                try self.publisher.record(records)
+            } catch {
+                self.logger.log(.error, "\(error), ignoring")
+            }
+            records = []
+        }
+        for action in actions {
+            switch action {
+            case .record(let record):
+                records.append(record)
+                self.logger.log(
+                    record.event == .dropped ? .notice : .info,
+                    "\(record.event.rawValue.prefix(1).uppercased() + record.event.rawValue.dropFirst()) lay \(record.lay)\(record.at.map { " start \($0.rfc3339)" } ?? "")\(record.itemIds.isEmpty ? "" : " (\(record.itemIds.joined(separator: ", ")))")\(record.reason.map { ": \($0)" } ?? "")",
+                    fields: [("DAYSOME_EVENT", record.event.rawValue), ("DAYSOME_LAY", String(record.lay))]
+                        + (record.at.map { [("DAYSOME_START", $0.rfc3339)] } ?? []))
+            case .persist:
+                do {
+                    try self.publisher.persist(self.machine.persisted)
+                } catch {
+                    self.logger.log(.error, "\(error), ignoring")
+                }
+            case .post(let key, let start):
+                flushRecords()
+                self.post(key, start)
+            case .close(_, let id):
+                self.notifier?.close(id)
+            case .publish:
+                self.publish()
+            case .arm(let instant):
+                self.arm(instant)
+            case .log(let priority, let message):
+                self.logger.log(priority, message)
+            }
+        }
+        flushRecords()
+    }
+
+    private func post(_ key: DeliveryKey, _ start: Start) {
+        guard let notifier = self.notifier else { return }
+        notifier.post(start, now: currentInstant()) { [weak self] result in
+            switch result {
+            case .success(let id): self?.handle(.posted(key, notificationId: id))
+            case .failure(let error): self?.handle(.postFailed(key, reason: error.message))
+            }
+        }
+    }
+
+    private func arm(_ instant: Instant?) {
+        guard let source = self.wheelTimer else { return }
+        do {
+            if let instant {
+                try source.setTime(UInt64(max(0, instant.seconds)) * 1_000_000)
+                try source.setEnabled(.oneshot)
+            } else {
+                try source.setEnabled(.off)
+            }
+        } catch {
+            self.logger.log(.error, "Failed to arm the wheel timer: \(error)")
+        }
+    }
+
+    private func publish() {
+        let server = self.notifier?.server ?? ServerInfo(name: nil, present: false, capabilities: [])
+        do {
+            try self.publisher.publish(
+                queue: self.publisher.queueJSON(self.machine, backend: self.options.backend),
+                status: self.publisher.statusJSON(self.machine, options: self.options, server: server))
+        } catch {
+            self.logger.log(.error, "\(error), ignoring")
+        }
+        _ = ServiceManager.notify("STATUS=\(self.statusLine())")
+    }
+
+    /// `Display away; lay 3; next start 2026-11-30T13:00:00Z Lunch`.
+    private func statusLine() -> String {
+        var parts = ["Display \(self.machine.display.rawValue)"]
+        if let lay = self.machine.currentLay { parts.append("lay \(lay.number)") } else { parts.append("nothing laid") }
+        if let next = self.machine.pendingStarts.first?.start {
+            parts.append("next start \(next.at.rfc3339) \(next.title)".replacingNewlines())
+        }
+        return parts.joined(separator: "; ")
+    }
+}
+
+/// Why the daemon could not start or keep running.
+enum DaemonError: Error, CustomStringConvertible {
+    case setup(String)
+    case runtime(String)
+
+    var description: String {
+        switch self {
+        case .setup(let message), .runtime(let message): return message
+        }
+    }
+}
+
+/// The directory part of a path (`.` for a bare name).
+func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+/// The last component of a path.
+func basename(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
+}

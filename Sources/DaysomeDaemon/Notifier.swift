@@ -1,0 +1,109 @@
+// How a call reaches her: the notifier posts and closes every notification itself, over one
+// long-lived connection (GNOME lets only the posting connection close one, and ignores expire
+// timeouts). `log` writes calls to the journal for machines with no notification server.
+
+import DaysomeCore
+import SystemdKit
+
+/// What the daemon knows of the notification server.
+struct ServerInfo: Sendable, Equatable {
+    var name: String?
+    var present: Bool
+    var capabilities: [String]
+}
+
+/// Posts and closes calls; replies come back through the loop.
+protocol Notifier: AnyObject {
+    /// What the server says of itself (refreshed when it restarts).
+    var server: ServerInfo { get }
+    /// Posts a call; `completion` gets the server's id or why it failed.
+    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void)
+    /// Closes a call the daemon posted.
+    func close(_ id: UInt32)
+}
+
+/// Why a post failed, in the server's or the bus's words.
+struct NotifierError: Error, Sendable {
+    let message: String
+}
+
+/// org.freedesktop.Notifications on the session bus.
+final class FreedesktopNotifier: Notifier {
+    private let notifications: Notifications
+    private(set) var server = ServerInfo(name: nil, present: false, capabilities: [])
+    private var slots: [BusSlot] = []
+
+    /// Subscribes to the server's signals; `restarted` runs when its bus name changes owner.
+    init(bus: Bus, closedByServer: @escaping (UInt32) -> Void, restarted: @escaping () -> Void) throws(Errno) {
+        self.notifications = Notifications(bus: bus)
+        self.slots.append(
+            try self.notifications.onClosed { id, reason in
+                // Reason 3 is our own CloseNotification; the others are the server's or her doing.
+                if reason.rawValue != 3 { closedByServer(id) }
+            })
+        self.slots.append(
+            try self.notifications.onOwnerChanged { [weak self] _ in
+                self?.refresh()
+                restarted()
+            })
+        self.refresh()
+    }
+
+    /// Asks the server for its name and capabilities (a short synchronous call at start and after a restart).
+    func refresh() {
+        do throws(BusError) {
+            let info = try self.notifications.getServerInformation()
+            let capabilities = try self.notifications.getCapabilities()
+            self.server = ServerInfo(name: info.name, present: true, capabilities: capabilities)
+        } catch {
+            self.server = ServerInfo(name: nil, present: false, capabilities: [])
+        }
+    }
+
+    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
+        let markup = self.server.capabilities.contains("body-markup")
+        let body = markup ? Content.markupEscaped(start.heading + "\n" + start.body) : start.heading + "\n" + start.body
+        // The expire timeout is only a hint: the daemon closes the call itself at expiresAt.
+        let milliseconds = max(1, min(Int64(Int32.max), (start.expiresAt.seconds - now.seconds) * 1_000))
+        self.notifications.notify(
+            appName: "Daysome", summary: start.title, body: body,
+            hints: [
+                ("urgency", .byte(1)), ("category", .string("x-daysome.call")), ("desktop-entry", .string("daysome")),
+            ],
+            expireTimeout: Int32(milliseconds)
+        ) { result in
+            switch result {
+            case .success(let id): completion(.success(id))
+            case .failure(let error): completion(.failure(NotifierError(message: error.description)))
+            }
+        }
+    }
+
+    func close(_ id: UInt32) {
+        self.notifications.close(id: id)
+    }
+}
+
+/// Writes each call to the log instead of a server.
+final class LogNotifier: Notifier {
+    private let logger: Logger
+    private var nextId: UInt32 = 1
+    let server = ServerInfo(name: "log", present: true, capabilities: [])
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
+        let id = self.nextId
+        self.nextId += 1
+        self.logger.log(
+            .notice, "Call \(id): \(start.title) | \(start.heading) | \(start.body)",
+            fields: [("DAYSOME_NOTIFICATION_ID", String(id)), ("DAYSOME_AT", start.at.rfc3339)])
+        completion(.success(id))
+    }
+
+    func close(_ id: UInt32) {
+        self.logger.log(.info, "Closed call \(id)", fields: [("DAYSOME_NOTIFICATION_ID", String(id))])
+    }
+}

@@ -1,0 +1,140 @@
+// Reading and writing whole small files with Glibc: bounded reads, atomic replacement by
+// rename, and opening without following a final symlink where a link would be an attack.
+// Errors carry the path and the errno text a person needs; nothing here logs.
+
+import DaysomeCore
+import Glibc
+
+/// A failed file operation, with the path and the system's reason.
+public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let path: String
+    public let errno: Int32
+    /// What was being done: `read`, `write`, `rename`, …
+    public let operation: String
+
+    public init(path: String, errno: Int32, operation: String) {
+        self.path = path
+        self.errno = errno
+        self.operation = operation
+    }
+
+    /// The errno text alone: `No such file or directory`.
+    public var reason: String {
+        if self.errno == EFBIG { return "file too large" }
+        return String(cString: strerror(self.errno))
+    }
+
+    /// `Failed to read '/path': No such file or directory`.
+    public var description: String { "Failed to \(self.operation) '\(self.path)': \(self.reason)" }
+}
+
+/// Whole-file reads and atomic writes.
+public enum FileIO {
+    /// Reads a whole file, refusing one larger than `limit` bytes (EFBIG).
+    /// - Parameter followLinks: false opens with `O_NOFOLLOW`, so a symlink planted in place of the file fails (ELOOP).
+    public static func read(_ path: String, limit: Int, followLinks: Bool = true) throws(FileError) -> [UInt8] {
+        let flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW)
+        let fd = open(path, flags)
+        guard fd >= 0 else { throw FileError(path: path, errno: Glibc.errno, operation: "read") }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            throw FileError(path: path, errno: EISDIR, operation: "read")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if Glibc.errno == EINTR { continue }
+                throw FileError(path: path, errno: Glibc.errno, operation: "read")
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+            if bytes.count > limit { throw FileError(path: path, errno: EFBIG, operation: "read") }
+        }
+        return bytes
+    }
+
+    /// Replaces a file atomically: a temporary file beside it, written, flushed, then renamed over it,
+    /// so a reader sees the old contents or the new, never half of either.
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(FileError) {
+        let temporary = "\(path).tmp.\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { throw FileError(path: temporary, errno: Glibc.errno, operation: "create") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if Glibc.errno == EINTR { continue }
+                let saved = Glibc.errno
+                close(fd)
+                unlink(temporary)
+                throw FileError(path: temporary, errno: saved, operation: "write")
+            }
+            written += count
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let saved = Glibc.errno
+            unlink(temporary)
+            throw FileError(path: path, errno: saved, operation: "rename")
+        }
+    }
+
+    /// Writes a UTF-8 string atomically.
+    public static func writeAtomically(_ path: String, _ text: String, mode: mode_t = 0o600) throws(FileError) {
+        try self.writeAtomically(path, Array(text.utf8), mode: mode)
+    }
+
+    /// Creates a directory and its parents; the last one with `mode`. Existing directories are kept.
+    public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(FileError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        let components = path.split(separator: "/")
+        for (index, component) in components.enumerated() {
+            current += "/" + component
+            let last = index == components.count - 1
+            if mkdir(current, last ? mode : 0o755) != 0 && Glibc.errno != EEXIST {
+                throw FileError(path: current, errno: Glibc.errno, operation: "create directory")
+            }
+        }
+    }
+
+    /// Whether a path exists (without following a final symlink).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+}
+
+/// The process environment as a dictionary, read once by the mains and passed down.
+public func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let equals = text.firstIndex(of: "=") {
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        pointer += 1
+    }
+    return result
+}
+
+/// The current time, whole seconds: only the mains and the daemon's loop read the clock.
+public func currentInstant() -> Instant {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Instant(seconds: Int64(now.tv_sec))
+}
+
+/// Writes text to a file descriptor whole (stdout is 1, stderr is 2), without C's shared FILE streams.
+public func writeText(_ text: String, to fd: Int32) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { return }
+        bytes = bytes.dropFirst(count)
+    }
+}

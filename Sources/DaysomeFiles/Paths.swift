@@ -1,0 +1,36 @@
+// Where the daemon and the tool find their files, from the XDG variables as the design fixes
+// them. Both programs compute the same defaults, so a bare `daysomectl pending` finds a bare
+// `daysomed`; the runtime directory alone identifies a daemon.
+
+import Glibc
+
+/// The paths of one daemon.
+public struct Paths: Sendable, Equatable {
+    public var household: String
+    public var displayState: String
+    public var runtimeDirectory: String
+    public var stateDirectory: String
+
+    /// The design's defaults from an environment.
+    public init(environment env: [String: String]) {
+        let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+        let config = env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        let runtime = env["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/run/user/\(getuid())"
+        let state = env["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/state"
+        self.household = config + "/daysome/household.json"
+        self.displayState = runtime + "/daysome/display"
+        self.runtimeDirectory = runtime + "/daysome"
+        self.stateDirectory = state + "/daysome"
+    }
+
+    /// The live queue the daemon publishes after every change of its wheel or backend.
+    public var queueFile: String { self.runtimeDirectory + "/queue.json" }
+    /// The daemon's status: pid, display, lay, errors.
+    public var statusFile: String { self.runtimeDirectory + "/status.json" }
+    /// The control socket a running daemon listens on.
+    public var controlSocket: String { self.runtimeDirectory + "/control" }
+    /// The lay counter and current lay, kept across boots.
+    public var layFile: String { self.stateDirectory + "/lay.json" }
+    /// The bounded history of laid, cleared, delivered, withdrawn, expired and dropped.
+    public var historyFile: String { self.stateDirectory + "/history.jsonl" }
+}

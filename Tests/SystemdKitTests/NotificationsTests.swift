@@ -1,0 +1,154 @@
+// Notifications: the typed client against a real dunst on Xvfb and a private bus, all started by
+// the test and stopped by pid. A missing dbus-daemon, Xvfb or dunst fails the test.
+
+import Glibc
+import Testing
+
+@testable import SystemdKit
+
+/// Polls `dunstctl count displayed` for up to 3 s until it prints `expected`.
+private func waitForDisplayed(_ server: NotificationServer, _ expected: String) throws -> String {
+    let deadline = monotonicUsec() + 3_000_000
+    var count = try server.dunstctl(["count", "displayed"])
+    while count != expected && monotonicUsec() < deadline {
+        usleep(50_000)
+        count = try server.dunstctl(["count", "displayed"])
+    }
+    return count
+}
+
+@Suite struct NotificationsTests {
+    @Test func serverInformationAndCapabilities() throws {
+        let services = try TestServices()
+        defer { services.stopAll() }
+        let bus = try services.startSessionBus()
+        _ = try services.startNotificationServer(bus: bus)
+        let client = Notifications(bus: try Bus.open(address: bus.address))
+
+        let information = try client.getServerInformation()
+        #expect(information.name == "dunst")
+        #expect(information.specVersion == "1.2")
+        let capabilities = try client.getCapabilities()
+        #expect(capabilities.contains("body-markup"))
+        #expect(capabilities.contains("actions"))
+    }
+
+    @Test func notifyShowsAndCloseRemovesWithReasonThree() throws {
+        let services = try TestServices()
+        defer { services.stopAll() }
+        let bus = try services.startSessionBus()
+        let server = try services.startNotificationServer(bus: bus)
+        let loop = try EventLoop()
+        let connection = try Bus.open(address: bus.address)
+        try connection.attach(to: loop)
+        let client = Notifications(bus: connection)
+
+        let id = try client.notify(
+            appName: "daysome",
+            summary: "Call Grandma",
+            body: "It is 18:00 &amp; she is waiting",
+            actions: ["default", "Open"],
+            hints: [("urgency", .byte(1)), ("category", .string("im"))],
+            expireTimeout: 0
+        )
+        #expect(id > 0)
+        #expect(try waitForDisplayed(server, "1") == "1")
+
+        var closed: [(UInt32, Notifications.CloseReason)] = []
+        var closeResult: Result<Void, BusError>?
+        // dunst emits the signal before it replies: wait for both.
+        let subscription = try client.onClosed { closedID, reason in
+            closed.append((closedID, reason))
+            if closeResult != nil { try? loop.exit(code: 0) }
+        }
+        client.close(id: id) { result in
+            closeResult = result
+            if !closed.isEmpty { try? loop.exit(code: 0) }
+        }
+        #expect(try runLoop(loop) == 0)
+        #expect(closed.count == 1)
+        #expect(closed.first?.0 == id)
+        #expect(closed.first?.1 == .closedByCall)
+        #expect((try? closeResult?.get()) != nil)
+        #expect(try waitForDisplayed(server, "0") == "0")
+        _ = subscription
+    }
+
+    @Test func asyncNotifyDeliversTheID() throws {
+        let services = try TestServices()
+        defer { services.stopAll() }
+        let bus = try services.startSessionBus()
+        let server = try services.startNotificationServer(bus: bus)
+        let loop = try EventLoop()
+        let connection = try Bus.open(address: bus.address)
+        try connection.attach(to: loop)
+        let client = Notifications(bus: connection)
+
+        var ids: [UInt32] = []
+        client.notify(appName: "daysome", summary: "first", expireTimeout: 0) { result in
+            ids.append((try? result.get()) ?? 0)
+        }
+        client.notify(appName: "daysome", summary: "second", expireTimeout: 0) { result in
+            ids.append((try? result.get()) ?? 0)
+            // Replacing keeps the id. (Everything happens inside the run: when the loop exits,
+            // sd-bus closes every bus attached to it.)
+            client.notify(appName: "daysome", replacesID: ids[0], summary: "first, again", expireTimeout: 0) {
+                ids.append((try? $0.get()) ?? 0)
+                try? loop.exit(code: 0)
+            }
+        }
+        #expect(try runLoop(loop) == 0)
+        #expect(ids.count == 3 && ids.allSatisfy { $0 > 0 } && ids[0] != ids[1] && ids[2] == ids[0])
+        #expect(try waitForDisplayed(server, "2") == "2")
+        #expect(!connection.isOpen, "sd-bus closes an attached bus when its loop exits")
+    }
+
+    @Test func ownerChangedWhenServerStops() throws {
+        let services = try TestServices()
+        defer { services.stopAll() }
+        let bus = try services.startSessionBus()
+        let server = try services.startNotificationServer(bus: bus)
+        let loop = try EventLoop()
+        let connection = try Bus.open(address: bus.address)
+        try connection.attach(to: loop)
+        let client = Notifications(bus: connection)
+
+        var owners: [String?] = []
+        let subscription = try client.onOwnerChanged { owner in
+            owners.append(owner)
+            try? loop.exit(code: 0)
+        }
+        let kill = try loop.addDefer { _ in server.dunst.stop() }
+        #expect(try runLoop(loop) == 0)
+        #expect(owners.count == 1)
+        #expect(owners.first == .some(nil))
+        _ = (subscription, kill)
+    }
+
+    @Test func missingServerIsServiceUnknown() throws {
+        let services = try TestServices()
+        defer { services.stopAll() }
+        let bus = try services.startSessionBus()
+        let client = Notifications(bus: try Bus.open(address: bus.address))
+        // Our bus config has no service directories, so nothing is activated.
+        #expect {
+            _ = try client.getCapabilities()
+        } throws: { error in
+            (error as? BusError)?.name == BusError.serviceUnknown
+        }
+
+        let loop = try EventLoop()
+        try client.bus.attach(to: loop)
+        var result: Result<UInt32, BusError>?
+        client.notify(appName: "daysome", summary: "nobody listens") { reply in
+            result = reply
+            try? loop.exit(code: 0)
+        }
+        #expect(try runLoop(loop) == 0)
+        if case .failure(let error) = result {
+            #expect(error.name == BusError.serviceUnknown)
+        } else {
+            Issue.record("Notify without a server did not fail: \(String(describing: result))")
+        }
+    }
+}
