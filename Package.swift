@@ -27,6 +27,7 @@ let package = Package(
         .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon"], swiftSettings: strict),
         .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI"], swiftSettings: strict),
         .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        .testTarget(name: "ZoneTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"], swiftSettings: strict),
         .testTarget(name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore"], swiftSettings: strict),
     ],

@@ -11,7 +11,11 @@ public enum DaysomeCtl {
     }
 
     static let verbs: [Verb] = [
-        Verb(spec: planVerb, run: runPlan)
+        Verb(spec: signalVerb, run: runSignal),
+        Verb(spec: planVerb, run: runPlan),
+        Verb(spec: pendingVerb, run: runPending),
+        Verb(spec: historyVerb, run: runHistory),
+        Verb(spec: statusVerb, run: runStatus),
     ]
 
     /// The verb table, for help and man pages.

@@ -187,7 +187,7 @@ public struct DaemonMachine: Sendable {
         let count = self.extendLay(through: now.adding(seconds: self.config.horizon), now: now)
         return [
             .record(HistoryRecord(time: now, event: .laid, lay: number, reason: "\(reason): \(count) starts")),
-            .log(.info, "Laid lay \(number) (\(reason)): \(count) starts"), .persist,
+            .persist,
         ]
     }
 
@@ -257,8 +257,7 @@ public struct DaemonMachine: Sendable {
         guard let lay = self.persisted.lay else { return [] }
         self.persisted.lay = nil
         return [
-            .record(HistoryRecord(time: now, event: .cleared, lay: lay.number, reason: reason)),
-            .log(.info, "Cleared lay \(lay.number) (\(reason))"), .persist,
+            .record(HistoryRecord(time: now, event: .cleared, lay: lay.number, reason: reason)), .persist,
         ]
     }
 

@@ -140,7 +140,7 @@ extension PosixTZ.Rule {
             let first = daysFromCivil(year: year, month: month, day: 1)
             var candidate = first + (weekday - weekdayFromDays(first) + 7) % 7 + (week - 1) * 7
             // Week 5 means the last such weekday, which may be the fourth.
-            while candidate > first + daysInMonth(year: year, month: month) {
+            while candidate >= first + daysInMonth(year: year, month: month) {
                 candidate -= 7
             }
             dayNumber = candidate

@@ -1,0 +1,172 @@
+// `daysomectl pending`, `history` and `status`: what testers inspect. Each reads what the
+// daemon published and decides liveness from the runtime directory's lock, never from a pid
+// alone: a queue left by a dead daemon is not a queue.
+
+import DaysomeCore
+import DaysomeFiles
+
+let pendingVerb = VerbSpec(
+    "pending", options: [OptionSpec("--json", nil, "Print the contract's JSON object.")] + daemonPathOptions,
+    summary: "List the live queue: every start laid and not yet fired, read from the backend itself.",
+    details: "Exits 1 when no live daemon owns the runtime directory: the wheel dies with its daemon.")
+
+let historyVerb = VerbSpec(
+    "history", options: [OptionSpec("--json", nil, "Print the contract's JSON object.")] + daemonPathOptions,
+    summary: "List what happened: laid, cleared, delivered, withdrawn, expired and dropped.")
+
+let statusVerb = VerbSpec(
+    "status", options: [OptionSpec("--json", nil, "Print the contract's JSON object.")] + daemonPathOptions,
+    summary: "Show the daemon, display, lay, backend, notification server and household errors.")
+
+/// Runs `pending`.
+func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
+    let paths = paths(command, context)
+    guard DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory) else {
+        return .failure(
+            .failure, "no daemon is running for '\(paths.runtimeDirectory)': the wheel's queue died with it")
+    }
+    guard let queue = readJSON(paths.queueFile)?.objectValue else {
+        return .failure(.failure, "the daemon for '\(paths.runtimeDirectory)' has not published its queue yet")
+    }
+    if command.has("--json") {
+        var members = queue.members.filter { $0.key != "daemonRunning" }
+        members.insert(("daemonRunning", .bool(true)), at: min(3, members.count))
+        return CommandOutput(stdout: JSONValue.object(JSONObject(members)).serialized(pretty: true) + "\n")
+    }
+    let starts = queue["pending"]?.arrayValue ?? []
+    var text = "Display \(queue["display"]?.stringValue ?? "?"); "
+    text += queue["lay"]?.doubleValue.map { "lay \(Int64($0))" } ?? "nothing laid"
+    text += "; backend \(queue["backend"]?.stringValue ?? "?")\n"
+    guard !starts.isEmpty else { return CommandOutput(stdout: text + "Nothing is pending.\n") }
+    var rows = [["NEXT", "LEFT", "LAY", "TITLE", "HANDLE"]]
+    for start in starts {
+        guard let object = start.objectValue else { continue }
+        let at = object["at"]?.stringValue.flatMap(parseUTC)
+        rows.append([
+            object["local"]?.stringValue.map(humanLocal) ?? "?",
+            at.map { left(from: context.now, to: $0) } ?? "?",
+            object["lay"]?.doubleValue.map { String(Int64($0)) } ?? "?",
+            printable(object["title"]?.stringValue ?? ""),
+            object["handle"]?.stringValue ?? "",
+        ])
+    }
+    text += "\n" + table(rows) + "\n\(starts.count) starts pending.\n"
+    return CommandOutput(stdout: text)
+}
+
+/// Runs `history`.
+func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
+    let paths = paths(command, context)
+    let records = HistoryFile.read(path: paths.historyFile)
+    if command.has("--json") {
+        let json = JSONValue.object(JSONObject([("history", .array(records.map(\.json)))]))
+        return CommandOutput(stdout: json.serialized(pretty: true) + "\n")
+    }
+    guard !records.isEmpty else { return CommandOutput(stdout: "No history yet.\n") }
+    var rows = [["TIME", "EVENT", "LAY", "START", "ITEMS", "REASON"]]
+    for record in records {
+        rows.append([
+            record.time.rfc3339, record.event.rawValue, String(record.lay), record.at?.rfc3339 ?? "-",
+            record.itemIds.isEmpty ? "-" : record.itemIds.joined(separator: ","), printable(record.reason ?? ""),
+        ])
+    }
+    return CommandOutput(stdout: table(rows))
+}
+
+/// Runs `status`.
+func runStatus(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
+    let paths = paths(command, context)
+    let running = DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory)
+    var status = (running ? readJSON(paths.statusFile)?.objectValue : nil) ?? JSONObject()
+    if !running {
+        // Without a daemon nothing can be delivered; say so in the same shape.
+        status = JSONObject([
+            ("running", .bool(false)), ("pid", .null), ("display", .null), ("lay", .null), ("backend", .null),
+            ("notifyInOtherApps", .null),
+            (
+                "notificationServer",
+                .object(JSONObject([("name", .null), ("present", .bool(false)), ("capabilities", .array([]))]))
+            ),
+            ("canDeliver", .bool(false)), ("laidUntil", .null), ("nextStart", .null),
+            (
+                "household",
+                .object(
+                    JSONObject([
+                        ("path", .string(paths.household)), ("loadedAt", .null), ("items", .number(0)),
+                        ("errors", .array([])),
+                    ]))
+            ),
+        ])
+    }
+    if command.has("--json") {
+        return CommandOutput(stdout: JSONValue.object(status).serialized(pretty: true) + "\n")
+    }
+    guard running else {
+        return CommandOutput(
+            status: .success, stdout: "daysomed: not running for '\(paths.runtimeDirectory)'\nCan deliver: no\n")
+    }
+    var lines: [String] = []
+    lines.append("daysomed: running (pid \(status["pid"]?.doubleValue.map { String(Int64($0)) } ?? "?"))")
+    lines.append("Display: \(status["display"]?.stringValue ?? "?")")
+    lines.append(
+        "Lay: "
+            + (status["lay"]?.doubleValue.map { "\(Int64($0)), laid until \(status["laidUntil"]?.stringValue ?? "?")" }
+                ?? "none"))
+    if let next = status["nextStart"]?.objectValue {
+        lines.append("Next start: \(next["at"]?.stringValue ?? "?") \(printable(next["title"]?.stringValue ?? ""))")
+    }
+    lines.append(
+        "Backend: \(status["backend"]?.stringValue ?? "?"), notifier \(status["notifier"]?.stringValue ?? "?")")
+    let server = status["notificationServer"]?.objectValue
+    lines.append(
+        "Notification server: "
+            + (server?["present"]?.boolValue == true ? server?["name"]?.stringValue ?? "present" : "none answering"))
+    let notify = status["notifyInOtherApps"]?.boolValue == true
+    lines.append(
+        "Notifications in other apps: "
+            + (notify ? "on" : "off (a carer turns on settings.notifyInOtherApps); nothing is laid"))
+    lines.append("Can deliver: \(status["canDeliver"]?.boolValue == true ? "yes" : "no")")
+    let household = status["household"]?.objectValue
+    lines.append(
+        "Household: \(household?["path"]?.stringValue ?? "?") (\(household?["items"]?.doubleValue.map { String(Int64($0)) } ?? "0") items, loaded \(household?["loadedAt"]?.stringValue ?? "never"))"
+    )
+    for error in household?["errors"]?.arrayValue ?? [] {
+        guard let object = error.objectValue else { continue }
+        var parts = [object["file"]?.stringValue ?? "?"]
+        if let item = object["itemId"]?.stringValue { parts.append("item '\(item)'") }
+        if let field = object["field"]?.stringValue { parts.append("field '\(field)'") }
+        parts.append(object["message"]?.stringValue ?? "")
+        lines.append("  error: " + printable(parts.joined(separator: ": ")))
+    }
+    return CommandOutput(stdout: lines.joined(separator: "\n") + "\n")
+}
+
+/// `2026-11-30 13:00 +00:00` from an RFC 3339 local time.
+func humanLocal(_ text: String) -> String {
+    guard text.count >= 25 else { return text }
+    let characters = Array(text)
+    return String(characters[0..<10]) + " " + String(characters[11..<16]) + " " + String(characters[19...])
+}
+
+/// `2h 5min`, `3 days 4h`, `45s`: how long until an instant, as list-timers shows it.
+func left(from now: Instant, to at: Instant) -> String {
+    let seconds = at.seconds - now.seconds
+    if seconds < 0 { return "passed" }
+    if seconds < 60 { return "\(seconds)s" }
+    let minutes = seconds / 60
+    if minutes < 60 { return "\(minutes)min" }
+    let hours = minutes / 60
+    if hours < 24 { return "\(hours)h \(minutes % 60)min" }
+    return "\(hours / 24) days \(hours % 24)h"
+}
+
+/// Rows as aligned columns, two spaces apart.
+func table(_ rows: [[String]]) -> String {
+    let columns = rows.map(\.count).max() ?? 0
+    let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+    return rows.map { row in
+        row.enumerated().map { column, cell in
+            column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count + 2)
+        }.joined() + "\n"
+    }.joined()
+}

@@ -1,0 +1,66 @@
+// `daysomectl signal foreground|away [--pid N]`: what the display calls. Writes the display
+// state file atomically (temporary file and rename), creating its directory (0700) if the
+// daemon has not yet.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+
+let signalVerb = VerbSpec(
+    "signal", arguments: ["foreground|away"],
+    options: [OptionSpec("--pid", "N", "The display's process: if it dies in the foreground, the display is away.")]
+        + daemonPathOptions,
+    summary: "Tell the daemon whether the day display is in front of her (what the display calls).")
+
+/// Runs `signal`.
+func runSignal(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
+    guard let state = DisplayState(rawValue: command.arguments[0]) else {
+        return .failure(
+            .usage,
+            UsageError.invalidValue(option: "state", value: command.arguments[0], expected: "foreground or away")
+                .description
+                + ". See 'daysomectl signal --help'.")
+    }
+    var pid: Int32?
+    if let text = command.options["--pid"] {
+        guard let parsed = Int32(text), parsed > 0 else {
+            return .failure(
+                .usage, UsageError.invalidValue(option: "--pid", value: text, expected: "a process id").description)
+        }
+        pid = parsed
+    }
+    let path = displayStatePath(command, context)
+    let line = DisplayStateLine(state: state, pid: pid)
+    do {
+        try FileIO.makeDirectories(parentDirectory(path), mode: 0o700)
+        try FileIO.writeAtomically(path, line.line, mode: 0o600)
+    } catch {
+        return .failure(.failure, error.description)
+    }
+    return CommandOutput()
+}
+
+/// The display state file of the daemon these options name: `--display-state`, else the path the
+/// daemon owning `--runtime-dir` published, else the design's default.
+func displayStatePath(_ command: ParsedCommand, _ context: CommandContext) -> String {
+    if let path = command.options["--display-state"] { return path }
+    let paths = paths(command, context)
+    if command.options["--runtime-dir"] != nil, let status = readJSON(paths.statusFile)?.objectValue,
+        let published = status["displayStatePath"]?.stringValue
+    {
+        return published
+    }
+    return paths.displayState
+}
+
+/// The directory part of a path.
+func parentDirectory(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+/// A small JSON file the daemon wrote, or nil.
+func readJSON(_ path: String) -> JSONValue? {
+    guard let bytes = try? FileIO.read(path, limit: 16 << 20, followLinks: false) else { return nil }
+    return try? JSONParser.parse(bytes)
+}
