@@ -7,6 +7,11 @@
 public struct HouseholdLoad: Sendable, Equatable {
     public let household: Household
     public let problems: [HouseholdProblem]
+
+    public init(household: Household, problems: [HouseholdProblem]) {
+        self.household = household
+        self.problems = problems
+    }
 }
 
 /// Parses and validates household files.

@@ -1,0 +1,332 @@
+// The daemon's state machine on a virtual clock: the product rules that involve time passing,
+// the display coming and going, restarts and clock jumps. No bus, no file, no real timer.
+
+import DaysomeCore
+import Testing
+
+/// Drives a machine the way the daemon's loop does: the timer fires at each deadline, and the
+/// notification server answers every post at once unless told to hold its replies.
+struct VirtualDaemon {
+    var machine: DaemonMachine
+    var now: Instant
+    var household: LoadedHousehold
+    var actions: [MachineAction] = []
+    var holdReplies = false
+    var heldPosts: [DeliveryKey] = []
+    var nextId: UInt32 = 1
+    /// Notification ids shown right now, as the server would list them.
+    var shown: Set<UInt32> = []
+    /// Every post, with the virtual time it happened.
+    var posts: [(at: Instant, key: DeliveryKey, start: Start)] = []
+
+    init(
+        _ home: Household, now: Instant, display: DisplayState, persisted: PersistedState = PersistedState(),
+        grace: Int64 = 300
+    ) {
+        self.now = now
+        self.household = LoadedHousehold(load: HouseholdLoad(household: home, problems: []), digest: 1, loadedAt: now)
+        self.machine = DaemonMachine(config: MachineConfig(grace: grace), persisted: persisted, now: now)
+        self.apply(self.machine.start(display: display, household: .success(self.household), now: now))
+    }
+
+    mutating func apply(_ actions: [MachineAction]) {
+        self.actions += actions
+        for action in actions {
+            switch action {
+            case .post(let key, let start):
+                self.posts.append((self.now, key, start))
+                if self.holdReplies {
+                    self.heldPosts.append(key)
+                } else {
+                    self.reply(key)
+                }
+            case .close(_, let id):
+                self.shown.remove(id)
+            default:
+                break
+            }
+        }
+    }
+
+    mutating func reply(_ key: DeliveryKey) {
+        let id = self.nextId
+        self.nextId += 1
+        self.shown.insert(id)
+        self.apply(self.machine.handle(.posted(key, notificationId: id), now: self.now))
+    }
+
+    mutating func send(_ event: MachineEvent) {
+        self.apply(self.machine.handle(event, now: self.now))
+    }
+
+    /// Lets virtual time pass to `target`, firing the timer at every deadline on the way.
+    mutating func run(until target: Instant) {
+        while let next = self.machine.wheel.nextDeadline, next <= target.seconds {
+            self.now = Instant(seconds: max(next, self.now.seconds))
+            self.send(.timer)
+        }
+        self.now = target
+    }
+
+    /// Jumps time without the timer firing on the way (a suspend, a stopped daemon).
+    mutating func jump(to target: Instant) {
+        self.now = target
+    }
+
+    var history: [HistoryRecord] {
+        self.actions.compactMap { if case .record(let record) = $0 { return record } else { return nil } }
+    }
+
+    func events(_ event: HistoryRecord.Event) -> [HistoryRecord] { self.history.filter { $0.event == event } }
+}
+
+/// Lunch at 13:00 and tea at 19:30 in London, notifications on.
+func lunchAndTea() -> Household {
+    household("Europe/London", [item("lunch", "13:00", end: "13:45"), item("tea", "19:30")])
+}
+
+@Suite("Daemon state machine")
+struct DaemonMachineTests {
+    @Test("Away lays exactly the plan from that instant")
+    func awayLaysThePlan() {
+        let start = instant("2026-06-01T08:00:00Z")
+        let daemon = VirtualDaemon(lunchAndTea(), now: start, display: .away)
+        let plan = Planner.plan(lunchAndTea(), from: start)
+        #expect(daemon.machine.pendingStarts.map(\.start) == plan.starts)
+        #expect(daemon.machine.currentLay?.number == 1)
+    }
+
+    @Test("Never a notification over the display: nothing pending and nothing shown in the foreground")
+    func nothingInTheForeground() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .foreground)
+        #expect(daemon.machine.pendingStarts.isEmpty)
+        daemon.run(until: instant("2026-06-03T00:00:00Z"))
+        #expect(daemon.posts.isEmpty)
+        daemon.send(.display(.away))
+        daemon.run(until: instant("2026-06-03T12:00:30Z"))
+        #expect(daemon.posts.count == 1)
+        #expect(daemon.shown.count == 1)
+        daemon.send(.display(.foreground))
+        #expect(daemon.machine.pendingStarts.isEmpty)
+        #expect(daemon.shown.isEmpty)
+        #expect(daemon.events(.withdrawn).count == 1)
+        #expect(daemon.events(.cleared).count == 1)
+    }
+
+    @Test("A fire that races a return withdraws what it just delivered")
+    func fireRacingReturnIsWithdrawn() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.holdReplies = true
+        daemon.run(until: instant("2026-06-01T12:00:00Z"))
+        #expect(daemon.heldPosts.count == 1)
+        daemon.send(.display(.foreground))
+        // The server's reply arrives after the return: the call is closed at once.
+        daemon.holdReplies = false
+        daemon.reply(daemon.heldPosts.removeFirst())
+        #expect(daemon.shown.isEmpty)
+    }
+
+    @Test("Nothing stale: a delivered call is closed when its card would leave the display")
+    func closedAtExpiry() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:44:59Z"))
+        #expect(daemon.shown.count == 1)
+        daemon.run(until: instant("2026-06-01T12:45:00Z"))
+        #expect(daemon.shown.isEmpty)
+        #expect(daemon.events(.expired).map(\.at) == [instant("2026-06-01T12:00:00Z")])
+    }
+
+    @Test("Nothing stale: a start missed by a suspend is delivered late within the grace window, never after")
+    func lateWithinGraceOnly() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.jump(to: instant("2026-06-01T12:04:00Z"))
+        daemon.send(.timer)
+        #expect(daemon.posts.map(\.start.title) == ["Lunch"])
+        #expect(daemon.events(.delivered).first?.reason?.contains("grace") == true)
+
+        var beyond = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        beyond.jump(to: instant("2026-06-01T12:05:01Z"))
+        beyond.send(.timer)
+        #expect(beyond.posts.isEmpty)
+        #expect(beyond.events(.dropped).first?.reason?.contains("grace") == true)
+    }
+
+    @Test("Nothing stale: a late start is dropped once its card has left the display, even within grace")
+    func lateAfterExpiryDropped() {
+        let home = household("UTC", [item("a", "13:00"), item("b", "13:02")])
+        var daemon = VirtualDaemon(home, now: instant("2026-06-01T08:00:00Z"), display: .away, grace: 600)
+        daemon.jump(to: instant("2026-06-01T13:03:00Z"))
+        daemon.send(.timer)
+        // a expired at 13:02; b is the latest and still on: only b.
+        #expect(daemon.posts.map(\.start.itemIds) == [["b"]])
+    }
+
+    @Test("Never a burst: of several starts missed at once, at most the latest is delivered")
+    func neverABurst() {
+        let home = household("UTC", (0..<5).map { item("i\($0)", "13:0\($0)") })
+        var daemon = VirtualDaemon(home, now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.jump(to: instant("2026-06-01T13:04:30Z"))
+        daemon.send(.timer)
+        #expect(daemon.posts.map(\.start.itemIds) == [["i4"]])
+        #expect(daemon.events(.dropped).count == 4)
+    }
+
+    @Test("No catch-up after a return: a start whose minute passed in the foreground is never delivered")
+    func noCatchUpAfterReturn() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T11:59:00Z"), display: .foreground)
+        daemon.run(until: instant("2026-06-01T12:01:00Z"))
+        daemon.send(.display(.away))
+        daemon.run(until: instant("2026-06-01T12:10:00Z"))
+        #expect(daemon.posts.isEmpty)
+        #expect(daemon.machine.pendingStarts.first?.start.title == "Tea")
+    }
+
+    @Test("Lay numbers only grow, and a clear overtakes a lay: nothing from an older lay fires afterwards")
+    func layNumbersGrow() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        for _ in 0..<5 {
+            daemon.send(.display(.foreground))
+            daemon.send(.display(.away))
+        }
+        #expect(daemon.machine.currentLay?.number == 6)
+        daemon.run(until: instant("2026-06-01T12:00:01Z"))
+        #expect(daemon.posts.map(\.key.lay) == [6])
+    }
+
+    @Test("While away at least six days stay pending, under the same lay number")
+    func topUpKeepsSixDays() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        for day in 1...20 {
+            daemon.run(until: instant("2026-06-01T08:00:00Z").adding(seconds: Int64(day) * 86_400))
+            let pending = daemon.machine.pendingStarts
+            let horizon = (pending.last?.start.at.seconds ?? 0) - daemon.now.seconds
+            #expect(horizon >= 6 * 86_400 - 86_400 / 2, "day \(day)")
+            #expect(daemon.machine.currentLay?.number == 1)
+        }
+        // Every lunch and tea of the 20 days was delivered exactly once.
+        #expect(daemon.posts.count == 40)
+        #expect(Set(daemon.posts.map(\.start.at)).count == 40)
+    }
+
+    @Test("A household change while away makes a new lay; a bad file keeps the last good one")
+    func householdChanges() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        var changed = lunchAndTea()
+        changed.items[0].time = time("12:30")
+        let loaded = LoadedHousehold(
+            load: HouseholdLoad(household: changed, problems: []), digest: 2, loadedAt: daemon.now)
+        daemon.send(.household(.success(loaded)))
+        #expect(daemon.machine.currentLay?.number == 2)
+        #expect(daemon.machine.pendingStarts.first?.start.local.clockTime == time("12:30"))
+        daemon.send(.household(.failure(HouseholdFileError(file: "h.json", reason: .notAnObject))))
+        #expect(daemon.machine.currentLay?.number == 2)
+        #expect(daemon.machine.pendingStarts.first?.start.local.clockTime == time("12:30"))
+        #expect(daemon.machine.householdError?.reason == .notAnObject)
+    }
+
+    @Test("Off until a carer turns it on: nothing is laid while notifyInOtherApps is false")
+    func offUntilTurnedOn() {
+        let off = household("Europe/London", [item("lunch", "13:00")], notify: false)
+        let daemon = VirtualDaemon(off, now: instant("2026-06-01T08:00:00Z"), display: .away)
+        #expect(daemon.machine.pendingStarts.isEmpty)
+        #expect(daemon.machine.currentLay == nil)
+    }
+
+    @Test("After a restart the lay resumes under its number; a start missed while down is delivered once, within grace")
+    func restartResumesAndDeliversOnce() {
+        var first = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        first.run(until: instant("2026-06-01T11:59:50Z"))
+        let remembered = first.machine.persisted
+        // The daemon was down across 13:00 BST and comes back at 12:02 UTC.
+        var second = VirtualDaemon(
+            lunchAndTea(), now: instant("2026-06-01T12:02:00Z"), display: .away, persisted: remembered)
+        #expect(second.machine.currentLay?.number == 1)
+        #expect(second.posts.map(\.start.title) == ["Lunch"])
+        // And a second restart does not deliver it again.
+        var third = VirtualDaemon(
+            lunchAndTea(), now: instant("2026-06-01T12:03:00Z"), display: .away, persisted: second.machine.persisted)
+        #expect(third.posts.isEmpty)
+        third.run(until: instant("2026-06-01T18:30:00Z"))
+        #expect(third.posts.map(\.start.title) == ["Tea"])
+        second.run(until: instant("2026-06-01T12:44:00Z"))
+        #expect(second.shown.count == 1)
+    }
+
+    @Test("A restart beyond the grace window drops the missed start silently and records it")
+    func restartBeyondGraceDrops() {
+        var first = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        first.run(until: instant("2026-06-01T11:00:00Z"))
+        let second = VirtualDaemon(
+            lunchAndTea(), now: instant("2026-06-01T12:20:00Z"), display: .away, persisted: first.machine.persisted)
+        #expect(second.posts.isEmpty)
+        #expect(second.events(.dropped).map(\.at) == [instant("2026-06-01T12:00:00Z")])
+    }
+
+    @Test(
+        "A restart in the foreground withdraws what is shown and lays nothing; lay numbers keep growing across restarts"
+    )
+    func restartInForeground() {
+        var first = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        first.run(until: instant("2026-06-01T12:00:10Z"))
+        let second = VirtualDaemon(
+            lunchAndTea(), now: instant("2026-06-01T12:01:00Z"), display: .foreground,
+            persisted: first.machine.persisted)
+        #expect(second.machine.pendingStarts.isEmpty)
+        #expect(second.actions.contains { if case .close = $0 { return true } else { return false } })
+        var third = VirtualDaemon(
+            lunchAndTea(), now: instant("2026-06-01T12:02:00Z"), display: .foreground,
+            persisted: second.machine.persisted)
+        third.send(.display(.away))
+        #expect(third.machine.currentLay?.number == 2)
+    }
+
+    @Test("A forward clock jump delivers at most the latest start within grace, then lays again under a new number")
+    func forwardClockJump() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.jump(to: instant("2026-06-01T12:01:00Z"))
+        daemon.send(.clockChanged(reason: "the clock jumped"))
+        #expect(daemon.posts.map(\.start.title) == ["Lunch"])
+        #expect(daemon.machine.currentLay?.number == 2)
+        #expect(daemon.machine.pendingStarts.first?.start.title == "Tea")
+    }
+
+    @Test("A backward clock jump lays again from the new now, with nothing twice")
+    func backwardClockJump() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:30:00Z"))
+        daemon.jump(to: instant("2026-06-01T11:00:00Z"))
+        daemon.send(.clockChanged(reason: "the clock jumped"))
+        let starts = daemon.machine.pendingStarts.map(\.start.at)
+        #expect(starts.first == instant("2026-06-01T12:00:00Z"))
+        #expect(Set(starts).count == starts.count)
+        #expect(daemon.machine.currentLay?.number == 2)
+    }
+
+    @Test("When the notification server restarts, its old ids are forgotten")
+    func serverRestartForgetsIds() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:00:01Z"))
+        daemon.send(.serverRestarted)
+        #expect(daemon.machine.persisted.delivered.isEmpty)
+        daemon.send(.display(.foreground))
+        #expect(!daemon.actions.suffix(6).contains { if case .close = $0 { return true } else { return false } })
+    }
+
+    @Test("The display state line is foreground or away, optionally with a pid; anything else is refused")
+    func displayStateLines() {
+        #expect(DisplayStateLine(parsing: "away\n") == DisplayStateLine(state: .away))
+        #expect(DisplayStateLine(parsing: "foreground pid=42") == DisplayStateLine(state: .foreground, pid: 42))
+        for bad in ["", "Away", "foreground pid=", "foreground pid=-1", "away now", "foreground pid=1 x", "\u{0}"] {
+            #expect(DisplayStateLine(parsing: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("What the daemon persists reads back the same")
+    func persistedRoundTrip() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:00:01Z"))
+        let state = daemon.machine.persisted
+        #expect(PersistedState(json: state.json) == state)
+        #expect(PersistedState(json: .string("garbage")) == PersistedState())
+    }
+}
