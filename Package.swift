@@ -23,7 +23,8 @@ let package = Package(
         .target(
             name: "DaysomeDaemon", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict),
         // daysomectl's commands, with a pure argument parser.
-        .target(name: "DaysomeCLI", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        .target(
+            name: "DaysomeCLI", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict),
         .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon"], swiftSettings: strict),
         .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI"], swiftSettings: strict),
         .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),

@@ -16,6 +16,7 @@ public enum DaysomeCtl {
         Verb(spec: pendingVerb, run: runPending),
         Verb(spec: historyVerb, run: runHistory),
         Verb(spec: statusVerb, run: runStatus),
+        Verb(spec: fireVerb, run: runFire),
     ]
 
     /// The verb table, for help and man pages.

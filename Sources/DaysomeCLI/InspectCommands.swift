@@ -6,9 +6,17 @@ import DaysomeCore
 import DaysomeFiles
 
 let pendingVerb = VerbSpec(
-    "pending", options: [OptionSpec("--json", nil, "Print the contract's JSON object.")] + daemonPathOptions,
+    "pending",
+    options: [
+        OptionSpec("--json", nil, "Print the contract's JSON object."),
+        OptionSpec("--raw", nil, "systemd backend: print what the manager reports, unedited."),
+    ] + daemonPathOptions,
     summary: "List the live queue: every start laid and not yet fired, read from the backend itself.",
-    details: "Exits 1 when no live daemon owns the runtime directory: the wheel dies with its daemon.")
+    details: """
+        The wheel dies with its daemon: with no live daemon owning the runtime directory, pending
+        says so and exits 1. The systemd manager's timers outlive the daemon: they are listed with
+        "daemonRunning": false, and pending exits 0.
+        """)
 
 let historyVerb = VerbSpec(
     "history", options: [OptionSpec("--json", nil, "Print the contract's JSON object.")] + daemonPathOptions,
@@ -21,7 +29,11 @@ let statusVerb = VerbSpec(
 /// Runs `pending`.
 func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
     let paths = paths(command, context)
-    guard DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory) else {
+    let running = DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory)
+    if let published = readJSON(paths.queueFile)?.objectValue, published["backend"]?.stringValue == "systemd" {
+        return ManagerQueue.pending(command, context, published: published, running: running)
+    }
+    guard running else {
         return .failure(
             .failure, "no daemon is running for '\(paths.runtimeDirectory)': the wheel's queue died with it")
     }
@@ -33,25 +45,32 @@ func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
         members.insert(("daemonRunning", .bool(true)), at: min(3, members.count))
         return CommandOutput(stdout: JSONValue.object(JSONObject(members)).serialized(pretty: true) + "\n")
     }
+    return CommandOutput(stdout: queueTable(queue, now: context.now))
+}
+
+/// The queue as a table shaped like `systemctl list-timers`: next, left, lay, title, handle.
+func queueTable(_ queue: JSONObject, now: Instant) -> String {
     let starts = queue["pending"]?.arrayValue ?? []
     var text = "Display \(queue["display"]?.stringValue ?? "?"); "
     text += queue["lay"]?.doubleValue.map { "lay \(Int64($0))" } ?? "nothing laid"
     text += "; backend \(queue["backend"]?.stringValue ?? "?")\n"
-    guard !starts.isEmpty else { return CommandOutput(stdout: text + "Nothing is pending.\n") }
+    if queue["daemonRunning"]?.boolValue == false {
+        text += "The daemon is not running: these timers bring it back when they fire.\n"
+    }
+    guard !starts.isEmpty else { return text + "Nothing is pending.\n" }
     var rows = [["NEXT", "LEFT", "LAY", "TITLE", "HANDLE"]]
     for start in starts {
         guard let object = start.objectValue else { continue }
         let at = object["at"]?.stringValue.flatMap(parseUTC)
         rows.append([
             object["local"]?.stringValue.map(humanLocal) ?? "?",
-            at.map { left(from: context.now, to: $0) } ?? "?",
+            at.map { left(from: now, to: $0) } ?? "?",
             object["lay"]?.doubleValue.map { String(Int64($0)) } ?? "?",
             printable(object["title"]?.stringValue ?? ""),
             object["handle"]?.stringValue ?? "",
         ])
     }
-    text += "\n" + table(rows) + "\n\(starts.count) starts pending.\n"
-    return CommandOutput(stdout: text)
+    return text + "\n" + table(rows) + "\n\(starts.count) starts pending.\n"
 }
 
 /// Runs `history`.

@@ -24,10 +24,6 @@ public enum Daemon {
             writeText("daysomed: \(error). See 'daysomed --help'.\n", to: 2)
             return 2
         }
-        if options.backend == .systemd {
-            writeText("daysomed: the systemd backend is not available in this build; use --backend wheel\n", to: 2)
-            return 1
-        }
         do {
             let manager = try Manager(options: options, environment: environment)
             return try manager.run()

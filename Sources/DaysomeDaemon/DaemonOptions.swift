@@ -42,7 +42,8 @@ public struct DaemonOptions: Sendable, Equatable {
           --display-state PATH   The display state file (default $XDG_RUNTIME_DIR/daysome/display).
           --runtime-dir DIR      The live queue and status (default $XDG_RUNTIME_DIR/daysome).
           --state-dir DIR        The lay counter, current lay and history (default $XDG_STATE_HOME/daysome).
-          --backend KIND         wheel: the daemon's own timer wheel (default).
+          --backend KIND         wheel: the daemon's own timer wheel (default); systemd: one transient
+                                 timer per lay in the user's systemd manager.
           --notifier KIND        freedesktop: org.freedesktop.Notifications on the session bus (default);
                                  log: write each call to the journal or stderr.
           --grace SECONDS        How late a start may still be delivered, 0 to 3600 (default 300).

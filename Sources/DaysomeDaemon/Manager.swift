@@ -28,6 +28,12 @@ final class Manager {
     private var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?
     private var lastDisplayLine: DisplayStateLine?
     private var reloadHousehold: EventSource?
+    /// With `--backend systemd`: the manager that holds the starts.
+    private var systemd: SystemdBackend?
+    private var control: ControlSocket?
+    private var managerRetry: EventSource?
+    private var managerRetryDelay: UInt64 = 1_000_000
+    private var managerDisconnected: BusSlot?
 
     init(options: DaemonOptions, environment: [String: String]) throws(DaemonError) {
         self.options = options
@@ -51,8 +57,7 @@ final class Manager {
             throw .setup("Failed to create the event loop: \(error)")
         }
         self.publisher = Publisher(paths: paths)
-        var config = MachineConfig(grace: options.grace)
-        config.grace = options.grace
+        let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
         self.machine = DaemonMachine(config: config, persisted: Publisher.readPersisted(paths), now: currentInstant())
     }
 
@@ -63,6 +68,8 @@ final class Manager {
             _ = try self.loop.setWatchdog(true)
             try self.connectNotifier()
             try self.watch()
+            try self.openControlSocket()
+            if self.options.backend == .systemd { try self.connectManager() }
         } catch let error as DaemonError {
             throw error
         } catch {
@@ -113,6 +120,84 @@ final class Manager {
                     "Failed to connect to the session bus: \(error) (is DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR set? --notifier log needs no bus)"
                 )
             }
+        }
+    }
+
+    private func openControlSocket() throws(DaemonError) {
+        do {
+            self.control = try ControlSocket(path: self.options.paths.controlSocket, loop: self.loop) {
+                [weak self] request in
+                self?.control(request) ?? "error: stopping"
+            }
+        } catch {
+            throw .setup("\(error)")
+        }
+    }
+
+    /// Answers one control request: `fire <lay>` from a systemd timer's service.
+    private func control(_ request: String) -> String {
+        let words = request.split(separator: " ")
+        guard words.count == 2, words[0] == "fire", let lay = UInt64(words[1]) else {
+            return "error: unknown request"
+        }
+        let before = self.machine.persisted.delivered.count
+        self.handle(.fired(lay: lay))
+        let delivered = self.machine.persisted.delivered.count > before
+        return delivered ? "delivered" : "nothing due for lay \(lay)"
+    }
+
+    /// Connects to the user's systemd manager, stops what an earlier daemon left there, and
+    /// watches for the connection to drop (the manager restarted: its transient units are gone).
+    private func connectManager() throws(DaemonError) {
+        do {
+            let manager = try SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"])
+            try manager.bus.attach(to: self.loop)
+            if let backend = self.systemd {
+                backend.reconnect(manager)
+            } else {
+                self.systemd = SystemdBackend(
+                    manager: manager, logger: self.logger, runtimeDirectory: self.options.paths.runtimeDirectory,
+                    environment: self.environment)
+            }
+            self.managerDisconnected = try manager.bus.addMatch(
+                "type='signal',sender='org.freedesktop.DBus.Local',path='/org/freedesktop/DBus/Local',interface='org.freedesktop.DBus.Local',member='Disconnected'"
+            ) { [weak self] _ in self?.managerLost() }
+        } catch {
+            throw .setup(
+                "Failed to connect to the systemd user manager: \(error) (is XDG_RUNTIME_DIR set and systemd --user running?)"
+            )
+        }
+        // Whatever an earlier daemon left is stopped; the machine lays the current plan again.
+        self.systemd?.stopAll()
+    }
+
+    private func managerLost() {
+        self.logger.log(.warning, "Lost the connection to the systemd manager; reconnecting")
+        self.scheduleManagerRetry()
+    }
+
+    private func scheduleManagerRetry() {
+        do {
+            self.managerRetry = try self.loop.addTimer(
+                clock: CLOCK_MONOTONIC, after: self.managerRetryDelay, description: "manager-retry"
+            ) {
+                [weak self] _ in self?.retryManager()
+            }
+        } catch {
+            self.logger.log(.error, "Failed to arm the manager retry: \(error)")
+        }
+    }
+
+    private func retryManager() {
+        do throws(DaemonError) {
+            try self.connectManager()
+            self.managerRetryDelay = 1_000_000
+            self.logger.log(.notice, "Reconnected to the systemd manager")
+            self.handle(.timersLost)
+        } catch {
+            // Back off to at most half a minute while the manager is away.
+            self.managerRetryDelay = min(self.managerRetryDelay * 2, 30_000_000)
+            self.scheduleManagerRetry()
         }
     }
 
@@ -297,6 +382,11 @@ final class Manager {
                 self.arm(instant)
             case .log(let priority, let message):
                 self.logger.log(priority, message)
+            case .layTimers(let lay, let starts, let replacing):
+                let exact = self.machine.household?.load.household.settings.exactAlarms ?? true
+                self.systemd?.lay(lay, starts: starts, replacing: replacing, exactAlarms: exact)
+            case .stopTimers:
+                self.systemd?.stopAll()
             }
         }
         flushRecords()
@@ -342,7 +432,7 @@ final class Manager {
     private func statusLine() -> String {
         var parts = ["Display \(self.machine.display.rawValue)"]
         if let lay = self.machine.currentLay { parts.append("lay \(lay.number)") } else { parts.append("nothing laid") }
-        if let next = self.machine.pendingStarts.first?.start {
+        if let next = self.machine.laidStarts.first {
             parts.append("next start \(next.at.rfc3339) \(next.title)".replacingNewlines())
         }
         return parts.joined(separator: "; ")

@@ -34,14 +34,19 @@ final class Publisher {
     /// The queue, in `pending --json`'s shape.
     func queueJSON(_ machine: DaemonMachine, backend: BackendKind) -> JSONValue {
         let zone = machine.household?.load.household.zone
-        let pending = machine.pendingStarts.map { entry -> JSONValue in
+        // The wheel names its slot; with the systemd backend the manager holds the start, and
+        // `daysomectl pending` reads it back from there, joining this record by instant.
+        let handles = Dictionary(machine.pendingStarts.map { ($0.start.at, "wheel:\($0.id.rawValue)") }) { first, _ in
+            first
+        }
+        let pending = machine.laidStarts.map { start -> JSONValue in
             .object(
                 JSONObject([
-                    ("lay", .number(Double(machine.currentLay?.number ?? 0))), ("at", .string(entry.start.at.rfc3339)),
-                    ("local", .string(zone?.local(entry.start.at).rfc3339 ?? entry.start.local.rfc3339)),
-                    ("itemIds", .array(entry.start.itemIds.map { .string($0) })), ("title", .string(entry.start.title)),
-                    ("handle", .string("wheel:\(entry.id.rawValue)")),
-                    ("expiresAt", .string(entry.start.expiresAt.rfc3339)),
+                    ("lay", .number(Double(machine.currentLay?.number ?? 0))), ("at", .string(start.at.rfc3339)),
+                    ("local", .string(zone?.local(start.at).rfc3339 ?? start.local.rfc3339)),
+                    ("itemIds", .array(start.itemIds.map { .string($0) })), ("title", .string(start.title)),
+                    ("handle", .string(handles[start.at] ?? "systemd")),
+                    ("expiresAt", .string(start.expiresAt.rfc3339)),
                 ]))
         }
         return .object(
@@ -71,7 +76,7 @@ final class Publisher {
             errors += error.problems.map(\.json)
         }
         errors += (machine.household?.load.problems ?? []).map(\.json)
-        let next = machine.pendingStarts.first?.start
+        let next = machine.laidStarts.first
         let household: JSONValue = .object(
             JSONObject([
                 ("path", .string(options.paths.household)),
@@ -103,7 +108,7 @@ final class Publisher {
                     next.map { .object(JSONObject([("at", .string($0.at.rfc3339)), ("title", .string($0.title))])) }
                         ?? .null
                 ),
-                ("pending", .number(Double(machine.pendingStarts.count))),
+                ("pending", .number(Double(machine.laidStarts.count))),
                 ("delivered", .number(Double(machine.persisted.delivered.count))),
                 ("grace", .number(Double(options.grace))),
                 ("household", household),

@@ -94,6 +94,9 @@ public enum FileIO {
         for (index, component) in components.enumerated() {
             current += "/" + component
             let last = index == components.count - 1
+            // An existing directory on a read-only mount answers mkdir with EROFS, not EEXIST.
+            var info = stat()
+            if stat(current, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { continue }
             if mkdir(current, last ? mode : 0o755) != 0 && Glibc.errno != EEXIST {
                 throw FileError(path: current, errno: Glibc.errno, operation: "create directory")
             }

@@ -49,12 +49,14 @@ public final class Bus {
     ///
     /// The corresponding C functions are `sd_bus_new`, `sd_bus_set_address`,
     /// `sd_bus_set_bus_client` and `sd_bus_start`.
-    public static func open(address: String) throws(Errno) -> Bus {
+    /// - Parameter busClient: false for a peer-to-peer socket with no bus daemon behind it, such
+    ///   as the user manager's private socket: no Hello is sent.
+    public static func open(address: String, busClient: Bool = true) throws(Errno) -> Bus {
         var pointer: OpaquePointer?
         try check(sd_bus_new(&pointer))
         let bus = Bus(owning: pointer!)
         try check(sd_bus_set_address(bus.pointer, address))
-        try check(sd_bus_set_bus_client(bus.pointer, 1))
+        try check(sd_bus_set_bus_client(bus.pointer, busClient ? 1 : 0))
         try check(sd_bus_start(bus.pointer))
         return bus
     }

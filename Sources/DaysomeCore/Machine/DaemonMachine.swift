@@ -17,6 +17,8 @@ public struct DaemonMachine: Sendable {
     /// Starts, expiries and the top-up, by deadline.
     public private(set) var wheel: TimerWheel<WheelEntry>
     private var startTimers: [Instant: TimerID] = [:]
+    /// With the systemd backend: the current lay's starts not yet fired, in order.
+    private var managerStarts: [Start] = []
     private var expiryTimers: [DeliveryKey: TimerID] = [:]
     private var topUpTimer: TimerID?
     /// Calls posted whose id has not arrived; true means withdraw it as soon as it does.
@@ -37,6 +39,14 @@ public struct DaemonMachine: Sendable {
         self.wheel.sortedEntries().compactMap { entry in
             if case .start(let start) = entry.payload { return (entry.id, start) }
             return nil
+        }
+    }
+
+    /// Every start laid and not yet due, whichever backend holds it.
+    public var laidStarts: [Start] {
+        switch self.config.startsLiveIn {
+        case .wheel: return self.pendingStarts.map(\.start)
+        case .systemd: return self.managerStarts
         }
     }
 
@@ -128,6 +138,21 @@ public struct DaemonMachine: Sendable {
                 self.cancelExpiry(call.key)
                 actions.append(.persist)
             }
+        case .fired(let lay):
+            guard let current = self.persisted.lay, current.number == lay, self.display == .away else {
+                actions.append(
+                    .log(.info, "A timer of lay \(lay) fired, but that lay is not current: nothing delivered"))
+                break
+            }
+            let due = self.managerStarts.prefix { $0.at <= now }
+            self.managerStarts.removeFirst(due.count)
+            actions += self.handleDue(Array(due), now: now, lay: lay)
+        case .timersLost:
+            guard self.display == .away, let lay = self.persisted.lay, self.config.startsLiveIn == .systemd else {
+                break
+            }
+            actions.append(.log(.notice, "The systemd manager lost the timers of lay \(lay.number); laying them again"))
+            actions.append(.layTimers(lay: lay.number, starts: self.managerStarts, replacing: true))
         case .serverRestarted:
             // Ids restart with the server: none of ours can be closed any more, and the new
             // server shows none of them.
@@ -184,23 +209,36 @@ public struct DaemonMachine: Sendable {
         let number = self.persisted.layCounter
         self.persisted.lay = LayRecord(
             number: number, from: now, laidUntil: now, householdDigest: household.digest, handledThrough: now)
-        let count = self.extendLay(through: now.adding(seconds: self.config.horizon), now: now)
-        return [
+        let (count, timers) = self.extendLay(through: now.adding(seconds: self.config.horizon), now: now)
+        return timers + [
             .record(HistoryRecord(time: now, event: .laid, lay: number, reason: "\(reason): \(count) starts")),
             .persist,
         ]
     }
 
-    /// Adds the plan's starts up to `until` to the current lay; returns how many.
-    @discardableResult
-    private mutating func extendLay(through until: Instant, now: Instant) -> Int {
-        guard var lay = self.persisted.lay, let household = self.household?.load.household else { return 0 }
-        let plan = Planner.plan(household, after: lay.laidUntil, through: until)
-        var count = 0
-        for start in plan.starts where start.at > now {
-            if case .scheduled(let id) = self.wheel.insert(.start(start), at: start.at.seconds) {
-                self.startTimers[start.at] = id
-                count += 1
+    /// Adds the plan's starts up to `until` to the current lay: into the wheel, or as one more
+    /// manager timer. Returns how many, and the actions that lay them in the manager.
+    private mutating func extendLay(
+        through until: Instant, now: Instant, replacing: Bool = false
+    )
+        -> (count: Int, actions: [MachineAction])
+    {
+        guard var lay = self.persisted.lay, let household = self.household?.load.household else { return (0, []) }
+        let starts = Planner.plan(household, after: lay.laidUntil, through: until).starts.filter { $0.at > now }
+        var actions: [MachineAction] = []
+        switch self.config.startsLiveIn {
+        case .wheel:
+            for start in starts {
+                if case .scheduled(let id) = self.wheel.insert(.start(start), at: start.at.seconds) {
+                    self.startTimers[start.at] = id
+                }
+            }
+        case .systemd:
+            self.managerStarts += starts
+            if replacing {
+                actions.append(.layTimers(lay: lay.number, starts: self.managerStarts, replacing: true))
+            } else if !starts.isEmpty {
+                actions.append(.layTimers(lay: lay.number, starts: starts, replacing: false))
             }
         }
         lay.laidUntil = until
@@ -208,7 +246,7 @@ public struct DaemonMachine: Sendable {
         if let old = self.topUpTimer { self.wheel.cancel(old) }
         let topUpAt = max(until.seconds - self.config.minimumPending, now.seconds + 1)
         if case .scheduled(let id) = self.wheel.insert(.topUp, at: topUpAt) { self.topUpTimer = id }
-        return count
+        return (starts.count, actions)
     }
 
     /// Resumes a remembered lay after a restart under its number: rule 2 decides what of the
@@ -221,7 +259,10 @@ public struct DaemonMachine: Sendable {
         resumed.handledThrough = max(resumed.handledThrough, now)
         resumed.laidUntil = resumed.handledThrough
         self.persisted.lay = resumed
-        let count = self.extendLay(through: max(lay.laidUntil, now.adding(seconds: self.config.horizon)), now: now)
+        // The manager may hold this lay's timers or not: lay what remains again, replacing them.
+        let (count, timers) = self.extendLay(
+            through: max(lay.laidUntil, now.adding(seconds: self.config.horizon)), now: now, replacing: true)
+        actions += timers
         actions.append(.log(.info, "Resumed lay \(lay.number) after a restart: \(count) starts pending"))
         actions.append(.persist)
         return actions
@@ -252,11 +293,15 @@ public struct DaemonMachine: Sendable {
     private mutating func clearLay(now: Instant, reason: String) -> [MachineAction] {
         for id in self.startTimers.values { self.wheel.cancel(id) }
         self.startTimers = [:]
+        let hadManagerStarts = !self.managerStarts.isEmpty || self.persisted.lay != nil
+        self.managerStarts = []
         if let id = self.topUpTimer { self.wheel.cancel(id) }
         self.topUpTimer = nil
-        guard let lay = self.persisted.lay else { return [] }
+        // A clear stops every daysome- timer, also one whose creation is still in flight.
+        let stop: [MachineAction] = self.config.startsLiveIn == .systemd && hadManagerStarts ? [.stopTimers] : []
+        guard let lay = self.persisted.lay else { return stop }
         self.persisted.lay = nil
-        return [
+        return stop + [
             .record(HistoryRecord(time: now, event: .cleared, lay: lay.number, reason: reason)), .persist,
         ]
     }
@@ -278,7 +323,8 @@ public struct DaemonMachine: Sendable {
             case .topUp:
                 self.topUpTimer = nil
                 if self.display == .away, let lay = self.persisted.lay {
-                    let count = self.extendLay(through: now.adding(seconds: self.config.horizon), now: now)
+                    let (count, timers) = self.extendLay(through: now.adding(seconds: self.config.horizon), now: now)
+                    actions += timers
                     actions.append(.log(.info, "Extended lay \(lay.number) by \(count) starts"))
                     actions.append(.persist)
                 }

@@ -9,10 +9,22 @@ public struct MachineConfig: Sendable, Equatable {
     public var horizon: Int64 = Int64(Planner.defaultDays) * 86_400
     /// While away, at least this much stays laid: a top-up extends the lay before it runs shorter.
     public var minimumPending: Int64 = 6 * 86_400
+    /// Where starts wait: in the machine's own wheel, or in the systemd manager's timers (which
+    /// then report each fire back as `.fired`).
+    public var startsLiveIn: StartStore = .wheel
 
-    public init(grace: Int64 = 300) {
+    public init(grace: Int64 = 300, startsLiveIn: StartStore = .wheel) {
         self.grace = grace
+        self.startsLiveIn = startsLiveIn
     }
+}
+
+/// Who holds a lay's starts until they are due.
+public enum StartStore: String, Sendable, Equatable {
+    /// The machine's timer wheel: the daemon arms one timer for its next deadline.
+    case wheel
+    /// The user's systemd manager: one transient timer per lay part; fires come back as events.
+    case systemd
 }
 
 /// A household that loaded, with the identity of the bytes it came from.
@@ -48,6 +60,10 @@ public enum MachineEvent: Sendable {
     case closedByServer(notificationId: UInt32)
     /// The notification server's bus name changed owner: every id it gave is void.
     case serverRestarted
+    /// A timer of the systemd manager fired for a lay: deliver what is due, if that lay is current.
+    case fired(lay: UInt64)
+    /// The systemd manager lost the lay's timers (it restarted): lay what remains again.
+    case timersLost
 }
 
 /// Something the daemon must do, in order.
@@ -66,6 +82,11 @@ public enum MachineAction: Sendable, Equatable {
     case arm(Instant?)
     /// Log a line at a syslog priority.
     case log(LogPriority, String)
+    /// Systemd backend: put these starts of a lay into the manager as one more timer; with
+    /// `replacing`, first stop every `daysome-` timer the manager holds.
+    case layTimers(lay: UInt64, starts: [Start], replacing: Bool)
+    /// Systemd backend: stop every `daysome-` timer.
+    case stopTimers
 }
 
 /// Syslog priorities, as the journal takes them.

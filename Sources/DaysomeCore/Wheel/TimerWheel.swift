@@ -4,14 +4,14 @@
 // 64 slots; a slot of level k spans 64^k s, so level k spans 64^(k+1) s, aligned to a multiple of 64^(k+1) (its
 // "window": the one containing `now`).
 //
-//   level | slot width           | window (64 slots)           | holds deadlines that first differ from now in
-//   ------+----------------------+-----------------------------+----------------------------------------------
-//     0   | 1 s                  | 64 s          (~1 minute)   | bits 0-5   (exact second)
-//     1   | 64 s (~1 minute)     | 4,096 s       (~68 minutes) | bits 6-11  (the per-minute slots)
-//     2   | 4,096 s (~68 min)    | 262,144 s     (~3 days)     | bits 12-17
-//     3   | 262,144 s (~3 days)  | 16,777,216 s  (~194 days)   | bits 18-23 (a week ahead lands here or lower)
-//     4   | ~194 days            | 2^30 s        (~34 years)   | bits 24-29
-//     5   | ~34 years            | 2^36 s        (~2,177 years)| bits 30-35, plus everything beyond (slot 63)
+//   level | slot width          | window (64 slots)            | holds deadlines that first differ from now in
+//   ------+---------------------+------------------------------+----------------------------------------------
+//     0   | 1 s                 | 64 s          (~1 minute)    | bits 0-5   (exact second)
+//     1   | 64 s (~1 minute)    | 4,096 s       (~68 minutes)  | bits 6-11  (the per-minute slots)
+//     2   | 4,096 s (~68 min)   | 262,144 s     (~3 days)      | bits 12-17
+//     3   | 262,144 s (~3 days) | 16,777,216 s  (~194 days)    | bits 18-23 (a week ahead lands here or lower)
+//     4   | ~194 days           | 2^30 s        (~34 years)    | bits 24-29
+//     5   | ~34 years           | 2^36 s        (~2,177 years) | bits 30-35, plus everything beyond (slot 63)
 //
 // An entry lives at the level owning the highest bit in which its deadline differs from `now` (tokio's `level_for`),
 // in the slot named by that level's 6 bits of the deadline. So every slot in use lies strictly after `now`'s slot on
@@ -21,13 +21,13 @@
 // expire, the others are re-inserted against the new `now` and fall to a lower level ("cascade"). Empty stretches are
 // skipped by jumping straight to the next occupied slot, so an advance costs O(slots emptied x levels), not O(seconds).
 //
-// Worked example: now = 1_700_000_000 (a multiple of 64, in level-1 slot 4); insert at now + 3700 = 1_700_003_700.
+// Worked example: t0 = now = 1_700_000_000 (a multiple of 64, in level-1 slot 4); insert at t0 + 3700 = 1_700_003_700.
 //   - deadline ^ now = 0b1110_0111_0100: highest bit 11 -> level 11 / 6 = 1; slot (deadline >> 6) & 63 = 61,
 //     which covers [1_700_003_648, 1_700_003_711].
-//   - advance(to: now + 3000): the next occupied slot starts at now + 3648 > target, nothing moves: O(levels).
-//   - advance(to: now + 3648): slot 1/61 is emptied at its start 1_700_003_648; against that time the deadline differs
+//   - advance(to: t0 + 3000): the next occupied slot starts at t0 + 3648 > target, nothing moves: O(levels).
+//   - advance(to: t0 + 3648): slot 1/61 is emptied at its start 1_700_003_648; against that time the deadline differs
 //     only in bits 0-5 -> level 0, slot 1_700_003_700 & 63 = 52.
-//   - advance(to: now + 3700) or later: slot 0/52 is emptied and the entry is returned. (A single advance straight past
+//   - advance(to: t0 + 3700) or later: slot 0/52 is emptied and the entry is returned. (A single advance straight past
 //     1_700_003_700 visits slot 1/61 once and returns the entry without the intermediate re-insert.)
 //
 // Deadlines beyond level 5's window (or across a sign change of Int64) go to level 5's last slot, 63, and are
@@ -114,7 +114,8 @@ public struct TimerWheel<Payload> {
             // after every in-range slot, and re-cascade it from there.
             return slotsPerLevel - 1
         }
-        // In range: the level's own 6 bits of the deadline, strictly after `elapsed`'s slot on that level.
+        // In range: the level's own 6 bits of the deadline name a slot strictly after `elapsed`'s on that level,
+        // so time reaches the slot's start, and the entry is looked at again, no later than its deadline.
         return Int(truncatingIfNeeded: deadline >> (level * slotBits)) & (slotsPerLevel - 1)
     }
 
@@ -124,7 +125,7 @@ public struct TimerWheel<Payload> {
             // Its slot would lie at or before `now`, which the wheel has already passed: it would never fire.
             return .alreadyDue
         }
-        // Otherwise it is in the future: take a fresh, never reused ID and place it by level and slot.
+        // In the future: it must be stored. IDs come from a counter that is never reset, so none is ever reused.
         let id = TimerID(rawValue: nextID)
         nextID += 1
         store(Expired(id: id, deadline: deadline, payload: payload))
@@ -148,8 +149,9 @@ public struct TimerWheel<Payload> {
         return slots[flat][id]?.payload
     }
 
-    /// Moves time forward to `now` and returns every entry with deadline <= now, sorted by (deadline, id). Time never
-    /// goes backwards: an earlier `now` is a no-op returning [] (the caller handles backward clock jumps by rebuilding).
+    /// Moves time forward to `target` and returns every entry with deadline <= target, sorted by (deadline, id). Time
+    /// never goes backwards: an earlier `target` is a no-op returning [] (the caller handles backward clock jumps by
+    /// rebuilding).
     public mutating func advance(to target: Int64) -> [Expired] {
         guard target > now else { return [] }
         var expired: [Expired] = []
@@ -161,7 +163,7 @@ public struct TimerWheel<Payload> {
             swap(&emptied, &slots[next.flat])
             occupied[next.flat >> Self.slotBits] &= ~(UInt64(1) << (next.flat & (Self.slotsPerLevel - 1)))
             for entry in emptied.values {
-                if entry.deadline <= now {
+                if entry.deadline <= target {
                     index[entry.id] = nil
                     expired.append(entry)
                 } else {

@@ -1,0 +1,105 @@
+// `daysomectl fire --lay N --runtime-dir DIR`: what a systemd timer of the daemon's runs. It
+// asks the daemon that laid the timer to deliver the start that is due; the daemon posts every
+// notification itself. If that daemon is down, the fire waits briefly for it, then leaves the
+// start to rule 2: a daemon that comes back within the grace window delivers it late.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+import SystemdKit
+
+let fireVerb = VerbSpec(
+    "fire",
+    options: [
+        OptionSpec("--lay", "N", "The lay whose timer fired (required)."),
+        OptionSpec("--runtime-dir", "DIR", "The runtime directory of the daemon that laid it (required)."),
+        OptionSpec("--wait", "SECONDS", "How long to wait for a daemon that is down, 0 to 60 (default 5)."),
+    ],
+    summary: "Ask the daemon to deliver the start that is due (run by the systemd backend's timers).")
+
+/// Runs `fire`.
+func runFire(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
+    guard let layText = command.options["--lay"], let lay = UInt64(layText) else {
+        return .failure(.usage, "'fire' needs --lay N, a lay number. See 'daysomectl fire --help'.")
+    }
+    guard let runtime = command.options["--runtime-dir"] else {
+        return .failure(.usage, "'fire' needs --runtime-dir DIR. See 'daysomectl fire --help'.")
+    }
+    var wait = 5
+    if let text = command.options["--wait"] {
+        guard let parsed = Int(text), (0...60).contains(parsed) else {
+            return .failure(
+                .usage, UsageError.invalidValue(option: "--wait", value: text, expected: "0 to 60 seconds").description)
+        }
+        wait = parsed
+    }
+    let path = runtime + "/control"
+    let deadline = monotonicMilliseconds() + Int64(wait) * 1_000
+    var askedManager = false
+    while true {
+        switch request(path, "fire \(lay)") {
+        case .success(let reply):
+            return CommandOutput(stdout: "lay \(lay): \(reply)\n")
+        case .failure(let error):
+            if !askedManager {
+                // A daemon installed as the user unit is brought back; rule 2 then decides.
+                askedManager = true
+                if let manager = try? SystemdManager.connectUser(
+                    runtimeDirectory: context.environment["XDG_RUNTIME_DIR"]),
+                    (try? manager.listUnits(matching: ["daysomed.service"]))?.contains(where: {
+                        $0.loadState == "loaded"
+                    }) == true
+                {
+                    try? manager.startUnitAndWait("daysomed.service")
+                }
+            }
+            if monotonicMilliseconds() >= deadline {
+                return CommandOutput(
+                    stdout: "lay \(lay): no daemon answers at '\(path)' (\(error.reason)); "
+                        + "rule 2 decides when it is back\n")
+            }
+            usleep(100_000)
+        }
+    }
+}
+
+/// Sends one line to a daemon's control socket and reads its one-line answer.
+func request(_ path: String, _ line: String) -> Result<String, FileError> {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return .failure(FileError(path: path, errno: errno, operation: "connect to")) }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        return .failure(FileError(path: path, errno: ENAMETOOLONG, operation: "connect to"))
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+        for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+    }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    guard connected == 0 else { return .failure(FileError(path: path, errno: errno, operation: "connect to")) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    writeText(line + "\n", to: fd)
+    var reply: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 512)
+    while !reply.contains(0x0A) {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count <= 0 { break }
+        reply += buffer[0..<count]
+    }
+    guard !reply.isEmpty else { return .failure(FileError(path: path, errno: ETIMEDOUT, operation: "hear from")) }
+    return .success(String(decoding: reply.prefix { $0 != 0x0A }, as: UTF8.self))
+}
+
+/// Milliseconds on the monotonic clock, for deadlines that a clock jump cannot move.
+func monotonicMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
+}

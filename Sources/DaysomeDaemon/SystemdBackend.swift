@@ -1,0 +1,125 @@
+// The systemd backend: each lay (and each top-up of it) becomes one transient timer in the
+// user's manager, whose TimersCalendar carries every start as an OnCalendar entry at its UTC
+// instant (the planner already applied the DST rules; a zone name would also make the manager
+// fork at every computation). The timer's service runs the project's own `daysomectl fire`,
+// which asks this daemon to deliver: the daemon posts every notification itself. Nothing from
+// the household reaches a unit: names, specs and arguments are built from numbers and paths.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+import SystemdKit
+
+/// Lays and clears starts as transient timers of the user's systemd manager.
+final class SystemdBackend {
+    private(set) var manager: SystemdManager
+    private let logger: Logger
+    private let runtimeDirectory: String
+    private let fireProgram: String
+    private let environment: [String]
+    /// Timers this daemon asked for, including ones whose creation is still in flight.
+    private var requested: Set<String> = []
+    /// Names just stopped: the manager may still hold them a moment, so a new timer never reuses one.
+    private var stopped: Set<String> = []
+    private var nextPart: [UInt64: Int] = [:]
+    private var slots: [BusSlot] = []
+
+    /// The program a fire runs: `daysomectl` installed beside the running `daysomed`.
+    static func fireProgram() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let own =
+            count > 0
+            ? String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/usr/bin/daysomed"
+        return directory(of: own) + "/daysomectl"
+    }
+
+    init(manager: SystemdManager, logger: Logger, runtimeDirectory: String, environment: [String: String]) {
+        self.manager = manager
+        self.logger = logger
+        self.runtimeDirectory = runtimeDirectory
+        self.fireProgram = Self.fireProgram()
+        // What the fire needs to reach this daemon and the session: never anything from the household.
+        self.environment = ["XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "HOME", "XDG_STATE_HOME"].compactMap { key in
+            environment[key].map { "\(key)=\($0)" }
+        }
+    }
+
+    /// Replaces the manager connection after the manager came back.
+    func reconnect(_ manager: SystemdManager) {
+        self.manager = manager
+        self.requested = []
+        self.stopped = []
+        self.slots = []
+    }
+
+    /// The unit name of one part of a lay: `daysome-lay12.timer`, `daysome-lay12-3.timer`.
+    static func unitName(lay: UInt64, part: Int) -> String {
+        part == 0 ? "daysome-lay\(lay)" : "daysome-lay\(lay)-\(part)"
+    }
+
+    /// `2026-11-30 13:00:00 UTC`: an instant as an OnCalendar spec.
+    static func calendarSpec(_ instant: Instant) -> String {
+        let text = instant.rfc3339
+        return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(8)) + " UTC"
+    }
+
+    /// Adds one timer holding `starts` for a lay; with `replacing`, stops every daysome- timer first.
+    func lay(_ lay: UInt64, starts: [Start], replacing: Bool, exactAlarms: Bool) {
+        if replacing { self.stopAll() }
+        guard !starts.isEmpty else { return }
+        var part = self.nextPart[lay] ?? 0
+        let existing = Set((try? self.manager.listUnits(matching: ["daysome-lay\(lay)*"]))?.map(\.name) ?? [])
+        let taken = existing.union(self.requested).union(self.stopped)
+        while taken.contains(Self.unitName(lay: lay, part: part) + ".timer") { part += 1 }
+        self.nextPart[lay] = part + 1
+        let name = Self.unitName(lay: lay, part: part)
+        let timer = TransientTimer(
+            name: name + ".timer", description: "Daysome lay \(lay): \(starts.count) starts",
+            calendars: starts.map { Self.calendarSpec($0.at) },
+            // The manager's default minute puts every timer of the machine at one offset, often 40-60 s late.
+            accuracy: exactAlarms ? 1_000_000 : 60_000_000, wakeSystem: false,
+            service: TransientService(
+                name: name + ".service", description: "Daysome fire for lay \(lay)",
+                argv: [self.fireProgram, "fire", "--lay", String(lay), "--runtime-dir", self.runtimeDirectory],
+                environment: self.environment))
+        self.requested.insert(timer.name)
+        do {
+            let slot = try self.manager.startTransientTimer(timer) { [weak self] result in
+                if case .failure(let error) = result {
+                    self?.logger.log(.error, "Failed to lay \(timer.name) in the systemd manager: \(error)")
+                }
+            }
+            self.slots.append(slot)
+        } catch {
+            self.logger.log(.error, "Failed to lay \(timer.name) in the systemd manager: \(error)")
+        }
+    }
+
+    /// Stops every daysome- timer the manager holds, and every one this daemon asked for even if
+    /// its creation is still in flight: calls on one connection reach the manager in order.
+    func stopAll() {
+        var names = self.requested
+        do {
+            for unit in try self.manager.listUnits(matching: ["daysome-*.timer"]) { names.insert(unit.name) }
+        } catch {
+            self.logger.log(.warning, "Failed to list daysome- timers: \(error)")
+        }
+        for name in names.sorted() {
+            do {
+                let slot = try self.manager.stopUnit(name) { [weak self] result in
+                    if case .failure(let error) = result, error.name != "org.freedesktop.systemd1.NoSuchUnit" {
+                        self?.logger.log(.warning, "Failed to stop \(name): \(error)")
+                    }
+                }
+                self.slots.append(slot)
+            } catch {
+                self.logger.log(.warning, "Failed to stop \(name): \(error)")
+            }
+        }
+        self.requested = []
+        self.stopped = names
+        // Finished calls' slots are spent; keep the list from growing over weeks of flips.
+        if self.slots.count > 256 { self.slots.removeFirst(self.slots.count - 64) }
+    }
+}

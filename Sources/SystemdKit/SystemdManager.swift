@@ -1,0 +1,332 @@
+// A typed client for the parts of org.freedesktop.systemd1 the daemon uses: transient timers
+// with their services, stopping units, listing units by pattern and reading a timer's calendar.
+// It reaches the user manager as `systemctl --user` does: the private socket first, the user
+// bus otherwise. It leaves out everything else the manager offers.
+
+import CSystemd
+import Glibc
+
+/// One unit as ListUnitsByPatterns reports it.
+public struct ListedUnit: Sendable, Equatable {
+    public let name: String
+    public let description: String
+    public let loadState: String
+    public let activeState: String
+    public let subState: String
+}
+
+/// One calendar entry of a timer, as the manager computed it.
+public struct TimerCalendarEntry: Sendable, Equatable {
+    /// `OnCalendar`.
+    public let base: String
+    /// The calendar spec, normalised by the manager: `2026-12-01 13:00:00 UTC`.
+    public let spec: String
+    /// The next elapse in CLOCK_REALTIME microseconds; 0 or UInt64.max when it will not elapse again.
+    public let nextElapse: UInt64
+}
+
+/// The service a transient timer starts.
+public struct TransientService: Sendable, Equatable {
+    public let name: String
+    public let description: String
+    /// The program by absolute path, then its arguments (argv[0] included).
+    public let argv: [String]
+    public let environment: [String]
+
+    public init(name: String, description: String, argv: [String], environment: [String]) {
+        self.name = name
+        self.description = description
+        self.argv = argv
+        self.environment = environment
+    }
+}
+
+/// The settings of a transient timer.
+public struct TransientTimer: Sendable, Equatable {
+    public let name: String
+    public let description: String
+    /// `OnCalendar` specs, one per elapse.
+    public let calendars: [String]
+    /// How late the manager may fire it, in microseconds.
+    public let accuracy: UInt64
+    public let wakeSystem: Bool
+    public let service: TransientService
+
+    public init(
+        name: String, description: String, calendars: [String], accuracy: UInt64, wakeSystem: Bool,
+        service: TransientService
+    ) {
+        self.name = name
+        self.description = description
+        self.calendars = calendars
+        self.accuracy = accuracy
+        self.wakeSystem = wakeSystem
+        self.service = service
+    }
+}
+
+/// The systemd manager over one connection. Calls on one connection are handled in order, so a
+/// stop sent after a start reaches the manager after it.
+public final class SystemdManager {
+    public let bus: Bus
+    private static let destination = "org.freedesktop.systemd1"
+    private static let path = "/org/freedesktop/systemd1"
+    private static let interface = "org.freedesktop.systemd1.Manager"
+
+    public init(bus: Bus) {
+        self.bus = bus
+    }
+
+    /// Connects to the user manager: `$XDG_RUNTIME_DIR/systemd/private`, else the user bus.
+    ///
+    /// The corresponding C functions are `sd_bus_new`, `sd_bus_set_address` and `sd_bus_start`.
+    public static func connectUser(runtimeDirectory: String?) throws(Errno) -> SystemdManager {
+        if let runtimeDirectory, !runtimeDirectory.isEmpty,
+            let bus = try? Bus.open(address: "unix:path=\(runtimeDirectory)/systemd/private", busClient: false)
+        {
+            return SystemdManager(bus: bus)
+        }
+        return SystemdManager(bus: try Bus.openUser())
+    }
+
+    private func call(_ member: String) throws(BusError) -> BusMessage {
+        do {
+            return try self.bus.newMethodCall(
+                destination: Self.destination, path: Self.path, interface: Self.interface, member: member)
+        } catch {
+            throw BusError(error)
+        }
+    }
+
+    /// Builds StartTransientUnit for a timer and its service: signature `ssa(sv)a(sa(sv))`, with
+    /// `TimersCalendar a(ss)`, `AccuracyUSec t`, `RemainAfterElapse b`, `Persistent b`, `WakeSystem b`,
+    /// and the service's `ExecStart a(sasb)` and `Environment as`.
+    public func startTransientTimerMessage(_ timer: TransientTimer) throws(BusError) -> BusMessage {
+        let message = try self.call("StartTransientUnit")
+        do {
+            try message.append(timer.name)
+            try message.append("fail")
+            try message.openContainer("a", "(sv)")
+            try Self.property(message, "Description", .string(timer.description))
+            try message.openContainer("r", "sv")
+            try message.append("TimersCalendar")
+            try message.openContainer("v", "a(ss)")
+            try message.openContainer("a", "(ss)")
+            for spec in timer.calendars {
+                try message.openContainer("r", "ss")
+                try message.append("OnCalendar")
+                try message.append(spec)
+                try message.closeContainer()
+            }
+            try message.closeContainer()
+            try message.closeContainer()
+            try message.closeContainer()
+            try Self.property(message, "AccuracyUSec", .uint64(timer.accuracy))
+            try Self.property(message, "RemainAfterElapse", .bool(false))
+            try Self.property(message, "Persistent", .bool(false))
+            if timer.wakeSystem { try Self.property(message, "WakeSystem", .bool(true)) }
+            try message.closeContainer()
+            // The auxiliary unit: the service the timer starts.
+            try message.openContainer("a", "(sa(sv))")
+            try message.openContainer("r", "sa(sv)")
+            try message.append(timer.service.name)
+            try message.openContainer("a", "(sv)")
+            try Self.property(message, "Description", .string(timer.service.description))
+            try Self.property(message, "Type", .string("oneshot"))
+            try Self.property(message, "Environment", .stringArray(timer.service.environment))
+            try message.openContainer("r", "sv")
+            try message.append("ExecStart")
+            try message.openContainer("v", "a(sasb)")
+            try message.openContainer("a", "(sasb)")
+            try message.openContainer("r", "sasb")
+            try message.append(timer.service.argv[0])
+            try message.appendStringArray(timer.service.argv)
+            try message.append(false)
+            try message.closeContainer()
+            try message.closeContainer()
+            try message.closeContainer()
+            try message.closeContainer()
+            try message.closeContainer()
+            try message.closeContainer()
+            try message.closeContainer()
+        } catch {
+            throw BusError(error)
+        }
+        return message
+    }
+
+    private static func property(_ message: BusMessage, _ name: String, _ value: BusVariant) throws(Errno) {
+        try message.openContainer("r", "sv")
+        try message.append(name)
+        try message.appendVariant(value)
+        try message.closeContainer()
+    }
+
+    /// Starts a transient timer and its service, asynchronously; `completion` gets the job path or the error.
+    ///
+    /// The corresponding C function is `sd_bus_call_async`.
+    public func startTransientTimer(
+        _ timer: TransientTimer, completion: @escaping (Result<String, BusError>) -> Void
+    ) throws(BusError) -> BusSlot {
+        let message = try self.startTransientTimerMessage(timer)
+        do {
+            return try self.bus.callAsync(message, timeout: 0) { result in
+                completion(result.flatMap { reply in Result { () throws(BusError) in try Self.readPath(reply) } })
+            }
+        } catch {
+            throw BusError(error)
+        }
+    }
+
+    /// Starts a transient timer and waits for the manager's answer.
+    ///
+    /// The corresponding C function is `sd_bus_call`.
+    @discardableResult
+    public func startTransientTimerAndWait(_ timer: TransientTimer) throws(BusError) -> String {
+        try Self.readPath(try self.bus.call(try self.startTransientTimerMessage(timer)))
+    }
+
+    /// Stops a unit (`StopUnit(ss)`, mode "replace"), asynchronously.
+    ///
+    /// The corresponding C function is `sd_bus_call_async`.
+    public func stopUnit(
+        _ name: String, completion: @escaping (Result<String, BusError>) -> Void
+    ) throws(BusError)
+        -> BusSlot
+    {
+        let message = try self.call("StopUnit")
+        do {
+            try message.append(name)
+            try message.append("replace")
+            return try self.bus.callAsync(message, timeout: 0) { result in
+                completion(result.flatMap { reply in Result { () throws(BusError) in try Self.readPath(reply) } })
+            }
+        } catch {
+            throw BusError(error)
+        }
+    }
+
+    /// Stops a unit and waits for the manager to accept the job.
+    ///
+    /// The corresponding C function is `sd_bus_call`.
+    public func stopUnitAndWait(_ name: String) throws(BusError) {
+        let message = try self.call("StopUnit")
+        do {
+            try message.append(name)
+            try message.append("replace")
+        } catch {
+            throw BusError(error)
+        }
+        _ = try self.bus.call(message)
+    }
+
+    /// Starts a unit (`StartUnit(ss)`, mode "replace") and waits for the manager to accept the job.
+    ///
+    /// The corresponding C function is `sd_bus_call`.
+    public func startUnitAndWait(_ name: String) throws(BusError) {
+        let message = try self.call("StartUnit")
+        do {
+            try message.append(name)
+            try message.append("replace")
+        } catch {
+            throw BusError(error)
+        }
+        _ = try self.bus.call(message)
+    }
+
+    /// Units whose names match the patterns, in any state (`ListUnitsByPatterns(asas)`).
+    ///
+    /// The corresponding C function is `sd_bus_call`.
+    public func listUnits(matching patterns: [String]) throws(BusError) -> [ListedUnit] {
+        let message = try self.call("ListUnitsByPatterns")
+        do {
+            try message.appendStringArray([])
+            try message.appendStringArray(patterns)
+            let reply = try self.bus.call(message)
+            var units: [ListedUnit] = []
+            _ = try reply.enterContainer("a", "(ssssssouso)")
+            while try reply.enterContainer("r", "ssssssouso") {
+                let name = try reply.readString()
+                let description = try reply.readString()
+                let load = try reply.readString()
+                let active = try reply.readString()
+                let sub = try reply.readString()
+                try reply.skip("sou")
+                try reply.skip("so")
+                try reply.exitContainer()
+                units.append(
+                    ListedUnit(
+                        name: name, description: description, loadState: load, activeState: active, subState: sub))
+            }
+            try reply.exitContainer()
+            return units
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw BusError(error as? Errno ?? Errno(rawValue: EIO))
+        }
+    }
+
+    /// The object path of a loaded unit (`GetUnit(s)`).
+    public func unitPath(_ name: String) throws(BusError) -> String {
+        let message = try self.call("GetUnit")
+        do {
+            try message.append(name)
+        } catch {
+            throw BusError(error)
+        }
+        return try Self.readPath(try self.bus.call(message))
+    }
+
+    /// A timer's calendar entries with their next elapse (`TimersCalendar a(sst)`), and the
+    /// timer's own next elapse (`NextElapseUSecRealtime t`).
+    public func timerCalendar(_ name: String) throws(BusError) -> (entries: [TimerCalendarEntry], nextElapse: UInt64) {
+        let path = try self.unitPath(name)
+        let calendar = try self.getProperty(
+            path: path, interface: "org.freedesktop.systemd1.Timer", name: "TimersCalendar")
+        var entries: [TimerCalendarEntry] = []
+        do {
+            _ = try calendar.enterContainer("v", "a(sst)")
+            _ = try calendar.enterContainer("a", "(sst)")
+            while try calendar.enterContainer("r", "sst") {
+                entries.append(
+                    TimerCalendarEntry(
+                        base: try calendar.readString(), spec: try calendar.readString(),
+                        nextElapse: try calendar.readUInt64()))
+                try calendar.exitContainer()
+            }
+        } catch {
+            throw BusError(error)
+        }
+        let next = try self.getProperty(
+            path: path, interface: "org.freedesktop.systemd1.Timer", name: "NextElapseUSecRealtime")
+        do {
+            _ = try next.enterContainer("v", "t")
+            return (entries, try next.readUInt64())
+        } catch {
+            throw BusError(error)
+        }
+    }
+
+    private func getProperty(path: String, interface: String, name: String) throws(BusError) -> BusMessage {
+        do {
+            let message = try self.bus.newMethodCall(
+                destination: Self.destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get")
+            try message.append(interface)
+            try message.append(name)
+            return try self.bus.call(message)
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw BusError(error as? Errno ?? Errno(rawValue: EIO))
+        }
+    }
+
+    private static func readPath(_ reply: BusMessage) throws(BusError) -> String {
+        do {
+            return try reply.readObjectPath()
+        } catch {
+            throw BusError(error)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+// The user unit that starts daysomed: its hardening is pinned here, so the next change to it has
+// to be a decision; it passes systemd-analyze verify; and every unit runs our programs by
+// absolute path. Starting it in a real user manager is in the systemd integration tests.
+
+import DaysomeFiles
+import Glibc
+import Testing
+
+/// The repository's root, from this file's path.
+let repositoryRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+
+/// Runs a shell command; returns its exit status and combined output.
+func shell(_ command: String) -> (status: Int32, output: String) {
+    guard let pipe = popen(command + " 2>&1", "r") else { return (-1, "popen failed") }
+    var output: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = fread(&buffer, 1, buffer.count, pipe)
+        if count <= 0 { break }
+        output += buffer[0..<count]
+    }
+    let status = pclose(pipe)
+    return ((status >> 8) & 0xFF, String(decoding: output, as: UTF8.self))
+}
+
+/// The lines of a unit file without comments and blank lines.
+func unitLines(_ name: String) throws -> [String] {
+    let bytes = try FileIO.read(repositoryRoot + "/systemd/" + name, limit: 1 << 16)
+    return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+}
+
+@Suite("The user unit")
+struct UnitFileTests {
+    @Test("The unit's hardening directives are exactly the pinned list")
+    func hardeningIsPinned() throws {
+        let lines = try unitLines("daysomed.service")
+        let service = lines.drop { $0 != "[Service]" }.dropFirst().prefix { !$0.hasPrefix("[") }
+        let lifecycle = [
+            "Type=", "NotifyAccess=", "ExecStart=", "ExecStartPre=", "Restart=", "RestartSec=", "WatchdogSec=",
+            "TimeoutStopSec=",
+        ]
+        let hardening = service.filter { line in !lifecycle.contains { line.hasPrefix($0) } }
+        #expect(
+            Array(hardening) == [
+                "UMask=0077", "NoNewPrivileges=yes", "CapabilityBoundingSet=", "LockPersonality=yes",
+                "MemoryDenyWriteExecute=yes", "RestrictRealtime=yes", "RestrictSUIDSGID=yes", "RestrictNamespaces=yes",
+                "RestrictAddressFamilies=AF_UNIX", "SystemCallArchitectures=native", "SystemCallFilter=@system-service",
+                "SystemCallFilter=~@privileged @resources", "SystemCallErrorNumber=EPERM", "IPAddressDeny=any",
+                "DevicePolicy=closed", "RemoveIPC=yes", "PrivateIPC=yes", "ProtectClock=yes", "ProtectHostname=yes",
+                "ProtectControlGroups=yes", "ProtectKernelModules=yes", "ProtectProc=invisible", "ProcSubset=pid",
+                "PrivateDevices=yes", "ProtectSystem=strict", "ProtectHome=read-only",
+                "ReadWritePaths=-%h/.local/state/daysome %t", "KeyringMode=private",
+            ])
+        // Known to stop a user unit from starting here (226/NAMESPACE), or to hide /tmp.
+        for refused in ["ProtectKernelTunables", "ProtectKernelLogs", "PrivateTmp"] {
+            #expect(!lines.contains { $0.hasPrefix(refused + "=") })
+        }
+        #expect(lines.contains("Type=notify"))
+        #expect(lines.contains { $0.hasPrefix("WatchdogSec=") })
+        #expect(lines.contains("WantedBy=default.target"))
+    }
+
+    @Test("Every unit runs daysomed or daysomectl by absolute path")
+    func absolutePaths() throws {
+        let listing = shell("ls \(repositoryRoot)/systemd/*.service")
+        #expect(listing.status == 0)
+        for path in listing.output.split(separator: "\n") {
+            let name = String(path.split(separator: "/").last!)
+            for line in try unitLines(name) where line.hasPrefix("ExecStart=") {
+                let program = line.dropFirst("ExecStart=".count).split(separator: " ").first.map(String.init) ?? ""
+                #expect(program == "/usr/bin/daysomed" || program == "/usr/bin/daysomectl", "\(name): \(line)")
+            }
+        }
+    }
+
+    @Test("A copy of the unit pointing at the built daysomed passes systemd-analyze verify")
+    func systemdAnalyzeVerify() throws {
+        let daemon = builtProgram("daysomed")
+        #expect(FileIO.exists(daemon), "build daysomed first: \(daemon)")
+        let scratch = repositoryRoot + "/.testrun/unit-\(getpid())"
+        try FileIO.makeDirectories(scratch + "/runtime", mode: 0o700)
+        defer { _ = shell("rm -rf '\(scratch)'") }
+        let unit = String(
+            decoding: try FileIO.read(repositoryRoot + "/systemd/daysomed.service", limit: 1 << 16), as: UTF8.self)
+        try FileIO.writeAtomically(
+            scratch + "/daysomed.service", unit.replacing("ExecStart=/usr/bin/daysomed", with: "ExecStart=" + daemon),
+            mode: 0o644)
+        // The man pages are checked with the package; verify needs a runtime directory, not a manager.
+        let result = shell(
+            "XDG_RUNTIME_DIR='\(scratch)/runtime' systemd-analyze --user verify --man=no '\(scratch)/daysomed.service'")
+        #expect(result.status == 0, "\(result.output)")
+        let security = shell(
+            "XDG_RUNTIME_DIR='\(scratch)/runtime' systemd-analyze security --offline=yes --user '\(scratch)/daysomed.service'"
+        )
+        let exposure = security.output.split(separator: "\n").first { $0.contains("Overall exposure level") }
+        let figure = exposure.flatMap { line in
+            line.split(separator: " ").compactMap { Double($0.trimmingPrefix(":")) }.first
+        }
+        #expect(figure != nil, "\(security.output.suffix(400))")
+        #expect((figure ?? 10) <= 2.5, "exposure \(figure ?? -1): the README records 2.0")
+    }
+}
+
+/// A program built beside the test bundle (`.build/debug/daysomed`).
+func builtProgram(_ name: String) -> String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    let exe = String(decoding: buffer[0..<max(0, count)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var parts = exe.split(separator: "/").map(String.init)
+    while let last = parts.last, !last.hasSuffix(".xctest") && parts.count > 1 { parts.removeLast() }
+    parts.removeLast()
+    return "/" + (parts + [name]).joined(separator: "/")
+}
