@@ -31,6 +31,8 @@ let package = Package(
         .testTarget(name: "ZoneTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"], swiftSettings: strict),
         .testTarget(name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore"], swiftSettings: strict),
+        .testTarget(
+            name: "ReplayTests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,9 +13,10 @@ public enum DaysomeCtl {
     static let verbs: [Verb] = [
         Verb(spec: signalVerb, run: runSignal),
         Verb(spec: planVerb, run: runPlan),
-        Verb(spec: pendingVerb, run: runPending),
+        Verb(spec: pendingPictureVerb, run: runPendingWithPicture),
         Verb(spec: historyVerb, run: runHistory),
         Verb(spec: statusVerb, run: runStatus),
+        Verb(spec: replayVerb, run: runReplay),
         Verb(spec: fireVerb, run: runFire),
     ]
 
