@@ -1,0 +1,111 @@
+// The state machine with the systemd backend: starts live in the manager's timers, so the
+// machine emits what to lay and stop, and delivers only when a fire of the current lay comes.
+
+import DaysomeCore
+import Testing
+
+/// A machine whose starts live in the systemd manager.
+func managerMachine(
+    _ home: Household, now: Instant, display: DisplayState, persisted: PersistedState = PersistedState()
+)
+    -> (DaemonMachine, [MachineAction])
+{
+    var machine = DaemonMachine(
+        config: MachineConfig(grace: 300, startsLiveIn: .systemd), persisted: persisted, now: now)
+    let loaded = LoadedHousehold(load: HouseholdLoad(household: home, problems: []), digest: 1, loadedAt: now)
+    let actions = machine.start(display: display, household: .success(loaded), now: now)
+    return (machine, actions)
+}
+
+/// The starts of every layTimers action.
+func laidTimers(_ actions: [MachineAction]) -> [(lay: UInt64, starts: [Start], replacing: Bool)] {
+    actions.compactMap {
+        if case .layTimers(let lay, let starts, let replacing) = $0 { return (lay, starts, replacing) }
+        return nil
+    }
+}
+
+func posts(_ actions: [MachineAction]) -> [Start] {
+    actions.compactMap { if case .post(_, let start) = $0 { return start } else { return nil } }
+}
+
+@Suite("Systemd backend in the state machine")
+struct SystemdStoreTests {
+    let from = instant("2026-06-01T08:00:00Z")
+
+    @Test("A lay becomes one manager timer holding exactly the plan's starts, and the wheel wakes for none of them")
+    func layIsOneTimerWithThePlan() {
+        let (machine, actions) = managerMachine(lunchAndTea(), now: from, display: .away)
+        let timers = laidTimers(actions)
+        #expect(timers.count == 1)
+        #expect(timers.first?.starts == Planner.plan(lunchAndTea(), from: from).starts)
+        #expect(timers.first?.lay == 1)
+        #expect(machine.pendingStarts.isEmpty)
+        #expect(machine.laidStarts.count == 14)
+        // The only deadline in the wheel is the daily top-up, not a start.
+        #expect(machine.wheel.nextDeadline == from.seconds + 86_400)
+    }
+
+    @Test("A fire of the current lay delivers the start that is due; a fire of an older lay delivers nothing")
+    func firesOfCurrentAndOlderLays() {
+        var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
+        let lunch = instant("2026-06-01T12:00:00Z")
+        #expect(posts(machine.handle(.display(.foreground), now: from)).isEmpty)
+        _ = machine.handle(.display(.away), now: from)
+        #expect(machine.currentLay?.number == 2)
+        #expect(posts(machine.handle(.fired(lay: 1), now: lunch)).isEmpty)
+        #expect(posts(machine.handle(.fired(lay: 2), now: lunch)).map(\.title) == ["Lunch"])
+        // The same fire again (the manager's accuracy window) delivers nothing twice.
+        #expect(posts(machine.handle(.fired(lay: 2), now: lunch.adding(seconds: 1))).isEmpty)
+    }
+
+    @Test("A fire that arrives while the display is in the foreground delivers nothing")
+    func fireInTheForeground() {
+        var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
+        _ = machine.handle(.display(.foreground), now: from)
+        #expect(posts(machine.handle(.fired(lay: 1), now: instant("2026-06-01T12:00:00Z"))).isEmpty)
+    }
+
+    @Test("A return stops every daysome- timer")
+    func returnStopsTimers() {
+        var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
+        let actions = machine.handle(.display(.foreground), now: from)
+        #expect(actions.contains(.stopTimers))
+        #expect(machine.laidStarts.isEmpty)
+    }
+
+    @Test("After a restart the manager is given exactly the remaining plan, replacing whatever it held")
+    func restartReplacesTimers() {
+        var (first, _) = managerMachine(lunchAndTea(), now: from, display: .away)
+        _ = first.handle(.fired(lay: 1), now: instant("2026-06-01T12:00:00Z"))
+        let (_, actions) = managerMachine(
+            lunchAndTea(), now: instant("2026-06-01T12:30:00Z"), display: .away, persisted: first.persisted)
+        let timers = laidTimers(actions)
+        #expect(timers.count == 1)
+        #expect(timers.first?.replacing == true)
+        #expect(timers.first?.lay == 1)
+        #expect(timers.first?.starts.first?.title == "Tea")
+        #expect(Set(timers.first?.starts.map(\.at) ?? []).count == timers.first?.starts.count)
+    }
+
+    @Test("When the manager loses its timers, the same lay is laid again in full")
+    func timersLostRelays() {
+        var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
+        let timers = laidTimers(machine.handle(.timersLost, now: from.adding(seconds: 60)))
+        #expect(timers.count == 1)
+        #expect(timers.first?.replacing == true)
+        #expect(timers.first?.starts.count == 14)
+        #expect(machine.currentLay?.number == 1)
+    }
+
+    @Test("A top-up adds one more timer under the same lay number")
+    func topUpAddsATimer() {
+        var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
+        let actions = machine.handle(.timer, now: from.adding(seconds: 86_400))
+        let timers = laidTimers(actions)
+        #expect(timers.count == 1)
+        #expect(timers.first?.replacing == false)
+        #expect(timers.first?.lay == 1)
+        #expect(timers.first?.starts.count == 2)
+    }
+}
