@@ -17,6 +17,7 @@ public enum DaysomeCtl {
         Verb(spec: historyVerb, run: runHistory),
         Verb(spec: statusVerb, run: runStatus),
         Verb(spec: replayVerb, run: runReplay),
+        Verb(spec: tryVerb, run: runTry),
         Verb(spec: fireVerb, run: runFire),
     ]
 

@@ -16,6 +16,14 @@ public enum NotifierKind: String, Sendable {
     case log
 }
 
+/// How a call meets Do Not Disturb.
+public enum DoNotDisturb: String, Sendable {
+    /// Normal urgency: the server's Do Not Disturb holds the call back, and the bell is silent while it is paused.
+    case respect
+    /// Critical urgency: shown through GNOME's and KDE's Do Not Disturb, and the bell always plays.
+    case override
+}
+
 /// The daemon's options after parsing.
 public struct DaemonOptions: Sendable, Equatable {
     public var paths: Paths
@@ -23,6 +31,16 @@ public struct DaemonOptions: Sendable, Equatable {
     public var notifier: NotifierKind = .freedesktop
     /// Rule 2's grace window, in seconds.
     public var grace: Int64 = 300
+    /// Another sound to play instead of the built-in bell.
+    public var chimeFile: String?
+    /// The player program (absolute path); else the first of pw-play, paplay, aplay on PATH.
+    public var player: String?
+    /// The systemd user unit that shows the day display, (re)started to bring it back.
+    public var displayUnit: String?
+    /// A program (absolute path, run without a shell) that brings the day display back.
+    public var displayCommand: String?
+    /// How a call meets a Do Not Disturb the family forgot.
+    public var doNotDisturb: DoNotDisturb = .respect
 
     public init(paths: Paths) {
         self.paths = paths
@@ -47,6 +65,13 @@ public struct DaemonOptions: Sendable, Equatable {
           --notifier KIND        freedesktop: org.freedesktop.Notifications on the session bus (default);
                                  log: write each call to the journal or stderr.
           --grace SECONDS        How late a start may still be delivered, 0 to 3600 (default 300).
+          --chime-file PATH      A sound file to play instead of the built-in bell.
+          --player PATH          The program that plays it (default: the first of pw-play, paplay, aplay).
+          --display-unit UNIT    A systemd user unit that shows the day display: (re)started to bring it back.
+          --display-command PATH A program, run without a shell, that brings the day display back.
+          --dnd respect|override respect (default): a call is normal urgency, so a Do Not Disturb holds it
+                                 back and the bell stays silent while the server is paused; override:
+                                 critical urgency (GNOME and KDE show it through DND) and the bell plays.
           -h, --help             Show this help.
           --version              Show the version.
 
@@ -78,6 +103,7 @@ public struct DaemonOptions: Sendable, Equatable {
             }
             let known = [
                 "--household", "--display-state", "--runtime-dir", "--state-dir", "--backend", "--notifier", "--grace",
+                "--chime-file", "--player", "--display-unit", "--display-command", "--dnd",
             ]
             guard known.contains(token) else {
                 throw token.hasPrefix("-") ? .unknownOption(token) : .unexpectedArgument(token)
@@ -103,6 +129,20 @@ public struct DaemonOptions: Sendable, Equatable {
                     throw .invalidValue(token, text, "freedesktop or log")
                 }
                 options.notifier = kind
+            case "--chime-file": options.chimeFile = text
+            case "--player", "--display-command":
+                guard text.hasPrefix("/") else { throw .invalidValue(token, text, "an absolute path") }
+                if token == "--player" { options.player = text } else { options.displayCommand = text }
+            case "--display-unit":
+                guard text.hasSuffix(".service") || text.hasSuffix(".target"), !text.contains("/") else {
+                    throw .invalidValue(token, text, "a unit name such as daysome-display.service")
+                }
+                options.displayUnit = text
+            case "--dnd":
+                guard let mode = DoNotDisturb(rawValue: text) else {
+                    throw .invalidValue(token, text, "respect or override")
+                }
+                options.doNotDisturb = mode
             default:
                 guard let seconds = Int64(text), (0...3600).contains(seconds) else {
                     throw .invalidValue(token, text, "a whole number of seconds from 0 to 3600")

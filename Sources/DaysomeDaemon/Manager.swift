@@ -34,6 +34,10 @@ final class Manager {
     private var managerRetry: EventSource?
     private var managerRetryDelay: UInt64 = 1_000_000
     private var managerDisconnected: BusSlot?
+    private var chimePlayer: ChimePlayer?
+    private var returner: DisplayReturner?
+    /// The sample call of `daysomectl try`, withdrawn after a short while.
+    private var sample: (id: UInt32?, close: EventSource?)?
 
     init(options: DaemonOptions, environment: [String: String]) throws(DaemonError) {
         self.options = options
@@ -69,6 +73,9 @@ final class Manager {
             try self.connectNotifier()
             try self.watch()
             try self.openControlSocket()
+            self.chimePlayer = ChimePlayer(
+                options: self.options, environment: self.environment, loop: self.loop, logger: self.logger)
+            self.returner = DisplayReturner(options: self.options, environment: self.environment, logger: self.logger)
             if self.options.backend == .systemd { try self.connectManager() }
         } catch let error as DaemonError {
             throw error
@@ -107,8 +114,9 @@ final class Manager {
                 try bus.attach(to: self.loop)
                 self.bus = bus
                 let notifier = try FreedesktopNotifier(
-                    bus: bus,
+                    bus: bus, urgency: self.options.doNotDisturb == .override ? 2 : 1,
                     closedByServer: { [weak self] id in self?.handle(.closedByServer(notificationId: id)) },
+                    clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
                     restarted: { [weak self] in self?.handle(.serverRestarted) })
                 self.notifier = notifier
                 if !notifier.server.present {
@@ -134,8 +142,9 @@ final class Manager {
         }
     }
 
-    /// Answers one control request: `fire <lay>` from a systemd timer's service.
+    /// Answers one control request: `fire <lay>` from a systemd timer's service, `try` from a carer.
     private func control(_ request: String) -> String {
+        if request == "try" { return self.tryCall() }
         let words = request.split(separator: " ")
         guard words.count == 2, words[0] == "fire", let lay = UInt64(words[1]) else {
             return "error: unknown request"
@@ -144,6 +153,52 @@ final class Manager {
         self.handle(.fired(lay: lay))
         let delivered = self.machine.persisted.delivered.count > before
         return delivered ? "delivered" : "nothing due for lay \(lay)"
+    }
+
+    /// Plays the bell, unless a respected Do Not Disturb holds calls back.
+    private func playChime() {
+        if self.options.doNotDisturb == .respect, (self.notifier as? FreedesktopNotifier)?.isPaused() == true {
+            self.logger.log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent")
+            return
+        }
+        self.chimePlayer?.play()
+    }
+
+    /// `daysomectl try`: one sample call now, withdrawn after ten seconds, so a carer hears what
+    /// she will hear. Over the display only the bell plays (rule 1: nothing shown over it).
+    private func tryCall() -> String {
+        let now = currentInstant()
+        let chimeOn = self.machine.household?.load.household.settings.chime != .off
+        if chimeOn { self.playChime() }
+        let sound =
+            !chimeOn
+            ? "the bell is off (settings.chime)"
+            : self.chimePlayer?.player == nil
+                ? "no sound player was found (pw-play, paplay, aplay): the bell is silent"
+                : "the bell played"
+        guard self.machine.display == .away else {
+            return "\(sound); nothing shown, because the day display is in front (rule 1)"
+        }
+        guard let notifier = self.notifier else { return "\(sound); no notifier" }
+        let zone = self.machine.household?.load.household.zone ?? Zone(name: "UTC", rules: .utc)
+        let local = zone.local(now)
+        let parts = self.machine.household?.load.household.dayParts ?? DayParts()
+        let sample = Start(
+            at: now, local: local, itemIds: [],
+            heading: Content.heading(date: local.date, time: local.clockTime, dayParts: parts),
+            title: "Daysome", body: "This is how a call looks and sounds", expiresAt: now.adding(seconds: 10), dst: nil)
+        self.sample?.close?.cancel()
+        self.sample = (nil, nil)
+        notifier.post(sample, now: now) { [weak self] result in
+            guard let self, case .success(let id) = result else { return }
+            let close = try? self.loop.addTimer(clock: CLOCK_MONOTONIC, after: 10_000_000, description: "try") {
+                [weak self] _ in
+                self?.notifier?.close(id)
+                self?.sample = nil
+            }
+            self.sample = (id, close)
+        }
+        return "\(sound); a sample call is shown for ten seconds"
     }
 
     /// Connects to the user's systemd manager, stops what an earlier daemon left there, and
@@ -247,6 +302,12 @@ final class Manager {
     // MARK: The world, read into events
 
     private func handle(_ event: MachineEvent) {
+        if case .display(.foreground) = event, let sample = self.sample {
+            // Rule 1 holds for the carer's sample too.
+            if let id = sample.id { self.notifier?.close(id) }
+            sample.close?.cancel()
+            self.sample = nil
+        }
         self.execute(self.machine.handle(event, now: currentInstant()))
     }
 
@@ -387,6 +448,10 @@ final class Manager {
                 self.systemd?.lay(lay, starts: starts, replacing: replacing, exactAlarms: exact)
             case .stopTimers:
                 self.systemd?.stopAll()
+            case .chime:
+                self.playChime()
+            case .bringDisplayBack(let reason):
+                self.returner?.bringBack(loop: self.loop, sessionBus: self.bus, reason: reason)
             }
         }
         flushRecords()
@@ -421,7 +486,48 @@ final class Manager {
         do {
             try self.publisher.publish(
                 queue: self.publisher.queueJSON(self.machine, backend: self.options.backend),
-                status: self.publisher.statusJSON(self.machine, options: self.options, server: server))
+                status: self.publisher.statusJSON(
+                    self.machine, options: self.options, server: server,
+                    extras: [
+                        (
+                            "chime",
+                            .object(
+                                JSONObject([
+                                    ("on", .bool(self.machine.household?.load.household.settings.chime != .off)),
+                                    ("player", self.chimePlayer?.player.map { .string($0) } ?? .null),
+                                    ("file", self.chimePlayer.map { .string($0.file) } ?? .null),
+                                ]))
+                        ),
+                        (
+                            "bringDayBack",
+                            .object(
+                                JSONObject([
+                                    ("on", .bool(self.machine.household?.load.household.settings.bringDayBack == true)),
+                                    ("means", self.returner?.means.map { .string($0) } ?? .null),
+                                    (
+                                        "ready",
+                                        .bool(
+                                            self.machine.household?.load.household.settings.bringDayBack == true
+                                                && self.returner?.means != nil)
+                                    ),
+                                ]))
+                        ),
+                        ("doNotDisturb", .string(self.options.doNotDisturb.rawValue)),
+                        // A user manager refuses WakeSystem (EPERM, and the timer fails): never asked for.
+                        (
+                            "wakeSystem",
+                            .object(
+                                JSONObject([
+                                    ("on", .bool(false)),
+                                    (
+                                        "reason",
+                                        .string(
+                                            "a user manager refuses WakeSystem; a suspended tablet is called late within the grace window instead"
+                                        )
+                                    ),
+                                ]))
+                        ),
+                    ]))
         } catch {
             self.logger.log(.error, "\(error), ignoring")
         }

@@ -33,9 +33,21 @@ final class FreedesktopNotifier: Notifier {
     private(set) var server = ServerInfo(name: nil, present: false, capabilities: [])
     private var slots: [BusSlot] = []
 
-    /// Subscribes to the server's signals; `restarted` runs when its bus name changes owner.
-    init(bus: Bus, closedByServer: @escaping (UInt32) -> Void, restarted: @escaping () -> Void) throws(Errno) {
+    /// Normal (1) respects a Do Not Disturb; critical (2) shows through it where the server allows.
+    private let urgency: UInt8
+
+    /// Subscribes to the server's signals; `restarted` runs when its bus name changes owner, and
+    /// `clicked` when she activates a call (its `default` action).
+    init(
+        bus: Bus, urgency: UInt8, closedByServer: @escaping (UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
+        restarted: @escaping () -> Void
+    ) throws(Errno) {
         self.notifications = Notifications(bus: bus)
+        self.urgency = urgency
+        self.slots.append(
+            try self.notifications.onActionInvoked { id, key in
+                if key == "default" { clicked(id) }
+            })
         self.slots.append(
             try self.notifications.onClosed { id, reason in
                 // Reason 3 is our own CloseNotification; the others are the server's or her doing.
@@ -81,6 +93,25 @@ final class FreedesktopNotifier: Notifier {
 
     func close(_ id: UInt32) {
         self.notifications.close(id: id)
+    }
+
+    /// Whether the server says it is paused (dunst's Do Not Disturb); false where it cannot say.
+    func isPaused() -> Bool {
+        guard
+            let message = try? self.notifications.bus.newMethodCall(
+                destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                interface: "org.freedesktop.DBus.Properties", member: "Get")
+        else { return false }
+        do {
+            try message.append("org.dunstproject.cmd0")
+            try message.append("paused")
+        } catch {
+            return false
+        }
+        guard let reply = try? self.notifications.bus.call(message, timeout: 200_000),
+            (try? reply.enterContainer("v", "b")) == true
+        else { return false }
+        return (try? reply.readBool()) ?? false
     }
 }
 

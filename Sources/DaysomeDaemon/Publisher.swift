@@ -59,7 +59,10 @@ final class Publisher {
     }
 
     /// The status, in `status --json`'s shape (without `running`, which the tool decides from the lock).
-    func statusJSON(_ machine: DaemonMachine, options: DaemonOptions, server: ServerInfo) -> JSONValue {
+    func statusJSON(
+        _ machine: DaemonMachine, options: DaemonOptions, server: ServerInfo,
+        extras: [(key: String, value: JSONValue)] = []
+    ) -> JSONValue {
         var errors: [JSONValue] = []
         if let error = machine.householdError {
             errors.append(
@@ -87,35 +90,38 @@ final class Publisher {
             ]))
         let canDeliver = machine.notifyInOtherApps && server.present && machine.household != nil
         return .object(
-            JSONObject([
-                ("running", .bool(true)), ("pid", .number(Double(getpid()))),
-                ("display", .string(machine.display.rawValue)),
-                ("lay", machine.currentLay.map { .number(Double($0.number)) } ?? .null),
-                ("backend", .string(options.backend.rawValue)), ("notifier", .string(options.notifier.rawValue)),
-                ("notifyInOtherApps", .bool(machine.notifyInOtherApps)),
-                (
-                    "notificationServer",
-                    .object(
-                        JSONObject([
-                            ("name", server.name.map { .string($0) } ?? .null), ("present", .bool(server.present)),
-                            ("capabilities", .array(server.capabilities.map { .string($0) })),
-                        ]))
-                ),
-                ("canDeliver", .bool(canDeliver)),
-                ("laidUntil", machine.currentLay.map { .string($0.laidUntil.rfc3339) } ?? .null),
-                (
-                    "nextStart",
-                    next.map { .object(JSONObject([("at", .string($0.at.rfc3339)), ("title", .string($0.title))])) }
-                        ?? .null
-                ),
-                ("pending", .number(Double(machine.laidStarts.count))),
-                ("delivered", .number(Double(machine.persisted.delivered.count))),
-                ("grace", .number(Double(options.grace))),
-                ("household", household),
-                ("displayStatePath", .string(options.paths.displayState)),
-                ("runtimeDirectory", .string(options.paths.runtimeDirectory)),
-                ("stateDirectory", .string(options.paths.stateDirectory)),
-            ]))
+            JSONObject(
+                [
+                    ("running", .bool(true)), ("pid", .number(Double(getpid()))),
+                    ("display", .string(machine.display.rawValue)),
+                    ("lay", machine.currentLay.map { .number(Double($0.number)) } ?? .null),
+                    ("backend", .string(options.backend.rawValue)), ("notifier", .string(options.notifier.rawValue)),
+                    ("notifyInOtherApps", .bool(machine.notifyInOtherApps)),
+                    (
+                        "notificationServer",
+                        .object(
+                            JSONObject([
+                                ("name", server.name.map { .string($0) } ?? .null), ("present", .bool(server.present)),
+                                ("capabilities", .array(server.capabilities.map { .string($0) })),
+                            ]))
+                    ),
+                    ("canDeliver", .bool(canDeliver)),
+                    ("laidUntil", machine.currentLay.map { .string($0.laidUntil.rfc3339) } ?? .null),
+                    (
+                        "nextStart",
+                        next.map {
+                            .object(JSONObject([("at", .string($0.at.rfc3339)), ("title", .string($0.title))]))
+                        }
+                            ?? .null
+                    ),
+                    ("pending", .number(Double(machine.laidStarts.count))),
+                    ("delivered", .number(Double(machine.persisted.delivered.count))),
+                    ("grace", .number(Double(options.grace))),
+                    ("household", household),
+                    ("displayStatePath", .string(options.paths.displayState)),
+                    ("runtimeDirectory", .string(options.paths.runtimeDirectory)),
+                    ("stateDirectory", .string(options.paths.stateDirectory)),
+                ] + extras))
     }
 
     func publish(queue: JSONValue, status: JSONValue) throws(FileError) {

@@ -234,6 +234,26 @@ public final class SystemdManager {
         _ = try self.bus.call(message)
     }
 
+    /// Restarts a unit, starting it if it is not running (`RestartUnit(ss)`, mode "replace"), asynchronously.
+    ///
+    /// The corresponding C function is `sd_bus_call_async`.
+    public func restartUnit(
+        _ name: String, completion: @escaping (Result<String, BusError>) -> Void
+    ) throws(BusError)
+        -> BusSlot
+    {
+        let message = try self.call("RestartUnit")
+        do {
+            try message.append(name)
+            try message.append("replace")
+            return try self.bus.callAsync(message, timeout: 0) { result in
+                completion(result.flatMap { reply in Result { () throws(BusError) in try Self.readPath(reply) } })
+            }
+        } catch {
+            throw BusError(error)
+        }
+    }
+
     /// Units whose names match the patterns, in any state (`ListUnitsByPatterns(asas)`).
     ///
     /// The corresponding C function is `sd_bus_call`.

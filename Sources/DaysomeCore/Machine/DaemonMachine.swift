@@ -21,6 +21,7 @@ public struct DaemonMachine: Sendable {
     private var managerStarts: [Start] = []
     private var expiryTimers: [DeliveryKey: TimerID] = [:]
     private var topUpTimer: TimerID?
+    private var bringBackTimer: TimerID?
     /// Calls posted whose id has not arrived; true means withdraw it as soon as it does.
     private var inFlight: [DeliveryKey: Bool] = [:]
 
@@ -153,6 +154,10 @@ public struct DaemonMachine: Sendable {
             }
             actions.append(.log(.notice, "The systemd manager lost the timers of lay \(lay.number); laying them again"))
             actions.append(.layTimers(lay: lay.number, starts: self.managerStarts, replacing: true))
+        case .clicked(let id):
+            if self.display == .away, self.persisted.delivered.contains(where: { $0.notificationId == id }) {
+                actions.append(.bringDisplayBack(reason: "she clicked the call"))
+            }
         case .serverRestarted:
             // Ids restart with the server: none of ours can be closed any more, and the new
             // server shows none of them.
@@ -270,6 +275,9 @@ public struct DaemonMachine: Sendable {
 
     /// Rule 1: on return, nothing pending and nothing shown.
     private mutating func clear(now: Instant, reason: String) -> [MachineAction] {
+        // A return before the day was brought back makes bringing it back moot.
+        if let id = self.bringBackTimer { self.wheel.cancel(id) }
+        self.bringBackTimer = nil
         var actions = self.clearLay(now: now, reason: reason)
         for call in self.persisted.delivered {
             self.cancelExpiry(call.key)
@@ -320,6 +328,12 @@ public struct DaemonMachine: Sendable {
             case .expire(let key):
                 self.expiryTimers[key] = nil
                 actions += self.expire(key, now: now)
+            case .bringBack:
+                self.bringBackTimer = nil
+                if self.display == .away {
+                    actions.append(
+                        .bringDisplayBack(reason: "a call was delivered \(self.config.bringBackDelay) s ago"))
+                }
             case .topUp:
                 self.topUpTimer = nil
                 if self.display == .away, let lay = self.persisted.lay {
@@ -383,13 +397,20 @@ public struct DaemonMachine: Sendable {
         self.inFlight[key] = false
         self.scheduleExpiry(call)
         let reason = lateness > 1 ? "\(lateness) s after its minute, within the grace window" : nil
+        let settings = self.household?.load.household.settings ?? Settings()
+        if settings.bringDayBack {
+            if let id = self.bringBackTimer { self.wheel.cancel(id) }
+            if case .scheduled(let id) = self.wheel.insert(.bringBack, at: now.seconds + self.config.bringBackDelay) {
+                self.bringBackTimer = id
+            }
+        }
         // Persist before posting: a crash in between loses one call rather than repeating it.
         return [
             .record(
                 HistoryRecord(
                     time: now, event: .delivered, lay: lay, at: start.at, itemIds: start.itemIds, reason: reason)),
             .persist, .post(key, start),
-        ]
+        ] + (settings.chime == .bell ? [.chime] : [])
     }
 
     private mutating func expire(_ key: DeliveryKey, now: Instant) -> [MachineAction] {
@@ -435,6 +456,7 @@ public struct DaemonMachine: Sendable {
         self.startTimers = [:]
         self.expiryTimers = [:]
         self.topUpTimer = nil
+        self.bringBackTimer = nil
         var actions: [MachineAction] = []
         for call in self.persisted.delivered {
             if call.expiresAt <= now {

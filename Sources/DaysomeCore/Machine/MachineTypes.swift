@@ -9,6 +9,8 @@ public struct MachineConfig: Sendable, Equatable {
     public var horizon: Int64 = Int64(Planner.defaultDays) * 86_400
     /// While away, at least this much stays laid: a top-up extends the lay before it runs shorter.
     public var minimumPending: Int64 = 6 * 86_400
+    /// How long after a call the day comes back (`settings.bringDayBack`): the chime plays out first.
+    public var bringBackDelay: Int64 = 3
     /// Where starts wait: in the machine's own wheel, or in the systemd manager's timers (which
     /// then report each fire back as `.fired`).
     public var startsLiveIn: StartStore = .wheel
@@ -64,6 +66,8 @@ public enum MachineEvent: Sendable {
     case fired(lay: UInt64)
     /// The systemd manager lost the lay's timers (it restarted): lay what remains again.
     case timersLost
+    /// She clicked a call (its `default` action): bring the day back.
+    case clicked(notificationId: UInt32)
 }
 
 /// Something the daemon must do, in order.
@@ -87,6 +91,10 @@ public enum MachineAction: Sendable, Equatable {
     case layTimers(lay: UInt64, starts: [Start], replacing: Bool)
     /// Systemd backend: stop every `daysome-` timer.
     case stopTimers
+    /// Play the bell (the household's chime is on, and a call was just posted).
+    case chime
+    /// Bring the day display back, by the daemon's configured means.
+    case bringDisplayBack(reason: String)
 }
 
 /// Syslog priorities, as the journal takes them.
@@ -106,4 +114,6 @@ public enum WheelEntry: Sendable, Equatable {
     case expire(DeliveryKey)
     /// Extend the current lay so that enough stays pending.
     case topUp
+    /// Bring the display back, three seconds after a call so that its chime plays out.
+    case bringBack
 }

@@ -1,0 +1,92 @@
+// Brings the day display back after a call (settings.bringDayBack) or when she clicks it: by
+// (re)starting a configured systemd user unit over sd-bus, or by running a configured program
+// without a shell; and by asking the session to wake the screen where a server offers
+// org.freedesktop.ScreenSaver. What runs comes only from the daemon's options.
+
+import DaysomeFiles
+import Glibc
+import SystemdKit
+
+/// Brings the display back by the configured means.
+final class DisplayReturner {
+    private let unit: String?
+    private let command: String?
+    private let logger: Logger
+    private let environment: [String: String]
+    private var slots: [BusSlot] = []
+    private var manager: SystemdManager?
+    private var session: Bus?
+
+    init(options: DaemonOptions, environment: [String: String], logger: Logger) {
+        self.unit = options.displayUnit
+        self.command = options.displayCommand
+        self.environment = environment
+        self.logger = logger
+    }
+
+    /// How the display is brought back, for status; nil when no means is configured.
+    var means: String? {
+        if let unit { return "unit \(unit)" }
+        if let command { return "command \(command)" }
+        return nil
+    }
+
+    /// Brings the display back now.
+    func bringBack(loop: EventLoop, sessionBus: Bus?, reason: String) {
+        guard let means = self.means else {
+            self.logger.log(
+                .notice, "Would bring the day back (\(reason)), but neither --display-unit nor --display-command is set"
+            )
+            return
+        }
+        self.logger.log(.info, "Bringing the day back (\(reason)) by \(means)")
+        if let unit = self.unit {
+            do {
+                if self.manager == nil {
+                    let manager = try SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"])
+                    try manager.bus.attach(to: loop)
+                    self.manager = manager
+                }
+                if let manager = self.manager {
+                    self.slots.append(
+                        try manager.restartUnit(unit) { [weak self] result in
+                            if case .failure(let error) = result {
+                                self?.logger.log(.error, "Failed to restart \(unit): \(error)")
+                                self?.manager = nil
+                            }
+                        })
+                }
+            } catch {
+                self.manager = nil
+                self.logger.log(.error, "Failed to restart \(unit): \(error)")
+            }
+        } else if let command = self.command {
+            var pid: pid_t = 0
+            let argv = [strdup(command), nil]
+            defer { argv.forEach { free($0) } }
+            let result = posix_spawn(&pid, command, nil, nil, argv, environ)
+            if result != 0 {
+                self.logger.log(.error, "Failed to run '\(command)': \(String(cString: strerror(result)))")
+            }
+            // The display program is long-lived; it is reaped when the daemon exits.
+        }
+        self.wakeScreen(sessionBus: sessionBus, loop: loop)
+        if self.slots.count > 64 { self.slots.removeFirst(32) }
+    }
+
+    /// `org.freedesktop.ScreenSaver.SimulateUserActivity`, where a server offers it: a day brought
+    /// back behind a dark screen is brought back to nobody.
+    private func wakeScreen(sessionBus: Bus?, loop: EventLoop) {
+        if self.session == nil {
+            self.session = sessionBus ?? (try? Bus.openUser())
+            if sessionBus == nil { try? self.session?.attach(to: loop) }
+        }
+        guard let bus = self.session,
+            let message = try? bus.newMethodCall(
+                destination: "org.freedesktop.ScreenSaver", path: "/org/freedesktop/ScreenSaver",
+                interface: "org.freedesktop.ScreenSaver", member: "SimulateUserActivity"),
+            let slot = try? bus.callAsync(message, timeout: 1_000_000, { _ in })
+        else { return }
+        self.slots.append(slot)
+    }
+}
