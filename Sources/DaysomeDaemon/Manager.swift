@@ -330,7 +330,8 @@ final class Manager {
         let path = self.options.paths.displayState
         let line: DisplayStateLine
         do {
-            let bytes = try FileIO.read(path, limit: 4_096)
+            // A symlink planted in place of the state file is refused (ELOOP), not followed.
+            let bytes = try FileIO.read(path, limit: 4_096, followLinks: false)
             guard let parsed = DisplayStateLine(parsing: String(decoding: bytes, as: UTF8.self)) else {
                 self.logger.log(
                     .warning,

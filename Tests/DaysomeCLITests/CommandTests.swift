@@ -1,0 +1,125 @@
+// daysomectl's verbs as a person runs them: what they print and how they exit (0 success,
+// 1 runtime failure, 2 bad usage or bad input), with one clear line on stderr on failure.
+
+import DaysomeCLI
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+import Testing
+
+func ctl(_ argv: [String], environment: [String: String] = ["HOME": "/nonexistent"]) -> CommandOutput {
+    DaysomeCtl.run(argv, context: CommandContext(environment: environment, now: Instant(seconds: 1_795_996_800)))
+}
+
+func fixturePath(_ relative: String) -> String { repositoryRoot + "/Fixtures/" + relative }
+
+@Suite("daysomectl commands")
+struct CommandTests {
+    @Test("plan on the seed household prints a week a person can read, a day at a time")
+    func planTableIsReadable() {
+        let output = ctl(["plan", "--household", fixturePath("households/seed.json"), "--from", "2026-11-30T00:00"])
+        #expect(output.status == .success)
+        #expect(output.stderr.isEmpty)
+        let text = output.stdout
+        #expect(text.hasPrefix("Europe/London: from 2026-11-30 00:00 +00:00 to 2026-12-07 00:00 +00:00, 64 starts"))
+        #expect(text.contains("Monday 2026-11-30\n"))
+        #expect(text.contains("  13:00 +00:00  Lunch "))
+        #expect(text.contains("Fish pie"))
+        #expect(text.contains("Monday afternoon"))
+        // One block per day, the seven days in order.
+        let names = Weekday.allCases.map(\.englishName)
+        let days = text.split(separator: "\n").filter { line in names.contains { line.hasPrefix($0 + " 2026-") } }
+        #expect(
+            days.map { $0.split(separator: " ")[0] } == [
+                "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+            ])
+    }
+
+    @Test("plan --json prints exactly one object of the contract")
+    func planJSON() throws {
+        let output = ctl([
+            "plan", "--household", fixturePath("households/design-example.json"), "--from", "2026-10-24T11:00:00Z",
+            "--json",
+        ])
+        #expect(output.status == .success)
+        let json = try JSONParser.parse(output.stdout)
+        #expect(json.objectValue?.keys.prefix(4) == ["timeZone", "from", "until", "starts"])
+        #expect(json.objectValue?["starts"]?.arrayValue?.count == 8)
+    }
+
+    @Test("plan names each skipped item and field on stderr and exits 0")
+    func planWithBadItems() {
+        let output = ctl(["plan", "--household", fixturePath("bad/mixed-items.json"), "--from", "2026-11-30T00:00"])
+        #expect(output.status == .success)
+        let lines = output.stderr.split(separator: "\n")
+        #expect(lines.count == 9)
+        #expect(lines.contains { $0.contains("item 'late-night'") && $0.contains("field 'time'") })
+        #expect(lines.allSatisfy { $0.hasPrefix("daysomectl: ") && $0.contains("mixed-items.json") })
+    }
+
+    @Test(
+        "plan exits 2 with one line on a file it cannot use at all",
+        arguments: ["bad/not-json.json", "bad/items-null.json", "bad/unknown-zone.json", "no-such-file.json"])
+    func planUnusableFile(name: String) {
+        let output = ctl(["plan", "--household", fixturePath(name)])
+        #expect(output.status == .usage)
+        #expect(output.stdout.isEmpty)
+        #expect(output.stderr.split(separator: "\n").count == 1)
+        #expect(output.stderr.contains(name))
+    }
+
+    @Test("plan says why nothing is laid while notifications in other apps are off")
+    func planNotifyOff() {
+        let output = ctl(["plan", "--household", fixturePath("households/notify-off.json")])
+        #expect(output.status == .success)
+        #expect(output.stdout.contains("Nothing is laid"))
+        #expect(output.stdout.contains("notifyInOtherApps"))
+    }
+
+    @Test("Bad usage exits 2 with one line naming the problem and where to look")
+    func badUsage() {
+        for argv in [
+            ["plan"], ["plan", "--household", "x", "--days", "0"], ["signal", "sideways"], ["bogus"],
+            ["plan", "--household", fixturePath("households/seed.json"), "--from", "soon"],
+        ] {
+            let output = ctl(argv)
+            #expect(output.status == .usage, "\(argv)")
+            #expect(output.stderr.split(separator: "\n").count == 1, "\(argv): \(output.stderr)")
+        }
+    }
+
+    @Test("Every command has --help, printed to stdout with exit 0")
+    func helpForEveryVerb() {
+        for verb in DaysomeCtl.specs.map(\.name) {
+            let output = ctl([verb, "--help"])
+            #expect(output.status == .success)
+            #expect(output.stdout.contains("USAGE:"), "\(verb)")
+            #expect(output.stdout.contains("daysomectl \(verb)"), "\(verb)")
+        }
+        #expect(ctl(["--help"]).stdout.contains("COMMANDS:"))
+    }
+
+    @Test(
+        "signal writes the display state atomically, creating its directory 0700; pending refuses a queue with no daemon"
+    )
+    func signalAndPendingWithoutDaemon() throws {
+        let scratch = repositoryRoot + "/.testrun/ctl-\(getpid())"
+        defer { _ = shell("rm -rf '\(scratch)'") }
+        let runtime = scratch + "/run/daysome"
+        let env = ["HOME": scratch, "XDG_RUNTIME_DIR": scratch + "/run"]
+        #expect(ctl(["signal", "foreground", "--pid", "42"], environment: env).status == .success)
+        let line = String(decoding: try FileIO.read(runtime + "/display", limit: 100), as: UTF8.self)
+        #expect(line == "foreground pid=42\n")
+        var info = stat()
+        #expect(stat(runtime, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(ctl(["signal", "away"], environment: env).status == .success)
+        #expect(String(decoding: try FileIO.read(runtime + "/display", limit: 100), as: UTF8.self) == "away\n")
+        let pending = ctl(["pending"], environment: env)
+        #expect(pending.status == .failure)
+        #expect(pending.stderr.contains("no daemon is running"))
+        let status = ctl(["status", "--json"], environment: env)
+        #expect(status.status == .success)
+        #expect(status.stdout.contains("\"running\": false"))
+        #expect(status.stdout.contains("\"canDeliver\": false"))
+    }
+}
