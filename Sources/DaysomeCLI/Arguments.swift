@@ -40,7 +40,9 @@ public struct VerbSpec: Sendable {
     public func usage(program: String) -> String {
         var parts = [program, self.name] + self.arguments
         for option in self.options {
-            parts.append("[\(option.name)\(option.valueName.map { " " + $0 } ?? "")]")
+            let text = option.name + (option.valueName.map { " " + $0 } ?? "")
+            // An option its help marks "(required)" is shown bare, as usage lines do.
+            parts.append(option.help.contains("(required)") ? text : "[\(text)]")
         }
         return parts.joined(separator: " ")
     }
@@ -155,10 +157,8 @@ public func helpText(program: String, summary: String, verbs: [VerbSpec], verb: 
     if let verb, let spec = verbs.first(where: { $0.name == verb }) {
         var text = "\(spec.summary)\n\nUSAGE:\n  \(spec.usage(program: program))\n"
         if !spec.options.isEmpty {
-            text +=
-                "\nOPTIONS:\n"
-                + aligned(spec.options.map { ($0.name + ($0.valueName.map { " " + $0 } ?? ""), $0.help) })
-            text += aligned([("-h, --help", "Show this help.")])
+            let rows = spec.options.map { ($0.name + ($0.valueName.map { " " + $0 } ?? ""), $0.help) }
+            text += "\nOPTIONS:\n" + aligned(rows + [("-h, --help", "Show this help.")])
         }
         if !spec.details.isEmpty { text += "\n" + spec.details + "\n" }
         return text
