@@ -50,7 +50,10 @@ enum ManagerQueue {
                         ),
                     ])))
             let lay = layNumber(of: unit.name)
-            for entry in calendar.entries where entry.nextElapse != 0 && entry.nextElapse != UInt64.max {
+            // The manager keeps an entry that has elapsed with its last elapse (systemd 252 leaves
+            // a one-off spec's next elapse at the instant it fired): only those ahead are pending.
+            let now = UInt64(max(0, context.now.seconds)) * 1_000_000
+            for entry in calendar.entries where entry.nextElapse > now && entry.nextElapse != UInt64.max {
                 let at = Instant(seconds: Int64(entry.nextElapse / 1_000_000))
                 let record = lay == currentLay ? known.first { $0["at"]?.stringValue == at.rfc3339 } : nil
                 pending.append(

@@ -77,7 +77,11 @@ public final class SystemdManager {
         self.bus = bus
     }
 
-    /// Connects to the user manager: `$XDG_RUNTIME_DIR/systemd/private`, else the user bus.
+    /// Connects to the user manager: `$XDG_RUNTIME_DIR/systemd/private`, else the user bus, and
+    /// there only while the manager owns `org.freedesktop.systemd1`: a bus that outlived its
+    /// manager (or one with no manager behind it) accepts the connection, but every call to the
+    /// manager would then wait out its timeout and go nowhere. Throws ECONNREFUSED in that case,
+    /// so that a caller retries until the manager is back.
     ///
     /// The corresponding C functions are `sd_bus_new`, `sd_bus_set_address` and `sd_bus_start`.
     public static func connectUser(runtimeDirectory: String?) throws(Errno) -> SystemdManager {
@@ -86,7 +90,18 @@ public final class SystemdManager {
         {
             return SystemdManager(bus: bus)
         }
-        return SystemdManager(bus: try Bus.openUser())
+        let bus = try Bus.openUser()
+        // GetNameOwner is answered by the bus itself and never activates the name.
+        do {
+            let message = try bus.newMethodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetNameOwner")
+            try message.append(Self.destination)
+            _ = try bus.call(message, timeout: 5_000_000)
+        } catch {
+            throw Errno(rawValue: ECONNREFUSED)
+        }
+        return SystemdManager(bus: bus)
     }
 
     private func call(_ member: String) throws(BusError) -> BusMessage {

@@ -1,0 +1,416 @@
+// The systemd backend against a real `systemd --user`: each test starts its own user manager
+// (and, where a call must be seen, Xvfb and dunst on the manager's own bus), runs the real
+// daysomed with `--backend systemd`, and reads what the manager itself holds over its D-Bus API.
+// One user manager at a time: the suite is serialized.
+
+import DaysomeCore
+import Glibc
+import Testing
+
+@Suite("daysomed's systemd backend against a real systemd --user", .serialized, .timeLimit(.minutes(3)))
+struct SystemdIntegrationTests {
+    // MARK: Laying
+
+    @Test func aLayOfTheSeedHouseholdCreatesExactlyThePlansStarts() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon()
+
+        let (found, took) = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        print("[SystemdIntegrationTests] lay \(found.lay) held by the manager \(milliseconds(took)) ms after start-up")
+        let planned = try await session.plannedInstants(from: found.from)
+        #expect(!planned.isEmpty, "the seed household plans nothing for a week")
+        // A lay made at start-up keeps every entry, even one that has elapsed since: all of the plan.
+        #expect(!found.comparedFutureOnly)
+        #expect(found.instants.sorted() == planned.sorted())
+        #expect(Set(found.instants).count == found.instants.count, "duplicate entries")
+        #expect(found.timers.map(\.name) == ["daysome-lay\(found.lay).timer"], "one timer for one lay")
+        for timer in found.timers {
+            #expect(timer.accuracyUSec == 1_000_000, "\(timer.name): AccuracyUSec")
+            #expect(timer.remainAfterElapse == false, "\(timer.name): RemainAfterElapse")
+            #expect(timer.persistent == false, "\(timer.name): Persistent")
+            // The manager computed each entry's next elapse at exactly the planned instant.
+            let now = wallSeconds()
+            for (instant, next) in zip(timer.instants, timer.nextElapses) {
+                guard let at = seconds(of: instant), Double(at) > now + 1 else { continue }
+                #expect(next == Double(at) * 1_000_000, "\(timer.name): \(instant) elapses at \(next)")
+            }
+        }
+
+        // `pending` reads the same starts back from the manager, joined with the lay record.
+        let pending = try await session.ctlJSON(["pending", "--json"] + session.daemonPaths)
+        let queued = (pending["pending"]?.arrayValue ?? []).compactMap { $0.objectValue }
+        let ahead = planned.filter { (seconds(of: $0) ?? 0) > Int64(wallSeconds()) + 1 }
+        #expect(pending["backend"]?.stringValue == "systemd")
+        #expect(pending["daemonRunning"]?.boolValue == true)
+        let queuedInstants = Set(queued.compactMap { $0["at"]?.stringValue })
+        #expect(queuedInstants.isSuperset(of: ahead), "pending lacks \(Set(ahead).subtracting(queuedInstants))")
+        #expect(queued.allSatisfy { $0["handle"]?.stringValue == "daysome-lay\(found.lay).timer" })
+        #expect(queued.allSatisfy { $0["title"]?.stringValue?.hasPrefix("(") == false }, "\(queued.prefix(3))")
+    }
+
+    @Test func pendingListsTheManagersTimersWhileTheDaemonIsDown() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon()
+        let (found, _) = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        try await session.killDaemon()
+
+        let result = try await session.ctl(["pending", "--json"] + session.daemonPaths)
+        #expect(result.status == 0, "\(result)")
+        let pending = try #require((try? JSONParser.parse(result.stdout))?.objectValue, "\(result)")
+        #expect(pending["daemonRunning"]?.boolValue == false)
+        // Entries about to elapse may or may not be listed: compare those clearly ahead.
+        let soon = Int64(wallSeconds()) + 2
+        let queued = (pending["pending"]?.arrayValue ?? []).compactMap { $0.objectValue?["at"]?.stringValue }
+        #expect(
+            Set(queued.filter { (seconds(of: $0) ?? 0) > soon })
+                == Set(found.instants.filter { (seconds(of: $0) ?? 0) > soon }))
+
+        let raw = try await session.ctl(["pending", "--raw"] + session.daemonPaths)
+        #expect(raw.status == 0, "\(raw)")
+        #expect(raw.stdout.contains("daysome-lay\(found.lay).timer"), "\(raw)")
+    }
+
+    // MARK: Delivering
+
+    @Test func aRealStartAtTheNextMinuteIsDeliveredWithinASecond() async throws {
+        let session = try await UserSession.start(notificationServer: true)
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(
+            session.household,
+            oneItemHousehold(label: "Soup time", detail: "Soup and a roll", time: utcClockTime(minute)))
+        try await session.startDaemon(notifier: "freedesktop")
+        let (found, _) = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        #expect(found.instants.contains(rfc3339(minute)))
+        guard wallSeconds() < Double(minute) - 0.5 else {
+            throw HarnessError("the daemon laid \(rfc3339(minute)) only \(wallSeconds() - Double(minute)) s before it")
+        }
+        #expect(try await session.displayedCount() == 0)
+
+        await pause(untilWall: Double(minute) - 0.5)
+        var shownAt: Double?
+        while wallSeconds() < Double(minute) + 10 {
+            let count = try await session.displayedCount()
+            let now = wallSeconds()
+            if count > 0 {
+                shownAt = now
+                break
+            }
+            await pause(0.05)
+        }
+        let lateness =
+            try #require(shownAt, "nothing shown by \(rfc3339(minute)) + 10 s: \(session.daemonStderr)")
+            - Double(minute)
+        print(
+            "[SystemdIntegrationTests] \(rfc3339(minute)) shown by dunst \(milliseconds(lateness)) ms after its minute")
+        #expect(lateness >= 0, "shown before its minute")
+        #expect(lateness < 1, "shown \(lateness) s after its minute")
+
+        let history = try await session.history()
+        #expect(
+            history.filter { $0.event == "delivered" && $0.at == rfc3339(minute) && $0.lay == found.lay }.count == 1,
+            "\(history)")
+        #expect(try await session.dunstctl(["close-all"]).status == 0)
+        let summaries = try await poll("dunst's history to hold the call", timeout: 3) {
+            let summaries = try await session.historySummaries()
+            return summaries.isEmpty ? nil : summaries
+        }
+        #expect(summaries == ["Soup time"])
+
+        // The manager keeps the elapsed entry in TimersCalendar; `pending` lists only those ahead.
+        let pending = try await session.ctlJSON(["pending", "--json"] + session.daemonPaths)
+        let queued = (pending["pending"]?.arrayValue ?? []).compactMap { $0.objectValue?["at"]?.stringValue }
+        #expect(!queued.contains(rfc3339(minute)), "a start that fired is still listed as pending: \(queued)")
+        #expect(queued.contains(rfc3339(minute + 86_400)), "\(queued)")
+    }
+
+    // MARK: Rule 1: a return stops every timer
+
+    @Test func aReturnStopsEveryDaysomeTimer() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon()
+        _ = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        #expect(try await session.listedTimers().count == 1)
+
+        let signalled = monotonicSeconds()
+        try await session.signal("foreground")
+        let took = try await poll("list-timers to list no daysome- timer", timeout: 1, interval: 0.01) {
+            try await session.listedTimers().isEmpty ? monotonicSeconds() - signalled : nil
+        }
+        print("[SystemdIntegrationTests] a return left no daysome- timer after \(milliseconds(took)) ms")
+        _ = try await session.waitUntilManagerHoldsNothing(within: 1)
+    }
+
+    @Test func aReturnStopsEveryDaysomeTimerAlsoDuringALayOrATopUp() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        let seed = try fixtureText("seed.json")
+        try replaceFile(session.household, seed)
+        try await session.signal("foreground")
+        try await session.startDaemon()
+
+        // A return right behind an away: the lay's StartTransientUnit may still be in flight.
+        for _ in 0..<20 {
+            try await session.signal("away")
+            try await session.signal("foreground")
+        }
+        let flips = try await session.waitUntilManagerHoldsNothing(within: 2)
+        try await expectNoTimerFor(0.5, session)
+
+        // A return right behind a household change while away: the stop of the old lay and the
+        // new lay are both in flight when the return arrives.
+        try await session.signal("away")
+        _ = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        for round in 0..<10 {
+            try replaceFile(session.household, try replacingOnce(seed, "\"Coffee\"", with: "\"Coffee \(round)\""))
+            try await session.signal("foreground")
+            try await session.signal("away")
+        }
+        try await session.signal("foreground")
+        let changes = try await session.waitUntilManagerHoldsNothing(within: 2)
+        try await expectNoTimerFor(0.5, session)
+        let history = try await session.history()
+        print(
+            "[SystemdIntegrationTests] after 20 flips nothing held in \(milliseconds(flips)) ms; after 10 re-lays "
+                + "in \(milliseconds(changes)) ms; \(history.filter { $0.event == "laid" }.count) lays in all")
+        #expect(history.filter { $0.event == "laid" }.count >= 21, "the flips laid nothing: \(session.daemonStderr)")
+    }
+
+    // MARK: Rule 1 and stale lays: a fire that is not the current lay's, or in the foreground
+
+    @Test func aFireOfAnOlderLayOrDuringTheForegroundDeliversNothing() async throws {
+        let session = try await UserSession.start(notificationServer: true)
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(
+            session.household,
+            oneItemHousehold(label: "Soup time", detail: "Soup and a roll", time: utcClockTime(minute)))
+        try await session.startDaemon(notifier: "freedesktop")
+        let older = try await session.waitUntilManagerHoldsThePlan(within: 5).found.lay
+        try await session.signal("foreground")
+        try await session.signal("away")
+        let current = try await session.waitUntilManagerHoldsThePlan(within: 5).found.lay
+        #expect(current > older)
+        // Keep the manager from firing the current lay, so that its start is due, undelivered,
+        // when the hand-made fires arrive.
+        let stop = try await session.systemctl(["stop", "daysome-lay\(current).timer"])
+        #expect(stop.status == 0, "\(stop)")
+        guard wallSeconds() < Double(minute) else {
+            throw HarnessError("the test was not ready before \(rfc3339(minute))")
+        }
+        await pause(untilWall: Double(minute) + 0.3)
+
+        let fireOlder = try await session.ctl([
+            "fire", "--lay", String(older), "--runtime-dir", session.runtimeDirectory,
+        ])
+        #expect(fireOlder.status == 0, "\(fireOlder)")
+        #expect(fireOlder.stdout.contains("nothing due for lay \(older)"), "\(fireOlder)")
+        try await session.expectNothingShown(for: 1)
+        // The current lay's start is still owed: the older lay's fire did not take it.
+        let status = try await session.status()
+        #expect(status["lay"]?.doubleValue == Double(current))
+        #expect(status["nextStart"]?.objectValue?["at"]?.stringValue == rfc3339(minute), "\(status)")
+
+        try await session.signal("foreground")
+        let fireCurrent = try await session.ctl([
+            "fire", "--lay", String(current), "--runtime-dir", session.runtimeDirectory,
+        ])
+        #expect(fireCurrent.status == 0, "\(fireCurrent)")
+        #expect(fireCurrent.stdout.contains("nothing due for lay \(current)"), "\(fireCurrent)")
+        try await session.expectNothingShown(for: 1)
+        let history = try await session.history()
+        #expect(!history.contains { $0.event == "delivered" }, "\(history)")
+    }
+
+    // MARK: Restarts converge
+
+    @Test func killNineAtRandomPointsThenRestartConvergesToExactlyThePlan() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon()
+        _ = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        let seed = SeededRandom.seed(default: 20_261_129)
+        var random = SeededRandom(seed: seed)
+        var report: [String] = []
+        for round in 0..<10 {
+            try await session.signal("foreground")
+            _ = try await session.waitUntilManagerHoldsNothing(within: 2)
+            try await session.signal("away")
+            let delay = Double(random.next() % 301) / 1_000
+            await pause(delay)
+            try await session.killDaemon()
+            let restarted = monotonicSeconds()
+            try session.restartDaemon()
+            let (found, took) = try await session.waitUntilManagerHoldsThePlan(within: 2, since: restarted)
+            report.append(
+                "\(round): kill after \(milliseconds(delay)) ms → lay \(found.lay) in \(milliseconds(took)) ms")
+        }
+        print("[SystemdIntegrationTests] kill -9 (seed \(seed)): " + report.joined(separator: "; "))
+    }
+
+    @Test func restartInTheForegroundConvergesToNothing() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon()
+        let seed = SeededRandom.seed(default: 4_071)
+        var random = SeededRandom(seed: seed)
+        var report: [String] = []
+        for round in 0..<6 {
+            try await session.signal("away")
+            _ = try await session.waitUntilManagerHoldsThePlan(within: 5)
+            let delay = Double(random.next() % 301) / 1_000
+            if round % 2 == 0 {
+                // The return reaches the daemon, which is killed at a random point after it.
+                try await session.signal("foreground")
+                await pause(delay)
+                try await session.killDaemon()
+            } else {
+                // The daemon dies while away; the display returns while it is down.
+                try await session.killDaemon()
+                try await session.signal("foreground")
+            }
+            let restarted = monotonicSeconds()
+            let process = try session.restartDaemon()
+            let took = try await session.waitUntilManagerHoldsNothing(within: 2, since: restarted)
+            try await session.waitUntilRunning(process)
+            try await expectNoTimerFor(0.3, session)
+            let pending = try await session.ctlJSON(["pending", "--json"] + session.daemonPaths)
+            #expect(pending["display"]?.stringValue == "foreground")
+            #expect(pending["pending"]?.arrayValue?.isEmpty == true, "\(pending)")
+            let when = round % 2 == 0 ? "kill \(milliseconds(delay)) ms after the return" : "return while down"
+            report.append("\(round): \(when) → nothing in \(milliseconds(took)) ms")
+        }
+        print("[SystemdIntegrationTests] restart in the foreground (seed \(seed)): " + report.joined(separator: "; "))
+    }
+
+    @Test func aRestartOfTheManagerIsFollowedByARelay() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        let daemon = try await session.startDaemon()
+        let before = try await session.waitUntilManagerHoldsThePlan(within: 5).found
+
+        let (exited, graceful) = try await session.terminateManager()
+        let gone = monotonicSeconds()
+        try await session.startManager()
+        let ready = monotonicSeconds() - gone
+        let (after, took) = try await session.waitUntilManagerHoldsThePlan(within: 35, since: gone)
+        print(
+            "[SystemdIntegrationTests] manager restart: the old one exited \(milliseconds(exited)) ms after SIGTERM"
+                + "\(graceful ? "" : " (SIGKILL needed)"); the new one answered after \(milliseconds(ready)) ms; "
+                + "the plan was held again \(milliseconds(took)) ms after the old one was gone")
+        #expect(graceful, "the user manager needed SIGKILL")
+        #expect(!daemon.poll(), "daysomed exited with the manager: \(session.daemonStderr)")
+        #expect(after.lay == before.lay, "a manager restart is not a new lay")
+        #expect(session.daemonStderr.contains("laying them again"), "\(session.daemonStderr)")
+    }
+
+    @Test func aCrashOfTheManagerIsFollowedByARelayOnceItIsBack() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        let daemon = try await session.startDaemon()
+        let before = try await session.waitUntilManagerHoldsThePlan(within: 5).found
+
+        // The manager dies at once; its session bus outlives it for a while (as it does until
+        // the system manager cleans up the crashed user@.service), and a new manager comes up
+        // only after the daemon's first reconnection attempt.
+        try await session.crashManager()
+        let gone = monotonicSeconds()
+        await pause(2.5)
+        try await session.startManager()
+        let ready = monotonicSeconds() - gone
+        let (after, took) = try await session.waitUntilManagerHoldsThePlan(within: 35, since: gone)
+        print(
+            "[SystemdIntegrationTests] manager crash: the new manager answered after \(milliseconds(ready)) ms; "
+                + "the plan was held again \(milliseconds(took)) ms after the crash")
+        #expect(!daemon.poll(), "daysomed exited with the manager: \(session.daemonStderr)")
+        #expect(after.lay == before.lay, "a manager restart is not a new lay")
+    }
+
+    // MARK: The user unit
+
+    @Test func theUnitFileStartsInARealUserManagerAndReachesReady() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        let household = fixturePath("seed.json")
+        let original = readFile(packageRoot() + "/systemd/daysomed.service")
+        let lines = original.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.filter { $0.hasPrefix("ExecStart=") }.count == 1, "one ExecStart= in the unit")
+        let unit = lines.map { line in
+            line.hasPrefix("ExecStart=")
+                ? "ExecStart=\(session.daysomed) --notifier log --household \(household) --backend systemd"
+                : String(line)
+        }.joined(separator: "\n")
+        let unitDirectory = session.configHome + "/systemd/user"
+        try session.directory.makeDirectory("home/.config/systemd")
+        try session.directory.makeDirectory("home/.config/systemd/user")
+        try writeFile(unitDirectory + "/daysomed.service", unit)
+
+        let verify = try await session.run(
+            try findExecutable("systemd-analyze", package: "systemd"),
+            // The man pages of Documentation= come with the package, not with a build tree.
+            ["--user", "verify", "--man=no", unitDirectory + "/daysomed.service"])
+        #expect(verify.status == 0, "\(verify)")
+        #expect(try await session.systemctl(["daemon-reload"]).status == 0)
+        let started = try await session.systemctl(["start", "daysomed.service"])
+        #expect(started.status == 0, "\(started)")
+        let show = try await poll("daysomed.service to be running with a status naming its lay", timeout: 10) {
+            () -> [String: String]? in
+            let result = try await session.systemctl([
+                "show", "-p", "ActiveState,SubState,StatusText,Result", "daysomed.service",
+            ])
+            var properties: [String: String] = [:]
+            for line in result.stdout.split(separator: "\n") {
+                guard let equals = line.firstIndex(of: "=") else { continue }
+                properties[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            }
+            if properties["ActiveState"] == "failed" {
+                let status = try await session.systemctl(["status", "--no-pager", "-l", "daysomed.service"])
+                throw HarnessError("daysomed.service failed: \(properties) \(status.stdout)")
+            }
+            return properties["ActiveState"] == "active" && properties["StatusText", default: ""].contains("lay")
+                ? properties : nil
+        }
+        print("[SystemdIntegrationTests] daysomed.service: \(show)")
+        #expect(show["SubState"] == "running")
+
+        // Its lay, recorded in its default state directory, is what the manager holds.
+        let stateDirectory = session.home + "/.local/state/daysome"
+        let (found, _) = try await session.waitUntilManagerHoldsThePlan(
+            within: 5, household: household,
+            layRecord: {
+                let text = readFile(stateDirectory + "/lay.json")
+                guard let lay = (try? JSONParser.parse(text))?.objectValue?["lay"]?.objectValue,
+                    let number = lay["number"]?.doubleValue, let from = lay["from"]?.stringValue
+                else { return nil }
+                return LayRecordView(number: Int(number), from: from)
+            })
+        #expect(show["StatusText", default: ""].contains("lay \(found.lay)"))
+        let pending = try await session.ctlJSON([
+            "pending", "--json", "--runtime-dir", session.userRuntime + "/daysome", "--state-dir", stateDirectory,
+        ])
+        #expect(pending["daemonRunning"]?.boolValue == true, "\(pending)")
+        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
+    }
+}
+
+/// Fails if the manager holds a daysome- timer at any moment during the next `seconds`.
+private func expectNoTimerFor(_ seconds: Double, _ session: UserSession) async throws {
+    let end = monotonicSeconds() + seconds
+    repeat {
+        let units = try await session.daysomeUnits("daysome-*.timer")
+        guard units.isEmpty else {
+            throw HarnessError("the manager holds \(units) again: \(session.daemonStderr.suffix(2_000))")
+        }
+        await pause(0.05)
+    } while monotonicSeconds() < end
+}
