@@ -73,6 +73,10 @@ public final class SystemdManager {
     private static let path = "/org/freedesktop/systemd1"
     private static let interface = "org.freedesktop.systemd1.Manager"
 
+    /// How long a synchronous call may wait, in microseconds: the daemon's one loop must not hang
+    /// for sd-bus's default 25 s on a manager that stopped answering.
+    public static let callTimeout: UInt64 = 2_000_000
+
     public init(bus: Bus) {
         self.bus = bus
     }
@@ -198,7 +202,33 @@ public final class SystemdManager {
     /// The corresponding C function is `sd_bus_call`.
     @discardableResult
     public func startTransientTimerAndWait(_ timer: TransientTimer) throws(BusError) -> String {
-        try Self.readPath(try self.bus.call(try self.startTransientTimerMessage(timer)))
+        try Self.readPath(try self.bus.call(try self.startTransientTimerMessage(timer), timeout: Self.callTimeout))
+    }
+
+    /// A unit job call (`StartUnit`, `StopUnit`, `RestartUnit`: signature `ss`, mode "replace").
+    private func unitJob(_ member: String, _ name: String) throws(BusError) -> BusMessage {
+        let message = try self.call(member)
+        do {
+            try message.append(name)
+            try message.append("replace")
+        } catch {
+            throw BusError(error)
+        }
+        return message
+    }
+
+    /// Sends a unit job asynchronously; `completion` gets the job's object path or the error.
+    private func unitJobAsync(
+        _ member: String, _ name: String, completion: @escaping (Result<String, BusError>) -> Void
+    ) throws(BusError) -> BusSlot {
+        let message = try self.unitJob(member, name)
+        do {
+            return try self.bus.callAsync(message, timeout: 0) { result in
+                completion(result.flatMap { reply in Result { () throws(BusError) in try Self.readPath(reply) } })
+            }
+        } catch {
+            throw BusError(error)
+        }
     }
 
     /// Stops a unit (`StopUnit(ss)`, mode "replace"), asynchronously.
@@ -209,44 +239,21 @@ public final class SystemdManager {
     ) throws(BusError)
         -> BusSlot
     {
-        let message = try self.call("StopUnit")
-        do {
-            try message.append(name)
-            try message.append("replace")
-            return try self.bus.callAsync(message, timeout: 0) { result in
-                completion(result.flatMap { reply in Result { () throws(BusError) in try Self.readPath(reply) } })
-            }
-        } catch {
-            throw BusError(error)
-        }
+        try self.unitJobAsync("StopUnit", name, completion: completion)
     }
 
     /// Stops a unit and waits for the manager to accept the job.
     ///
     /// The corresponding C function is `sd_bus_call`.
     public func stopUnitAndWait(_ name: String) throws(BusError) {
-        let message = try self.call("StopUnit")
-        do {
-            try message.append(name)
-            try message.append("replace")
-        } catch {
-            throw BusError(error)
-        }
-        _ = try self.bus.call(message)
+        _ = try self.bus.call(try self.unitJob("StopUnit", name), timeout: Self.callTimeout)
     }
 
     /// Starts a unit (`StartUnit(ss)`, mode "replace") and waits for the manager to accept the job.
     ///
     /// The corresponding C function is `sd_bus_call`.
     public func startUnitAndWait(_ name: String) throws(BusError) {
-        let message = try self.call("StartUnit")
-        do {
-            try message.append(name)
-            try message.append("replace")
-        } catch {
-            throw BusError(error)
-        }
-        _ = try self.bus.call(message)
+        _ = try self.bus.call(try self.unitJob("StartUnit", name), timeout: Self.callTimeout)
     }
 
     /// Restarts a unit, starting it if it is not running (`RestartUnit(ss)`, mode "replace"), asynchronously.
@@ -257,16 +264,7 @@ public final class SystemdManager {
     ) throws(BusError)
         -> BusSlot
     {
-        let message = try self.call("RestartUnit")
-        do {
-            try message.append(name)
-            try message.append("replace")
-            return try self.bus.callAsync(message, timeout: 0) { result in
-                completion(result.flatMap { reply in Result { () throws(BusError) in try Self.readPath(reply) } })
-            }
-        } catch {
-            throw BusError(error)
-        }
+        try self.unitJobAsync("RestartUnit", name, completion: completion)
     }
 
     /// Units whose names match the patterns, in any state (`ListUnitsByPatterns(asas)`).
@@ -277,7 +275,7 @@ public final class SystemdManager {
         do {
             try message.appendStringArray([])
             try message.appendStringArray(patterns)
-            let reply = try self.bus.call(message)
+            let reply = try self.bus.call(message, timeout: Self.callTimeout)
             var units: [ListedUnit] = []
             _ = try reply.enterContainer("a", "(ssssssouso)")
             while try reply.enterContainer("r", "ssssssouso") {
@@ -310,7 +308,7 @@ public final class SystemdManager {
         } catch {
             throw BusError(error)
         }
-        return try Self.readPath(try self.bus.call(message))
+        return try Self.readPath(try self.bus.call(message, timeout: Self.callTimeout))
     }
 
     /// A timer's calendar entries with their next elapse (`TimersCalendar a(sst)`), and the
@@ -349,7 +347,7 @@ public final class SystemdManager {
                 destination: Self.destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get")
             try message.append(interface)
             try message.append(name)
-            return try self.bus.call(message)
+            return try self.bus.call(message, timeout: Self.callTimeout)
         } catch let error as BusError {
             throw error
         } catch {
