@@ -85,7 +85,21 @@ final class Manager {
         // State before anything else: missing is away, unreadable at start-up is foreground.
         let display = self.readDisplay(startup: true) ?? .foreground
         let household = self.loadHousehold()
-        self.execute(self.machine.start(display: display, household: household, now: currentInstant()))
+        if display == .away, let lay = self.machine.currentLay, let written = self.displayStateWritten(),
+            written > lay.handledThrough
+        {
+            // The display wrote its state after the remembered lay's last handled start, while no
+            // daemon ran: she came back (and left again) meanwhile. The display chimed for what fell
+            // due then (rule 3), and what was shown must go (rule 1): replay the return, then the away.
+            self.logger.log(
+                .notice,
+                "The display state changed at \(written.rfc3339) while the daemon was stopped; treating it as a return, then an away"
+            )
+            self.execute(self.machine.start(display: .foreground, household: household, now: currentInstant()))
+            self.handle(.display(.away))
+        } else {
+            self.execute(self.machine.start(display: display, household: household, now: currentInstant()))
+        }
         _ = ServiceManager.notify("READY=1\nSTATUS=\(self.statusLine())")
         self.logger.log(
             .info,
@@ -250,8 +264,9 @@ final class Manager {
             self.logger.log(.notice, "Reconnected to the systemd manager")
             self.handle(.timersLost)
         } catch {
-            // Back off to at most half a minute while the manager is away.
-            self.managerRetryDelay = min(self.managerRetryDelay * 2, 30_000_000)
+            // Back off to at most five seconds while the manager is away: a re-lay should follow
+            // its return within seconds, and one failed connect costs next to nothing.
+            self.managerRetryDelay = min(self.managerRetryDelay * 2, 5_000_000)
             self.scheduleManagerRetry()
         }
     }
@@ -349,6 +364,13 @@ final class Manager {
             return startup ? .foreground : nil
         }
         return self.setDisplayLine(line)
+    }
+
+    /// When the display state file was last written (its mtime), or nil when it is missing.
+    private func displayStateWritten() -> Instant? {
+        var info = stat()
+        guard lstat(self.options.paths.displayState, &info) == 0 else { return nil }
+        return Instant(seconds: Int64(info.st_mtim.tv_sec))
     }
 
     private func setDisplayLine(_ line: DisplayStateLine) -> DisplayState {

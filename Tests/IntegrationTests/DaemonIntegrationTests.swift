@@ -1,0 +1,595 @@
+// The product rules as a user notices them: each test starts its own private session bus, Xvfb,
+// dunst and the real daysomed, drives it through the real daysomectl and the display state file,
+// and reads what dunst shows. The tests share nothing, so they run in parallel: those that wait
+// for a minute boundary wait for it together.
+
+import DaysomeCore
+import Glibc
+import Testing
+
+@Suite("daysomed against a real session bus, Xvfb and dunst", .timeLimit(.minutes(4)))
+struct DaemonIntegrationTests {
+    // MARK: Laying
+
+    @Test func awayLaysExactlyThePlan() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon()
+
+        // A seed start firing between the reads would leave the queue and the plan one apart: read again.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let before = Int64(wallSeconds().rounded(.down))
+            let queue = try await session.pending()
+            let after = Int64(wallSeconds().rounded(.up))
+            let lay = readFile(session.stateDirectory + "/lay.json")
+            let layRecord = (try? JSONParser.parse(lay))?.objectValue?["lay"]?.objectValue
+            let from = try #require(layRecord?["from"]?.stringValue, "lay.json names no lay: \(lay)")
+            let status = try await session.status()
+            let laidUntil = try #require(status["laidUntil"]?.stringValue.flatMap(instant), "status: \(status)")
+            let fromInstant = try #require(instant(from), "lay.json: \(lay)")
+            #expect(laidUntil - fromInstant == 7 * 86_400, "laidUntil \(laidUntil) is not from + 7 days")
+
+            let planned = try await session.plan(from: from)
+            if planned.contains(where: { (instant($0.at) ?? 0) > before && (instant($0.at) ?? 0) <= after }),
+                attempt < 3
+            {
+                continue
+            }
+            let expected = planned.filter { (instant($0.at) ?? 0) > before }
+            #expect(!expected.isEmpty, "the seed household plans nothing for a week")
+            #expect(queue.display == "away")
+            #expect(queue.daemonRunning == true)
+            #expect(queue.lay != nil && queue.lay == status["lay"]?.int)
+            #expect(queue.starts.allSatisfy { $0.lay == queue.lay }, "\(queue.starts)")
+            #expect(queue.starts.map(\.at) == expected.map(\.at))
+            #expect(queue.starts.map(\.local) == expected.map(\.local))
+            #expect(queue.starts.map(\.itemIds) == expected.map(\.itemIds))
+            #expect(queue.starts.map(\.title) == expected.map(\.title))
+            return
+        }
+    }
+
+    // MARK: Delivering
+
+    @Test func aStartAtTheNextMinuteIsDeliveredWithinASecond() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        try await session.startDaemon()
+        try await session.expectQueued(at: minute)
+        let planned = try await session.plannedStart(at: minute)
+
+        await pause(untilWall: Double(minute) - 0.5)
+        var shownAt: Double?
+        while wallSeconds() < Double(minute) + 10 {
+            let count = try await session.displayedCount()
+            let now = wallSeconds()
+            if count > 0 {
+                shownAt = now
+                break
+            }
+            await pause(0.05)
+        }
+        let latency =
+            try #require(shownAt, "nothing shown by \(rfc3339(minute)) + 10 s: \(session.daemonStderr)")
+            - Double(minute)
+        print("[IntegrationTests] \(rfc3339(minute)) first shown by dunst \(Int(latency * 1_000)) ms after its minute")
+        #expect(latency >= 0, "shown before its minute")
+        #expect(latency < 1, "shown \(latency) s after its minute")
+
+        // Read back what dunst showed: dismissed as she would, it is in dunst's history.
+        #expect(try await session.dunstctl(["close-all"]).status == 0)
+        let shown = try await poll("dunst's history to hold the call", timeout: 3) {
+            try await session.shownHistory().first { $0.summary == planned.title }
+        }
+        #expect(shown.appName == "Daysome")
+        #expect(shown.summary == "Soup time")
+        #expect(shown.body == planned.heading + "\n" + planned.body)
+        #expect(planned.body == "Soup and a roll")
+        #expect(shown.visibleText == "Soup time\n" + planned.heading + "\nSoup and a roll")
+
+        let history = try await session.history()
+        #expect(
+            history.filter { $0.event == "delivered" && $0.at == rfc3339(minute) && $0.itemIds == ["first"] }.count
+                == 1, "\(history)")
+    }
+
+    // MARK: Rule 1: never over the display
+
+    @Test func returnLeavesNothingPendingAndNothingShown() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        try await session.startDaemon()
+        try await session.expectQueued(at: minute)
+        await pause(untilWall: Double(minute))
+        _ = try await poll("the call to be shown", timeout: 10) {
+            try await session.displayedCount() > 0 ? true : nil
+        }
+        let lay = try await session.pending().lay
+
+        let signalled = monotonicSeconds()
+        try await session.signal("foreground")
+        let settled = try await session.settledEmpty(within: 1, since: signalled)
+        print("[IntegrationTests] return settled (nothing pending, nothing shown) in \(Int(settled * 1_000)) ms")
+
+        let history = try await session.history()
+        #expect(
+            history.contains { $0.event == "withdrawn" && $0.at == rfc3339(minute) && $0.itemIds == ["first"] },
+            "\(history)")
+        #expect(history.contains { $0.event == "cleared" && $0.lay == lay && lay != nil }, "\(history)")
+        // Closed by the daemon (CloseNotification), not left to time out: dunst has it in its history.
+        #expect(try await session.shownHistory().contains { $0.summary == "Soup time" })
+    }
+
+    @Test func returnDuringALayLeavesNothingAndTheNextLayHasTheNextNumber() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon()
+        let first = try #require(try await session.pending().lay, "nothing laid while away at start-up")
+
+        // Away and back again with no pause: whatever the daemon saw of the away, the return wins.
+        try await session.signal("foreground")
+        try await session.signal("away")
+        try await session.signal("foreground")
+        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
+
+        try await session.signal("away")
+        let queue = try await poll("a new lay after the return", timeout: 3) { () -> Queue? in
+            let queue = try await session.pending()
+            return queue.display == "away" && !queue.starts.isEmpty && (queue.lay ?? 0) > first ? queue : nil
+        }
+        let latest = try #require(queue.lay)
+        let laid = try await session.history().filter { $0.event == "laid" }.compactMap(\.lay)
+        #expect(laid.first == first && laid.last == latest, "laid: \(laid)")
+        #expect(zip(laid, laid.dropFirst()).allSatisfy { $0 < $1 }, "lay numbers must only grow: \(laid)")
+        #expect(queue.starts.allSatisfy { $0.lay == latest }, "a start of an older lay is pending: \(queue.starts)")
+
+        try await session.signal("foreground")
+        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
+    }
+
+    @Test func aFireThatRacesAReturnLeavesNothingShown() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        try await session.startDaemon()
+        try await session.expectQueued(at: minute)
+
+        // The return lands a millisecond after the timer's deadline: written as the display writes
+        // it (temporary file and rename), straight from here, to hit the fire or the post in flight.
+        await pause(untilWall: Double(minute) - 0.05)
+        while wallSeconds() < Double(minute) + 0.001 {}
+        try replaceFile(session.displayState, "foreground\n")
+        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
+        try await session.expectNothingShown(for: 2)
+        let history = try await session.history().filter { $0.at == rfc3339(minute) }
+        let delivered = history.contains { $0.event == "delivered" }
+        let withdrawn = history.contains { $0.event == "withdrawn" }
+        #expect(delivered == withdrawn, "a call delivered at the return must be withdrawn: \(history)")
+        print("[IntegrationTests] a fire racing a return: \(delivered ? "delivered and withdrawn" : "not delivered")")
+    }
+
+    @Test func theDisplayProcessDyingInTheForegroundMeansAway() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        let display = try SpawnedProcess(
+            try findExecutable("sleep", package: "coreutils"), ["600"], environment: session.environment)
+        defer { display.stop() }
+        let result = try await session.ctl(
+            ["signal", "foreground", "--pid", String(display.pid)] + session.daemonPaths)
+        #expect(result.status == 0, "\(result)")
+        try await session.startDaemon()
+        let before = try await session.pending()
+        #expect(before.display == "foreground" && before.starts.isEmpty && before.lay == nil)
+
+        display.send(SIGKILL)
+        #expect(await display.exit(within: 5))
+        let after = try await poll("the display to count as away", timeout: 2) { () -> Queue? in
+            let queue = try await session.pending()
+            return queue.display == "away" && !queue.starts.isEmpty ? queue : nil
+        }
+        #expect(after.lay != nil)
+    }
+
+    // MARK: Rule 9: household edits
+
+    @Test func householdEditWhileAwayReLays() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold(label: "Lunch"))
+        try await session.startDaemon()
+        let before = try await session.pending()
+        let first = try #require(before.lay)
+        #expect(before.starts.contains { $0.title == "Lunch" })
+
+        try replaceFile(session.household, try farAwayHousehold(label: "Lunch with Sue"))
+        let after = try await poll("a new lay after the edit", timeout: 3) { () -> Queue? in
+            let queue = try await session.pending()
+            return (queue.lay ?? 0) > first ? queue : nil
+        }
+        #expect(after.display == "away")
+        #expect(after.starts.count == before.starts.count)
+        #expect(after.starts.contains { $0.title == "Lunch with Sue" }, "\(after.starts)")
+        #expect(!after.starts.contains { $0.title == "Lunch" }, "\(after.starts)")
+        #expect(after.starts.allSatisfy { $0.lay == after.lay })
+        let laid = try await session.history().filter { $0.event == "laid" }.compactMap(\.lay)
+        #expect(laid == [first, try #require(after.lay)], "laid: \(laid)")
+    }
+
+    @Test func corruptEditKeepsTheLastGoodLayAndShowsTheError() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        try await session.startDaemon()
+        let before = try await session.pending()
+        #expect(before.lay != nil && !before.starts.isEmpty)
+
+        try replaceFile(session.household, "{ \"version\": 1, \"items\": [ { \"id\": \"lunch\", \"label\": ")
+        let error = try await poll("status to show the household error", timeout: 3) { () -> JSONObject? in
+            let household = try await session.status()["household"]?.objectValue
+            return household?["errors"]?.arrayValue?.first?.objectValue
+        }
+        #expect(error["file"]?.stringValue == session.household, "\(error)")
+        let message = error["message"]?.stringValue ?? ""
+        #expect(!message.isEmpty, "\(error)")
+        let after = try await session.pending()
+        #expect(after.lay == before.lay)
+        #expect(after.starts == before.starts)
+        #expect(try await session.status()["canDeliver"]?.boolValue == true)
+
+        // A good file again clears the error and lays anew.
+        try replaceFile(session.household, try farAwayHousehold(label: "Fish pie"))
+        let fixed = try await poll("a new lay after the fix", timeout: 3) { () -> Queue? in
+            let queue = try await session.pending()
+            return (queue.lay ?? 0) > (before.lay ?? 0) ? queue : nil
+        }
+        #expect(fixed.starts.contains { $0.title == "Fish pie" })
+        #expect(try await session.status()["household"]?.objectValue?["errors"]?.arrayValue?.isEmpty == true)
+    }
+
+    // MARK: Rule 3: no catch-up
+
+    @Test func noCatchUpAfterAReturn() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        try await session.startDaemon()
+        try await session.expectQueued(at: minute)
+
+        // In the foreground across the minute: the display chimed for it.
+        try await session.signal("foreground")
+        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
+        await pause(untilWall: Double(minute) + 1.5)
+        try await session.signal("away")
+        let queue = try await poll("a lay after the away", timeout: 3) { () -> Queue? in
+            let queue = try await session.pending()
+            return queue.display == "away" && !queue.starts.isEmpty ? queue : nil
+        }
+        #expect(queue.starts.allSatisfy { (instant($0.at) ?? 0) > minute }, "\(queue.starts)")
+        #expect(queue.starts.first?.at == rfc3339(minute + 60), "\(queue.starts)")
+
+        try await session.expectNothingShown(for: 2)
+        let history = try await session.history()
+        #expect(!history.contains { $0.event == "delivered" }, "\(history)")
+    }
+
+    @Test func aReturnWhileTheDaemonWasDownMeansNoCatchUp() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 15)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        let first = try await session.startDaemon()
+        try await session.expectQueued(at: minute)
+        await pause(untilWall: Double(minute) - 10)
+        first.send(SIGKILL)
+        #expect(await first.exit(within: 5))
+
+        // She is back on the display across the minute while no daemon runs, then leaves again.
+        await pause(untilWall: Double(minute) - 5)
+        try await session.signal("foreground")
+        await pause(untilWall: Double(minute) + 2)
+        try await session.signal("away")
+        await pause(untilWall: Double(minute) + 5)
+        try await session.startDaemon()
+
+        let queue = try await session.pending()
+        #expect(queue.display == "away")
+        #expect(queue.starts.first?.at == rfc3339(minute + 60), "\(queue.starts)")
+        try await session.expectNothingShown(for: 2)
+        let history = try await session.history()
+        #expect(!history.contains { $0.event == "delivered" }, "the display already chimed for it: \(history)")
+    }
+
+    @Test func aReturnWhileTheDaemonWasDownWithdrawsWhatItShowed() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        let first = try await session.startDaemon()
+        try await session.expectQueued(at: minute)
+        await pause(untilWall: Double(minute))
+        _ = try await poll("the call to be shown", timeout: 10) {
+            try await session.displayedCount() > 0 ? true : nil
+        }
+        // A crash between the post and the server's reply loses the id, and with it any way to
+        // close the call: wait until the daemon has kept it in its state directory.
+        _ = try await poll("the call's notification id in lay.json", timeout: 3) { () -> Bool? in
+            let lay = (try? JSONParser.parse(readFile(session.stateDirectory + "/lay.json")))?.objectValue
+            let delivered = lay?["delivered"]?.arrayValue?.first?.objectValue
+            return delivered?["notificationId"]?.int != nil ? true : nil
+        }
+        first.send(SIGKILL)
+        #expect(await first.exit(within: 5))
+
+        // She comes back and leaves again while no daemon runs; the call must not outlive the return.
+        try await session.signal("foreground")
+        await pause(1.1)
+        try await session.signal("away")
+        await pause(1.1)
+        try await session.startDaemon()
+        let history = try await session.history()
+        _ = try await poll("the call shown before the return to be withdrawn (\(history))", timeout: 2) {
+            try await session.displayedCount() == 0 ? true : nil
+        }
+        #expect(history.contains { $0.event == "withdrawn" && $0.at == rfc3339(minute) }, "\(history)")
+        let queue = try await session.pending()
+        #expect(queue.display == "away" && queue.starts.first?.at == rfc3339(minute + 60), "\(queue.starts)")
+    }
+
+    // MARK: Wakeups
+
+    /// A household with a week to lay and no start in the next few minutes: the seed, unless one
+    /// of its starts is close, then one whose items are hours away.
+    private func quietHousehold(_ session: Session) async throws -> String {
+        let seed = try fixtureText("seed.json")
+        let path = try session.directory.write("seed.json", seed)
+        let next = try await session.plan(from: rfc3339(Int64(wallSeconds())), household: path).first.flatMap {
+            instant($0.at)
+        }
+        if let next, Double(next) - wallSeconds() > 180 {
+            return seed
+        }
+        unlink(path)
+        return try farAwayHousehold()
+    }
+
+    @Test func idleDaemonMakesNoWakeupsBetweenStarts() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try await self.quietHousehold(session))
+        let daemon = try await session.startDaemon()
+        #expect(try await session.pending().starts.count > 5)
+        await pause(0.5)
+
+        let before = try contextSwitches(of: daemon.pid)
+        await pause(10)
+        let after = try contextSwitches(of: daemon.pid)
+        print("[IntegrationTests] idle daemon without a watchdog: \(after - before) wakeups in 10 s")
+        #expect(after - before == 0, "the idle daemon woke \(after - before) times in 10 s")
+        #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr)")
+    }
+
+    @Test func idleDaemonWithAWatchdogWakesOnlyForItsPings() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try await self.quietHousehold(session))
+        let manager = try NotifySocket(path: session.directory.path + "/notify")
+        let daemon = try await session.startDaemon(environment: [
+            "NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "2000000",
+        ])
+        let startup = try await poll("READY=1 on the notify socket", timeout: 3) { () -> [String]? in
+            let messages = manager.drain()
+            return messages.contains { holds($0, "READY=1") } ? messages : nil
+        }
+        #expect(startup.contains { $0.split(separator: "\n").contains { $0.hasPrefix("STATUS=") } }, "\(startup)")
+        await pause(0.5)
+
+        _ = manager.drain()
+        let before = try contextSwitches(of: daemon.pid)
+        await pause(10)
+        let after = try contextSwitches(of: daemon.pid)
+        let messages = manager.drain()
+        let pings = messages.filter { holds($0, "WATCHDOG=1") }.count
+        let wakeups = after - before
+        print("[IntegrationTests] idle daemon with WATCHDOG_USEC=2 s: \(wakeups) wakeups, \(pings) pings in 10 s")
+        // sd-event pings between half and three quarters of the interval: 6 to 10 in 10 s.
+        #expect((6...11).contains(pings), "\(pings) WATCHDOG=1 in 10 s: \(messages)")
+        #expect(messages.allSatisfy { $0 == "WATCHDOG=1" }, "other notifications while idle: \(messages)")
+        #expect(wakeups >= pings - 1 && wakeups <= pings + 2, "\(wakeups) wakeups for \(pings) pings")
+        #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr)")
+    }
+
+    // MARK: Rule 4 and the server: hostile labels
+
+    @Test func hostileLabelsReachTheServerIntactAndEscaped() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 5)
+        var text = try fixtureText("hostile-labels.json")
+        let zone = "Europe/London"
+        for (index, original) in ["12:00", "12:10", "12:20", "12:30"].enumerated() {
+            text = try replacingOnce(text, "\"time\": \"\(original)\"", with: "\"time\": \"@\(index)@\"")
+        }
+        for index in 0..<4 {
+            // The markup item at the minute, the others ten minutes and more away.
+            let at = index == 0 ? minute : minute + Int64(600 + 60 * index)
+            text = try replacingOnce(text, "@\(index)@", with: try clockTime(at, zone: zone))
+        }
+        try replaceFile(session.household, text)
+        try await session.startDaemon()
+        try await session.expectQueued(at: minute)
+        let planned = try await session.plannedStart(at: minute)
+        #expect(planned.itemIds == ["markup"])
+
+        await pause(untilWall: Double(minute))
+        _ = try await poll("the call to be shown", timeout: 10) {
+            try await session.displayedCount() > 0 ? true : nil
+        }
+        try await session.signal("foreground")
+        let shown = try await poll("dunst's history to hold the call", timeout: 3) {
+            try await session.shownHistory().first { $0.appName == "Daysome" }
+        }
+        #expect(shown.summary == "<b>Fish & chips</b> <i>")
+        let visible = try #require(shown.visibleText, "dunst could not render the markup: \(shown.message)")
+        #expect(visible == "<b>Fish & chips</b> <i>\n\(planned.heading)\na < b > c & d", "\(shown.message)")
+    }
+
+    // MARK: Rule 10: the PIN and the note
+
+    @Test(arguments: ["log", "freedesktop"])
+    func pinAndNoteNeverReachALogOrANotification(notifier: String) async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 5)
+        let zone = "Europe/London"
+        let call = """
+            "items": [
+                { "id": "call-now", "label": "Knitting club", "detail": "Bring the blue wool", "kind": "other",
+                  "time": "\(try clockTime(minute, zone: zone))", "repeat": "daily" },
+            """
+        let seed = try fixtureText("seed.json")
+        #expect(seed.contains("4071") && seed.contains("SECRET-NOTE-7731"))
+        try replaceFile(session.household, try replacingOnce(seed, "\"items\": [", with: call))
+        try await session.startDaemon(notifier: notifier)
+        try await session.expectQueued(at: minute)
+        let planned = try await session.plannedStart(at: minute)
+
+        await pause(untilWall: Double(minute))
+        if notifier == "log" {
+            _ = try await poll("the call in daysomed's log", timeout: 10) {
+                session.daemonStderr.contains("Call 1: \(planned.title) | \(planned.heading)") ? true : nil
+            }
+        } else {
+            _ = try await poll("the call to be shown", timeout: 10) {
+                try await session.displayedCount() > 0 ? true : nil
+            }
+        }
+        try await session.signal("foreground")
+        _ = try await session.settledEmpty(within: 2, since: monotonicSeconds())
+
+        let shown = try await session.shownHistory()
+        if notifier == "freedesktop" {
+            #expect(shown.contains { $0.summary == planned.title }, "\(shown)")
+        } else {
+            #expect(shown.isEmpty, "\(shown)")
+        }
+        var seen: [(String, String)] = [("daysomed's stderr", session.daemonStderr)]
+        seen += shown.map { ("a notification", [$0.appName, $0.summary, $0.body, $0.message].joined(separator: "\n")) }
+        for verb in ["pending", "history", "status"] {
+            let json = try await session.ctlJSON([verb, "--json"] + session.daemonPaths)
+            seen.append(("\(verb) --json", JSONValue.object(json).allStrings.joined(separator: "\n")))
+            seen.append(("\(verb)", try await session.ctl([verb] + session.daemonPaths).stdout))
+        }
+        for (place, text) in seen {
+            #expect(!text.contains("4071"), "the supervisor PIN reached \(place): \(text)")
+            #expect(!text.contains("SECRET-NOTE-7731"), "today's note reached \(place): \(text)")
+        }
+    }
+
+    // MARK: The wheel dies with its daemon
+
+    @Test func pendingRefusesAQueueWhoseDaemonIsGone() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        let daemon = try await session.startDaemon()
+        #expect(try await session.pending().starts.isEmpty == false)
+
+        daemon.send(SIGKILL)
+        #expect(await daemon.exit(within: 5))
+        for arguments in [["pending"], ["pending", "--json"]] {
+            let result = try await session.ctl(arguments + session.daemonPaths)
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stdout.isEmpty, "\(result)")
+            #expect(result.stderr.hasSuffix("\n") && result.stderr.split(separator: "\n").count == 1, "\(result)")
+        }
+    }
+
+    // MARK: Rule 2: a restart within grace
+
+    /// Starts a daemon, SIGKILLs it ten seconds before `minute` and starts it again `downtime`
+    /// seconds after, both with `grace`. Returns the minute and the start planned at it.
+    private func restartAcrossAStart(
+        _ session: Session, grace: Int, after downtime: Double = 5
+    ) async throws -> (Int64, PlannedStart) {
+        let minute = nextMinute(leaving: 15)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        let first = try await session.startDaemon(grace: grace)
+        try await session.expectQueued(at: minute)
+        let planned = try await session.plannedStart(at: minute)
+        await pause(untilWall: Double(minute) - 10)
+        first.send(SIGKILL)
+        #expect(await first.exit(within: 5))
+        #expect(try await session.displayedCount() == 0)
+        await pause(untilWall: Double(minute) + downtime)
+        try await session.startDaemon(grace: grace)
+        return (minute, planned)
+    }
+
+    @Test func restartWithinGraceDeliversTheMissedStartOnce() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let (minute, planned) = try await self.restartAcrossAStart(session, grace: 300)
+        _ = try await poll("the missed call to be shown", timeout: 3) {
+            try await session.displayedCount() > 0 ? true : nil
+        }
+        await pause(2)
+        #expect(try await session.displayedCount() == 1)
+        let history = try await session.history()
+        let delivered = history.filter { $0.event == "delivered" && $0.at == rfc3339(minute) }
+        #expect(delivered.count == 1, "\(history)")
+        #expect(delivered.first?.reason?.contains("grace") == true, "\(history)")
+
+        try await session.signal("foreground")
+        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
+        let shown = try await session.shownHistory().filter { $0.summary == planned.title }
+        #expect(shown.count == 1, "dunst showed the missed call \(shown.count) times")
+    }
+
+    @Test func restartBeyondGraceDropsTheMissedStartSilently() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let (minute, planned) = try await self.restartAcrossAStart(session, grace: 2)
+        let dropped = try await poll("the missed start to be dropped", timeout: 3) { () -> HistoryEvent? in
+            try await session.history().first { $0.event == "dropped" && $0.at == rfc3339(minute) }
+        }
+        #expect(dropped.reason?.contains("grace") == true, "\(dropped)")
+        try await session.expectNothingShown(for: 2)
+        let history = try await session.history()
+        #expect(!history.contains { $0.event == "delivered" }, "\(history)")
+        #expect(try await session.shownHistory().allSatisfy { $0.summary != planned.title })
+    }
+
+    @Test func restartAfterSeveralMissedStartsDeliversOnlyTheLatest() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        // Down across both starts (the minute and the one after): never a burst.
+        let (minute, first) = try await self.restartAcrossAStart(session, grace: 300, after: 65)
+        let latest = try await session.plannedStart(at: minute + 60)
+        _ = try await poll("the latest missed call to be shown", timeout: 3) {
+            try await session.displayedCount() > 0 ? true : nil
+        }
+        await pause(2)
+        #expect(try await session.displayedCount() == 1)
+        let history = try await session.history()
+        #expect(
+            history.filter { $0.event == "delivered" }.map(\.at) == [rfc3339(minute + 60)], "\(history)")
+        #expect(history.contains { $0.event == "dropped" && $0.at == rfc3339(minute) }, "\(history)")
+
+        try await session.signal("foreground")
+        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
+        let shown = try await session.shownHistory()
+        #expect(shown.filter { $0.summary == latest.title }.count == 1, "\(shown)")
+        #expect(!shown.contains { $0.summary == first.title }, "\(shown)")
+    }
+}
