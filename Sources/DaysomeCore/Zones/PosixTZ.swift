@@ -97,6 +97,9 @@ struct PosixTZ: Equatable, Sendable {
             case .allDaylight(let start): changes = [start]
             case .none: break
             }
+            // isDaylight decides from a UTC year and its neighbours: where a year's start and end meet,
+            // the offset can also change as a UTC year begins.
+            changes.append(daysFromCivil(year: year - 400 * cycles, month: 1, day: 1) * 86_400)
             for change in changes where !shift.overflow {
                 let shifted = change.addingReportingOverflow(shift.partialValue)
                 if !shifted.overflow, shifted.partialValue > from, shifted.partialValue <= through {
