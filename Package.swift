@@ -35,7 +35,9 @@ let package = Package(
             name: "ReplayTests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         // Real services (a private session bus, Xvfb, dunst) and the real built binaries.
         .testTarget(name: "IntegrationTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
-        .testTarget(name: "SystemdIntegrationTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        // A real systemd user manager, dunst and the real daysomed with --backend systemd.
+        .testTarget(
+            name: "SystemdIntegrationTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
