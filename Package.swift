@@ -38,6 +38,8 @@ let package = Package(
         // A real systemd user manager, dunst and the real daysomed with --backend systemd.
         .testTarget(
             name: "SystemdIntegrationTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        // A real sound server's null sink, a session bus and a user manager: the bell and bring-back.
+        .testTarget(name: "HeardAndSeenTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,20 +8,26 @@ import DaysomeFiles
 import Glibc
 import SystemdKit
 
-/// Plays a sound file with the first available player.
+/// Plays a sound file with the first player that works.
 final class ChimePlayer {
     let file: String
-    let player: String?
-    private let loop: EventLoop
+    /// The players to try, in order: `--player`, else every candidate found on PATH.
+    let players: [String]
     private let logger: Logger
-    private var playing: [Int32: (Pidfd, EventSource)] = [:]
+    private let children: ChildProcesses
+    /// The player that played last (or the first to try): a player that cannot reach a sound
+    /// server (pw-play on a PulseAudio machine) gives way to the next, once.
+    private var current = 0
 
     /// The players tried in order when none is configured: PipeWire, PulseAudio, ALSA.
     static let candidates = ["pw-play", "paplay", "aplay"]
 
+    /// The player the next call starts with, for status; nil when there is none.
+    var player: String? { self.players.isEmpty ? nil : self.players[self.current] }
+
     init(options: DaemonOptions, environment: [String: String], loop: EventLoop, logger: Logger) {
-        self.loop = loop
         self.logger = logger
+        self.children = ChildProcesses(loop: loop, logger: logger)
         if let file = options.chimeFile {
             self.file = file
         } else {
@@ -32,47 +38,119 @@ final class ChimePlayer {
                 logger.log(.warning, "\(error); the bell is silent")
             }
         }
-        self.player = options.player ?? Self.find(Self.candidates, path: environment["PATH"] ?? "/usr/bin:/bin")
-        if self.player == nil {
+        if let player = options.player {
+            self.players = [player]
+        } else {
+            self.players = Self.findAll(Self.candidates, path: environment["PATH"] ?? "/usr/bin:/bin")
+        }
+        if self.players.isEmpty {
             logger.log(.warning, "No sound player found (\(Self.candidates.joined(separator: ", "))); calls are silent")
         }
     }
 
-    /// The first program of `names` found on a PATH.
-    static func find(_ names: [String], path: String) -> String? {
+    /// Each program of `names` found on a PATH (its first occurrence), in the order of `names`.
+    static func findAll(_ names: [String], path: String) -> [String] {
+        var found: [String] = []
         for name in names {
             for directory in path.split(separator: ":") where directory.hasPrefix("/") {
                 let candidate = "\(directory)/\(name)"
-                if access(candidate, X_OK) == 0 { return candidate }
+                if access(candidate, X_OK) == 0 {
+                    found.append(candidate)
+                    break
+                }
             }
         }
-        return nil
+        return found
     }
 
     /// Starts the player; it runs on while the loop goes on.
     func play() {
-        guard let player = self.player else { return }
-        let argv = [player, self.file]
+        self.play(with: self.current, tried: 0)
+    }
+
+    /// Plays with `players[index]`; if it fails (it cannot start, or exits non-zero: no server it
+    /// can reach), the next player plays, until each has been tried once.
+    private func play(with index: Int, tried: Int) {
+        guard !self.players.isEmpty, tried < self.players.count else { return }
+        let player = self.players[index]
+        let next = (index + 1) % self.players.count
+        let started = self.children.spawn([player, self.file], what: "chime") { [weak self] status in
+            guard let self else { return }
+            if status == 0 {
+                self.current = index
+            } else if tried + 1 < self.players.count {
+                self.logger.log(
+                    .notice,
+                    "'\(player)' could not play the bell (\(waitStatusText(status))); trying '\(self.players[next])'")
+                self.play(with: next, tried: tried + 1)
+            } else {
+                self.logger.log(.warning, "'\(player)' could not play the bell (\(waitStatusText(status)))")
+            }
+        }
+        if !started { self.play(with: next, tried: tried + 1) }
+    }
+}
+
+/// Programs the daemon starts without a shell (the player, the display command): each starts with
+/// no signal blocked and every signal at its default action (the daemon's loop blocks SIGTERM and
+/// SIGINT, and a blocked mask is inherited across exec), and is reaped through a pidfd when it
+/// exits, so none stays behind as a zombie.
+final class ChildProcesses {
+    private let loop: EventLoop
+    private let logger: Logger
+    private var running: [pid_t: (fd: Pidfd, source: EventSource)] = [:]
+
+    init(loop: EventLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+    }
+
+    /// Starts `argv[0]` (an absolute path) with `argv` and the daemon's environment; `exited` gets
+    /// its wait status. Returns false, having logged why at `failure`, when it could not start.
+    @discardableResult
+    func spawn(
+        _ argv: [String], what: String, failure: LogPriority = .warning, exited: ((Int32) -> Void)? = nil
+    ) -> Bool {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
-        let result = posix_spawn(&pid, player, nil, nil, cArgs, environ)
+        let result = posix_spawn(&pid, argv[0], nil, &attributes, cArgs, environ)
         guard result == 0 else {
-            self.logger.log(.warning, "Failed to start '\(player)': \(String(cString: strerror(result))), ignoring")
-            return
+            self.logger.log(failure, "Failed to start '\(argv[0])': \(String(cString: strerror(result)))")
+            return false
         }
-        // Reap the player when it exits, so no zombie stays behind.
         do {
             let fd = try Pidfd.open(pid: pid)
-            let source = try self.loop.addPidfdExit(fd.rawValue, description: "chime") { [weak self] _ in
+            let source = try self.loop.addPidfdExit(fd.rawValue, description: what) { [weak self] source in
+                // Off the loop before its fd closes, then reaped.
+                source.cancel()
                 var status: Int32 = 0
-                waitpid(pid, &status, 0)
-                self?.playing[pid] = nil
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                self?.running[pid] = nil
+                exited?(status)
             }
-            self.playing[pid] = (fd, source)
+            self.running[pid] = (fd, source)
         } catch {
+            // No pidfd to watch: reap it now if it has already gone, and never learn how it ended.
+            self.logger.log(.warning, "Cannot watch '\(argv[0])' (pid \(pid)): \(error)")
             var status: Int32 = 0
             waitpid(pid, &status, WNOHANG)
         }
+        return true
     }
+}
+
+/// A wait status in words: `exit status 1`, `signal 9`.
+func waitStatusText(_ status: Int32) -> String {
+    status & 0x7f == 0 ? "exit status \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
 }

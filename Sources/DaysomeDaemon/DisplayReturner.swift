@@ -16,6 +16,7 @@ final class DisplayReturner {
     private var slots: [BusSlot] = []
     private var manager: SystemdManager?
     private var session: Bus?
+    private var children: ChildProcesses?
 
     init(options: DaemonOptions, environment: [String: String], logger: Logger) {
         self.unit = options.displayUnit
@@ -61,14 +62,15 @@ final class DisplayReturner {
                 self.logger.log(.error, "Failed to restart \(unit): \(error)")
             }
         } else if let command = self.command {
-            var pid: pid_t = 0
-            let argv = [strdup(command), nil]
-            defer { argv.forEach { free($0) } }
-            let result = posix_spawn(&pid, command, nil, nil, argv, environ)
-            if result != 0 {
-                self.logger.log(.error, "Failed to run '\(command)': \(String(cString: strerror(result)))")
+            // Reaped when it exits, whether it is a short script or the display itself: no
+            // zombie stays behind for every call.
+            let children = self.children ?? ChildProcesses(loop: loop, logger: self.logger)
+            self.children = children
+            children.spawn([command], what: "display-command", failure: .error) { [weak self] status in
+                if status != 0 {
+                    self?.logger.log(.warning, "'\(command)' ended with \(waitStatusText(status))")
+                }
             }
-            // The display program is long-lived; it is reaped when the daemon exits.
         }
         self.wakeScreen(sessionBus: sessionBus, loop: loop)
         if self.slots.count > 64 { self.slots.removeFirst(32) }
@@ -84,9 +86,13 @@ final class DisplayReturner {
         guard let bus = self.session,
             let message = try? bus.newMethodCall(
                 destination: "org.freedesktop.ScreenSaver", path: "/org/freedesktop/ScreenSaver",
-                interface: "org.freedesktop.ScreenSaver", member: "SimulateUserActivity"),
-            let slot = try? bus.callAsync(message, timeout: 1_000_000, { _ in })
+                interface: "org.freedesktop.ScreenSaver", member: "SimulateUserActivity")
         else { return }
+        guard let slot = try? bus.callAsync(message, timeout: 1_000_000, { _ in }) else {
+            // A connection of our own that broke (the bus restarted) is opened afresh next time.
+            if sessionBus == nil { self.session = nil }
+            return
+        }
         self.slots.append(slot)
     }
 }

@@ -169,13 +169,19 @@ final class Manager {
         return delivered ? "delivered" : "nothing due for lay \(lay)"
     }
 
-    /// Plays the bell, unless a respected Do Not Disturb holds calls back.
-    private func playChime() {
+    /// Plays the bell, unless a respected Do Not Disturb holds calls back or no player exists.
+    /// Returns what happened, in words for `try` to pass on.
+    @discardableResult
+    private func playChime() -> String {
         if self.options.doNotDisturb == .respect, (self.notifier as? FreedesktopNotifier)?.isPaused() == true {
             self.logger.log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent")
-            return
+            return "the bell stays silent: the notification server is paused (Do Not Disturb, --dnd respect)"
         }
-        self.chimePlayer?.play()
+        guard let player = self.chimePlayer, player.player != nil else {
+            return "no sound player was found (pw-play, paplay, aplay): the bell is silent"
+        }
+        player.play()
+        return "the bell is playing"
     }
 
     /// `daysomectl try`: one sample call now, withdrawn after ten seconds, so a carer hears what
@@ -183,13 +189,7 @@ final class Manager {
     private func tryCall() -> String {
         let now = currentInstant()
         let chimeOn = self.machine.household?.load.household.settings.chime != .off
-        if chimeOn { self.playChime() }
-        let sound =
-            !chimeOn
-            ? "the bell is off (settings.chime)"
-            : self.chimePlayer?.player == nil
-                ? "no sound player was found (pw-play, paplay, aplay): the bell is silent"
-                : "the bell played"
+        let sound = chimeOn ? self.playChime() : "the bell is off (settings.chime)"
         guard self.machine.display == .away else {
             return "\(sound); nothing shown, because the day display is in front (rule 1)"
         }

@@ -77,10 +77,13 @@ final class FreedesktopNotifier: Notifier {
         let body = markup ? Content.markupEscaped(start.heading + "\n" + start.body) : start.heading + "\n" + start.body
         // The expire timeout is only a hint: the daemon closes the call itself at expiresAt.
         let milliseconds = max(1, min(Int64(Int32.max), (start.expiresAt.seconds - now.seconds) * 1_000))
+        // The daemon plays its own bell: suppress-sound keeps a server that plays sounds (GNOME)
+        // from calling twice for one start. The default action is what a click on the call runs.
         self.notifications.notify(
-            appName: "Daysome", summary: start.title, body: body,
+            appName: "Daysome", summary: start.title, body: body, actions: ["default", "Open the day"],
             hints: [
-                ("urgency", .byte(1)), ("category", .string("x-daysome.call")), ("desktop-entry", .string("daysome")),
+                ("urgency", .byte(self.urgency)), ("category", .string("x-daysome.call")),
+                ("desktop-entry", .string("daysome")), ("suppress-sound", .bool(true)),
             ],
             expireTimeout: Int32(milliseconds)
         ) { result in

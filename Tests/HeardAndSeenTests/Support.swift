@@ -1,0 +1,141 @@
+// Support: households written by the tests (one call at a whole minute), minutes on the wall
+// clock, the small programs the daemon is given to run (a display command, a fake screen saver),
+// and the printed measurements.
+
+import DaysomeCore
+import Glibc
+
+/// The first whole minute at least `margin` seconds from now (so a test can set itself up first).
+func nextMinute(leaving margin: Double) -> Int64 {
+    let earliest = wallSeconds() + margin
+    return (Int64(earliest.rounded(.down)) / 60 + 1) * 60
+}
+
+/// The UTC `HH:MM` of an instant.
+func utcClockTime(_ seconds: Int64) -> String {
+    let minutes = (seconds % 86_400) / 60
+    let hour = minutes / 60
+    let minute = minutes % 60
+    return (hour < 10 ? "0" : "") + String(hour) + ":" + (minute < 10 ? "0" : "") + String(minute)
+}
+
+/// RFC 3339 UTC text of an instant (`2026-11-30T13:00:00Z`).
+func rfc3339(_ seconds: Int64) -> String {
+    Instant(seconds: seconds).rfc3339
+}
+
+/// A UTC household with calls on and one daily meal at `minute`: the call these tests wait for.
+func household(callAt minute: Int64, chime: String = "bell", bringDayBack: Bool = false) -> String {
+    """
+    {
+      "version": 1,
+      "timeZone": "UTC",
+      "clock": "24h",
+      "settings": { "notifyInOtherApps": true, "bringDayBack": \(bringDayBack), "chime": "\(chime)" },
+      "items": [
+        { "id": "soup", "label": "Soup", "detail": "Tomato soup and bread", "kind": "meal",
+          "time": "\(utcClockTime(minute))", "repeat": "daily" }
+      ]
+    }
+
+    """
+}
+
+/// Writes an executable shell script (0700) into the world and returns its path.
+@discardableResult
+func writeScript(_ world: World, _ name: String, _ text: String) throws -> String {
+    let path = try world.directory.write(name, text)
+    guard chmod(path, 0o700) == 0 else {
+        throw HarnessError("chmod \(path) failed: \(errnoText(errno))")
+    }
+    return path
+}
+
+/// A display command that appends the time it ran (`date +%s.%N`) to `log`, and nothing else.
+func writeDisplayCommand(_ world: World, log: String) throws -> String {
+    try writeScript(
+        world, "bring-back-display",
+        """
+        #!/bin/sh
+        # Stands in for the day display: says when it was brought back.
+        /bin/date +%s.%N >> '\(log)'
+
+        """)
+}
+
+/// A program (python3, so nothing clears the signal mask it inherits, as a shell does at start-up)
+/// that appends the time it ran and the signals it was started with blocked (`SigBlk`, hex) to
+/// `log`, then exits with `status`.
+@discardableResult
+func writeInspectingProgram(_ world: World, _ name: String, log: String, status: Int = 0) throws -> String {
+    let python = try findExecutable("python3", package: "python3")
+    return try writeScript(
+        world, name,
+        """
+        #!\(python)
+        import sys, time
+        now = time.time()
+        with open("/proc/self/status") as status:
+            blocked = [line.split()[1] for line in status if line.startswith("SigBlk:")][0]
+        with open(\(pythonQuoted(log)), "a") as out:
+            out.write("%.6f %s\\n" % (now, blocked))
+        sys.exit(\(status))
+
+        """)
+}
+
+/// A Python string literal of a path.
+func pythonQuoted(_ text: String) -> String {
+    "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
+}
+
+/// The wall-clock seconds first on each line of a file that programs append `date +%s.%N` to.
+func timesLogged(_ path: String) -> [Double] {
+    readFile(path).split(separator: "\n").compactMap { line in
+        line.split(separator: " ").first.flatMap { Double(String($0)) }
+    }
+}
+
+/// The blocked-signal masks an inspecting program logged, one per run.
+func masksLogged(_ path: String) -> [String] {
+    readFile(path).split(separator: "\n").compactMap { line in
+        line.split(separator: " ").dropFirst().first.map(String.init)
+    }
+}
+
+/// A fake org.freedesktop.ScreenSaver (python3-dbus): appends the time of every
+/// SimulateUserActivity call to its log, and writes `<log>.ready` once it owns its name.
+let fakeScreenSaver = """
+    import sys, time
+    import dbus, dbus.service
+    from dbus.mainloop.glib import DBusGMainLoop
+    from gi.repository import GLib
+
+    DBusGMainLoop(set_as_default=True)
+    log = sys.argv[1]
+    INTERFACE = "org.freedesktop.ScreenSaver"
+
+    class ScreenSaver(dbus.service.Object):
+        @dbus.service.method(INTERFACE, in_signature="", out_signature="")
+        def SimulateUserActivity(self):
+            with open(log, "a") as out:
+                out.write("%.6f\\n" % time.time())
+
+    bus = dbus.SessionBus()
+    name = dbus.service.BusName(INTERFACE, bus, do_not_queue=True)
+    saver = ScreenSaver(bus, "/org/freedesktop/ScreenSaver")
+    with open(log + ".ready", "w") as out:
+        out.write("ready\\n")
+    GLib.MainLoop().run()
+
+    """
+
+/// Prints one measurement line, so the run's output carries the figures.
+func report(_ text: String) {
+    print("[HeardAndSeenTests] \(text)")
+}
+
+/// Seconds as `+3.007 s`.
+func signedSeconds(_ value: Double) -> String {
+    (value >= 0 ? "+" : "") + fixed(value, 3) + " s"
+}
