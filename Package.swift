@@ -30,7 +30,10 @@ let package = Package(
         .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(name: "ZoneTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"], swiftSettings: strict),
-        .testTarget(name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore"], swiftSettings: strict),
+        .testTarget(
+            name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeFiles"], swiftSettings: strict),
+        .testTarget(
+            name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(
             name: "ReplayTests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         // Real services (a private session bus, Xvfb, dunst) and the real built binaries.
