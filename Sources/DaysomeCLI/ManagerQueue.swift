@@ -28,7 +28,11 @@ enum ManagerQueue {
         }
         var raw: [JSONValue] = []
         var pending: [(at: Instant, value: JSONValue)] = []
-        let known = (published["pending"]?.arrayValue ?? []).compactMap(\.objectValue)
+        // The lay record by instant: a dense week joins 10,080 entries, so no linear search per entry.
+        var known: [String: JSONObject] = [:]
+        for record in (published["pending"]?.arrayValue ?? []).compactMap(\.objectValue) {
+            if let at = record["at"]?.stringValue, known[at] == nil { known[at] = record }
+        }
         let currentLay = published["lay"]?.doubleValue.map { UInt64($0) }
         for unit in units.sorted(by: { $0.name < $1.name }) {
             guard let calendar = try? manager.timerCalendar(unit.name) else { continue }
@@ -55,7 +59,7 @@ enum ManagerQueue {
             let now = UInt64(max(0, context.now.seconds)) * 1_000_000
             for entry in calendar.entries where entry.nextElapse > now && entry.nextElapse != UInt64.max {
                 let at = Instant(seconds: Int64(entry.nextElapse / 1_000_000))
-                let record = lay == currentLay ? known.first { $0["at"]?.stringValue == at.rfc3339 } : nil
+                let record = lay == currentLay ? known[at.rfc3339] : nil
                 pending.append(
                     (
                         at,
