@@ -62,7 +62,12 @@ final class Manager {
         }
         self.publisher = Publisher(paths: paths)
         let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
-        self.machine = DaemonMachine(config: config, persisted: Publisher.readPersisted(paths), now: currentInstant())
+        // A daemon killed between lay.json and its history line left the history behind: catch up first.
+        let (persisted, caughtUp) = self.publisher.catchUpHistory(Publisher.readPersisted(paths), now: currentInstant())
+        for record in caughtUp {
+            self.logger.log(.notice, "History caught up at start-up: \(record.event.rawValue) lay \(record.lay)")
+        }
+        self.machine = DaemonMachine(config: config, persisted: persisted, now: currentInstant())
     }
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
@@ -346,7 +351,7 @@ final class Manager {
         let line: DisplayStateLine
         do {
             // A symlink planted in place of the state file is refused (ELOOP), not followed.
-            let bytes = try FileIO.read(path, limit: 4_096, followLinks: false)
+            let bytes = try FileIO.read(path, limit: 4_096, followLinks: false, regularOnly: true)
             guard let parsed = DisplayStateLine(parsing: String(decoding: bytes, as: UTF8.self)) else {
                 self.logger.log(
                     .warning,
@@ -407,9 +412,9 @@ final class Manager {
     private func loadHousehold() -> Result<LoadedHousehold, HouseholdFileError> {
         let path = self.options.paths.household
         let now = currentInstant()
-        let digest = (try? FileIO.read(path, limit: HouseholdParser.sizeLimit)).map(fnv1a) ?? 0
-        return HouseholdFile.load(path, environment: self.environment).map {
-            LoadedHousehold(load: $0, digest: digest, loadedAt: now)
+        // One read: the digest is that of the bytes parsed, even while the file is being replaced.
+        return HouseholdFile.loadWithDigest(path, environment: self.environment, regularOnly: true).map {
+            LoadedHousehold(load: $0.load, digest: $0.digest, loadedAt: now)
         }
     }
 

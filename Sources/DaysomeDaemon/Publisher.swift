@@ -15,12 +15,62 @@ final class Publisher {
         self.history = HistoryFile(path: paths.historyFile)
     }
 
-    /// Reads the persisted state; a missing or unreadable file is a fresh start.
+    /// Reads the persisted state; a missing or unreadable file is a fresh start, except for the
+    /// lay counter: a power cut can leave lay.json empty or torn (it is replaced by rename, not
+    /// synced), and the history still names every lay number used, so none is ever used twice.
     static func readPersisted(_ paths: Paths) -> PersistedState {
-        guard let bytes = try? FileIO.read(paths.layFile, limit: 1 << 20, followLinks: false),
+        var state = PersistedState()
+        if let bytes = try? FileIO.read(paths.layFile, limit: 1 << 20, followLinks: false, regularOnly: true),
             let json = try? JSONParser.parse(bytes)
-        else { return PersistedState() }
-        return PersistedState(json: json)
+        {
+            state = PersistedState(json: json)
+        }
+        let highest = HistoryFile.read(path: paths.historyFile).map(\.lay).max() ?? 0
+        state.layCounter = max(state.layCounter, highest)
+        return state
+    }
+
+    /// Brings the history up to lay.json after a daemon was killed between writing one and the
+    /// other (lay.json is written first, the history lines after): the current lay laid, an
+    /// earlier one cleared, and a call kept but never posted (its post comes after its history
+    /// line) dropped, and forgotten so that no withdrawal is recorded for it later. Returns the
+    /// state to start from and the lines it added.
+    func catchUpHistory(_ state: PersistedState, now: Instant) -> (PersistedState, [HistoryRecord]) {
+        var laid: Set<UInt64> = []
+        var cleared: Set<UInt64> = []
+        var told: Set<DeliveryKey> = []
+        for record in HistoryFile.read(path: self.paths.historyFile) {
+            switch record.event {
+            case .laid: laid.insert(record.lay)
+            case .cleared: cleared.insert(record.lay)
+            case .delivered, .dropped: if let at = record.at { told.insert(DeliveryKey(lay: record.lay, at: at)) }
+            default: break
+            }
+        }
+        let note = "written at start-up: the daemon stopped before it wrote this line"
+        var added: [HistoryRecord] = []
+        for lay in laid.subtracting(cleared).sorted() where lay != state.lay?.number {
+            added.append(HistoryRecord(time: now, event: .cleared, lay: lay, reason: note))
+        }
+        if let lay = state.lay, !laid.contains(lay.number), !cleared.contains(lay.number) {
+            added.append(HistoryRecord(time: lay.from, event: .laid, lay: lay.number, reason: note))
+        }
+        var kept = state
+        for call in state.delivered where !told.contains(call.key) {
+            added.append(
+                HistoryRecord(
+                    time: now, event: .dropped, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
+                    reason: "the daemon stopped before it posted this call"))
+            kept.delivered.removeAll { $0.key == call.key }
+        }
+        if !added.isEmpty {
+            do {
+                try self.history.append(added)
+            } catch {
+                return (state, [])
+            }
+        }
+        return (kept, added)
     }
 
     func persist(_ state: PersistedState) throws(FileError) {

@@ -71,7 +71,13 @@ final class SystemdBackend {
         var part = self.nextPart[lay] ?? 0
         let existing = Set((try? self.manager.listUnits(matching: ["daysome-lay\(lay)*"]))?.map(\.name) ?? [])
         let taken = existing.union(self.requested).union(self.stopped)
-        while taken.contains(Self.unitName(lay: lay, part: part) + ".timer") { part += 1 }
+        // A timer's service outlives it while its fire runs (a fire waits up to 5 s for a daemon
+        // that is restarting): a new timer must not take that service's name either.
+        while taken.contains(Self.unitName(lay: lay, part: part) + ".timer")
+            || taken.contains(Self.unitName(lay: lay, part: part) + ".service")
+        {
+            part += 1
+        }
         self.nextPart[lay] = part + 1
         let name = Self.unitName(lay: lay, part: part)
         let timer = TransientTimer(
@@ -118,7 +124,9 @@ final class SystemdBackend {
             }
         }
         self.requested = []
-        self.stopped = names
+        // Kept across stops (a second stop right after the first lists nothing), within bounds.
+        if self.stopped.count > 512 { self.stopped = [] }
+        self.stopped.formUnion(names)
         // Finished calls' slots are spent; keep the list from growing over weeks of flips.
         if self.slots.count > 256 { self.slots.removeFirst(self.slots.count - 64) }
     }

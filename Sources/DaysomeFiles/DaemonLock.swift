@@ -16,10 +16,17 @@ public final class DaemonLock {
         let path = Self.path(in: runtimeDirectory)
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw FileError(path: path, errno: errno, operation: "open") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        // `isHeld` (every `daysomectl status` or `pending`) holds a shared lock for a moment:
+        // try again for a quarter of a second before deciding that a daemon owns the directory.
+        var attempts = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let saved = errno
-            close(fd)
-            throw FileError(path: path, errno: saved, operation: "lock")
+            attempts += 1
+            guard (saved == EWOULDBLOCK || saved == EINTR) && attempts < 50 else {
+                close(fd)
+                throw FileError(path: path, errno: saved, operation: "lock")
+            }
+            usleep(5_000)
         }
         self.fd = fd
     }

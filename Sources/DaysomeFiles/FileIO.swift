@@ -18,9 +18,13 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         self.operation = operation
     }
 
+    /// The errno a `read(_:limit:followLinks:regularOnly:)` of a pipe, socket or device fails with.
+    public static let notRegularFile = ENOSTR
+
     /// The errno text alone: `No such file or directory`.
     public var reason: String {
         if self.errno == EFBIG { return "file too large" }
+        if self.errno == Self.notRegularFile { return "not a regular file (a pipe, socket or device)" }
         return String(cString: strerror(self.errno))
     }
 
@@ -33,13 +37,28 @@ public enum FileIO {
     /// Reads a whole file, refusing one larger than `limit` bytes (EFBIG).
     /// - Parameter followLinks: false opens with `O_NOFOLLOW`, so a symlink planted in place of the file fails (ELOOP).
     public static func read(_ path: String, limit: Int, followLinks: Bool = true) throws(FileError) -> [UInt8] {
-        let flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW)
+        try self.read(path, limit: limit, followLinks: followLinks, regularOnly: false)
+    }
+
+    /// Reads a whole file, refusing one larger than `limit` bytes (EFBIG).
+    /// - Parameters:
+    ///   - followLinks: false opens with `O_NOFOLLOW`, so a symlink planted in place of the file fails (ELOOP).
+    ///   - regularOnly: true opens without blocking and refuses anything but a regular file
+    ///     (`notRegularFile`): a named pipe planted in place of the file would otherwise block the
+    ///     open until someone writes to it, and a device would be read without end.
+    public static func read(
+        _ path: String, limit: Int, followLinks: Bool = true, regularOnly: Bool
+    ) throws(FileError) -> [UInt8] {
+        let flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW) | (regularOnly ? O_NONBLOCK : 0)
         let fd = open(path, flags)
         guard fd >= 0 else { throw FileError(path: path, errno: Glibc.errno, operation: "read") }
         defer { close(fd) }
         var info = stat()
         if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
             throw FileError(path: path, errno: EISDIR, operation: "read")
+        }
+        if regularOnly && (fstat(fd, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG) {
+            throw FileError(path: path, errno: FileError.notRegularFile, operation: "read")
         }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)

@@ -15,7 +15,7 @@ public struct HistoryFile {
     /// Opens the history at `path`, counting what is there.
     public init(path: String) {
         self.path = path
-        let bytes = (try? FileIO.read(path, limit: 16 << 20)) ?? []
+        let bytes = (try? FileIO.read(path, limit: 16 << 20, regularOnly: true)) ?? []
         self.lines = bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
     }
 
@@ -40,7 +40,7 @@ public struct HistoryFile {
 
     /// Every readable record, oldest first; unreadable lines are skipped.
     public static func read(path: String) -> [HistoryRecord] {
-        guard let bytes = try? FileIO.read(path, limit: 16 << 20) else { return [] }
+        guard let bytes = try? FileIO.read(path, limit: 16 << 20, regularOnly: true) else { return [] }
         return bytes.split(separator: 0x0A).compactMap { line in
             (try? JSONParser.parse(Array(line))).flatMap(HistoryRecord.init(json:))
         }

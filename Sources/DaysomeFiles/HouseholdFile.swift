@@ -8,9 +8,27 @@ public enum HouseholdFile {
     /// Reads and parses a household file; any read failure makes the whole file unusable (rule 9).
     public static func load(_ path: String, environment: [String: String]) -> Result<HouseholdLoad, HouseholdFileError>
     {
+        self.load(path, environment: environment, regularOnly: false)
+    }
+
+    /// Reads and parses a household file; any read failure makes the whole file unusable (rule 9).
+    /// `regularOnly` (the daemon's reads) refuses a pipe or a device in place of the file.
+    public static func load(
+        _ path: String, environment: [String: String], regularOnly: Bool
+    ) -> Result<HouseholdLoad, HouseholdFileError> {
+        self.loadWithDigest(path, environment: environment, regularOnly: regularOnly).map(\.load)
+    }
+
+    /// Reads a household file once and parses those bytes, with the digest (FNV-1a) of the very
+    /// bytes parsed: read apart, a file replaced between the two reads pairs one version's
+    /// contents with another's digest, and a changed household goes unnoticed (or a kept one
+    /// is laid again).
+    public static func loadWithDigest(
+        _ path: String, environment: [String: String], regularOnly: Bool
+    ) -> Result<(load: HouseholdLoad, digest: UInt64), HouseholdFileError> {
         let bytes: [UInt8]
         do {
-            bytes = try FileIO.read(path, limit: HouseholdParser.sizeLimit)
+            bytes = try FileIO.read(path, limit: HouseholdParser.sizeLimit, regularOnly: regularOnly)
         } catch {
             if error.errno == EFBIG {
                 return .failure(
@@ -21,9 +39,11 @@ public enum HouseholdFile {
             return .failure(HouseholdFileError(file: path, reason: .unreadable(error.reason)))
         }
         let tzdir = environment["TZDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/usr/share/zoneinfo"
+        let digest = fnv1a(bytes)
         return HouseholdParser.parse(
             bytes, file: path,
             zones: { name in try? ZoneFiles.load(name: name, tzdir: tzdir) },
-            systemZoneName: ZoneFiles.systemZoneName(environment: environment["TZ"]))
+            systemZoneName: ZoneFiles.systemZoneName(environment: environment["TZ"])
+        ).map { (load: $0, digest: digest) }
     }
 }

@@ -220,6 +220,30 @@ final class Session {
         }
     }
 
+    // MARK: A power cut
+
+    /// A power cut: every process of this session (the daemon, dunst, Xvfb, the bus) killed
+    /// with SIGKILL at once and reaped, and the bus's socket gone with the runtime directory
+    /// it would live in. The test wipes the rest of the runtime; the state directory survives.
+    func cutPower() async {
+        for process in self.processes.reversed() {
+            process.send(SIGKILL)
+        }
+        for process in self.processes {
+            _ = await process.exit(within: 5)
+        }
+        self.processes.removeAll()
+        self.daemon = nil
+        self.busAddress = nil
+        unlink("\(self.directory.path)/bus")
+    }
+
+    /// After `cutPower`: a new bus, Xvfb and dunst (the daemon is the test's to start).
+    func restoreServices() async throws {
+        try await self.startSessionBus()
+        try await self.startNotificationServer()
+    }
+
     // MARK: The daemon
 
     /// Starts daysomed on this session's files and waits until `status --json` shows it running

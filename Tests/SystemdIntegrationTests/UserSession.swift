@@ -292,6 +292,48 @@ final class UserSession {
         self.manager = nil
     }
 
+    // MARK: A power cut
+
+    /// A power cut: the daemon, dunst, Xvfb, the user manager and everything it started (its
+    /// bus, a daysome- service running) killed with SIGKILL at once, each by its pid. The test
+    /// wipes the runtime directories; the state directory survives.
+    func cutPower() async {
+        var started: [pid_t] = []
+        var parents = self.manager.map { [$0.pid] } ?? []
+        while let parent = parents.popLast() {
+            let children = childPids(of: parent)
+            started += children
+            parents += children
+        }
+        for process in self.processes.reversed() {
+            process.send(SIGKILL)
+        }
+        self.manager?.send(SIGKILL)
+        for pid in started {
+            kill(pid, SIGKILL)
+        }
+        for process in self.processes {
+            _ = await process.exit(within: 5)
+        }
+        if let manager = self.manager {
+            _ = await manager.exit(within: 5)
+            self.retiredManagers.append(manager)
+        }
+        self.manager = nil
+        self.processes.removeAll()
+        self.daemon = nil
+        self.dunst = nil
+        self.serverEnvironment = nil
+    }
+
+    /// After `cutPower`: a new user manager (its bus comes with it) and, if asked, Xvfb and dunst.
+    func restoreServices(notificationServer: Bool) async throws {
+        try await self.startManager()
+        if notificationServer {
+            try await self.startNotificationServer()
+        }
+    }
+
     // MARK: Xvfb and dunst on the manager's bus
 
     /// Xvfb on a display it picks (-displayfd) and dunst on the manager's socket-activated bus;

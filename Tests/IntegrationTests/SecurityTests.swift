@@ -1,0 +1,187 @@
+// Security of the wheel backend's daemon: its runtime directory is created 0700 and refused when
+// another user could write to it, and nothing from a household (labels full of shell
+// metacharacters, command substitutions and unit-name-hostile text) ever reaches a shell or a
+// command line: the programs the daemon runs (the chime player, the program that brings the day
+// back) are recorded with their argv and environment.
+
+import DaysomeCore
+import Glibc
+import Testing
+
+/// Labels that would do harm if they ever reached a shell, a command line or a unit name; each
+/// holds HOSTILE so that any copy of one is found.
+let hostileLabels = [
+    "HOSTILE $(touch @MARK@/dollar)", "HOSTILE `touch @MARK@/backtick`", "HOSTILE; touch @MARK@/semicolon #",
+    "HOSTILE' \" \\ | & > @MARK@/redirect", "HOSTILE daysome-lay1.timer ../../evil.service %h %n ${HOME} $PATH",
+    "HOSTILE\nExecStart=/bin/sh -c 'touch @MARK@/newline'",
+]
+
+/// The mode bits of a path (without following a final symlink), or nil.
+func modeBits(_ path: String) -> mode_t? {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return nil }
+    return info.st_mode & 0o7777
+}
+
+@Suite(
+    "SecurityTests: a private runtime directory, and no household text on a command line (wheel)",
+    .serialized, .timeLimit(.minutes(4)))
+struct SecurityTests {
+    @Test func theDaemonCreatesItsDirectories0700() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        #expect(modeBits(session.runtimeDirectory) == nil)
+        try await session.startDaemon()
+        #expect(modeBits(session.runtimeDirectory) == 0o700, "runtime directory")
+        #expect(modeBits(session.stateDirectory) == 0o700, "state directory")
+        #expect(modeBits(session.directory.path + "/display") == 0o700, "display state directory")
+        for file in ["queue.json", "status.json", "daemon.lock"] {
+            let mode = modeBits(session.runtimeDirectory + "/" + file)
+            #expect(
+                mode.map { $0 & 0o077 == 0 } == true, "\(file) is readable by others: \(String(mode ?? 0, radix: 8))")
+        }
+    }
+
+    @Test func aRuntimeDirectoryAnotherUserCouldWriteIsRefusedWithExit1() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        let arguments = [
+            "--household", session.household, "--display-state", session.displayState, "--runtime-dir",
+            session.runtimeDirectory, "--state-dir", session.stateDirectory, "--notifier", "log",
+        ]
+        let elsewhere = try session.directory.makeDirectory("elsewhere")
+        let setups: [(String, () -> Void)] = [
+            ("0777", { chmod(session.runtimeDirectory, 0o777) }),
+            ("0770 (group-writable)", { chmod(session.runtimeDirectory, 0o770) }),
+            ("0702 (writable by others)", { chmod(session.runtimeDirectory, 0o702) }),
+            ("1777 (sticky, like /tmp)", { chmod(session.runtimeDirectory, 0o1777) }),
+            ("owned by nobody", { chown(session.runtimeDirectory, 65_534, 65_534) }),
+            (
+                "a symlink to a 0700 directory",
+                {
+                    rmdir(session.runtimeDirectory)
+                    symlink(elsewhere, session.runtimeDirectory)
+                }
+            ),
+        ]
+        var report: [String] = []
+        for (name, setup) in setups {
+            removeTree(session.runtimeDirectory)
+            mkdir(session.runtimeDirectory, 0o700)
+            setup()
+            let before = modeBits(session.runtimeDirectory)
+            let result = try await session.run(session.daysomed, arguments, timeout: 10)
+            #expect(result.status == 1, "\(name): \(result)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(name): one clear line: \(result.stderr)")
+            #expect(
+                result.stderr.contains(session.runtimeDirectory), "\(name): the line names the directory: \(result)")
+            #expect(
+                result.stderr.contains("writable by others") || result.stderr.contains("another user")
+                    || result.stderr.contains("Not a directory"), "\(name): \(result.stderr)")
+            // Refused, not repaired or used: its mode is as it was and nothing was put in it.
+            #expect(modeBits(session.runtimeDirectory) == before, "\(name)")
+            #expect(readFile(session.runtimeDirectory + "/queue.json").isEmpty, "\(name): the daemon used it")
+            #expect(readFile(elsewhere + "/queue.json").isEmpty, "\(name): the daemon followed the link")
+            report.append("\(name): \(lines.first ?? "")")
+        }
+        removeTree(session.runtimeDirectory)
+        print("[SecurityTests] refused runtime directories: " + report.joined(separator: " | "))
+    }
+
+    @Test func symlinksPlantedInTheStateAndRuntimeDirectoriesAreNotFollowed() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        let victim = try session.directory.write("victim", "do not touch\n")
+        for directory in [session.stateDirectory, session.runtimeDirectory] {
+            mkdir(directory, 0o700)
+        }
+        let planted = [
+            session.stateDirectory + "/lay.json", session.stateDirectory + "/history.jsonl",
+            session.runtimeDirectory + "/queue.json", session.runtimeDirectory + "/status.json",
+            session.runtimeDirectory + "/bell.wav",
+        ]
+        for path in planted {
+            try plantSymlink(path, to: victim)
+        }
+        let driver = try StormDriver(displayState: session.displayState, state: "away")
+        let daemon = try await session.startDaemon()
+        try await session.waitUntilQueueHoldsThePlan(within: 3)
+        try driver.write("foreground")
+        try await session.waitUntilNothing(within: 2)
+        try driver.write("away")
+        try await session.waitUntilQueueHoldsThePlan(within: 3)
+        #expect(readFile(victim) == "do not touch\n", "a planted link was followed: \(readFile(victim).prefix(200))")
+        #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr.suffix(800))")
+    }
+
+    @Test func hostileLabelsNeverReachAShellOrTheProgramsTheDaemonRuns() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let marks = try session.directory.makeDirectory("marks")
+        let log = session.directory.path + "/exec.log"
+        // A player and a bring-back program that record how they were run, and nothing else.
+        let recorder = try session.directory.write(
+            "recorder",
+            """
+            #!/bin/sh
+            { printf 'argv:'; for a in "$0" "$@"; do printf ' [%s]' "$a"; done; printf '\\n'; env; } >> '\(log)'
+
+            """)
+        chmod(recorder, 0o700)
+        let minute = nextMinute(leaving: 6)
+        let time = try clockTime(minute, zone: "UTC")
+        let items = hostileLabels.enumerated().map { index, label in
+            TestItem(
+                id: "hostile-\(index)", label: label.replacing("@MARK@", with: marks),
+                detail: label.replacing("@MARK@", with: marks), time: time)
+        }
+        var text = householdText(items: items)
+        text = try replacingOnce(
+            text, "\"notifyInOtherApps\": true", with: "\"notifyInOtherApps\": true, \"bringDayBack\": true")
+        try replaceFile(session.household, text)
+        let daemon = try SpawnedProcess(
+            session.daysomed,
+            [
+                "--household", session.household, "--display-state", session.displayState, "--runtime-dir",
+                session.runtimeDirectory, "--state-dir", session.stateDirectory, "--player", recorder,
+                "--display-command", recorder,
+            ], environment: session.environment, stderrPath: session.directory.path + "/daysomed-hostile.log")
+        defer { daemon.stop() }
+        _ = try await poll("the start at \(rfc3339(minute)) to be laid", timeout: 5) { () -> Bool? in
+            (try? await session.pending())?.starts.contains { $0.at == rfc3339(minute) } == true ? true : nil
+        }
+        await pause(untilWall: Double(minute))
+        // The call, its bell and, three seconds later, the day brought back.
+        _ = try await poll("the player and the bring-back program to run", timeout: 10) { () -> Bool? in
+            readFile(log).split(separator: "\n").filter { $0.hasPrefix("argv:") }.count >= 2 ? true : nil
+        }
+        let shown = try await poll("the call to be shown", timeout: 5) { () -> [ShownNotification]? in
+            _ = try await session.dunstctl(["close-all"])
+            let shown = try await session.shownHistory().filter { $0.appName == "Daysome" }
+            return shown.isEmpty ? nil : shown
+        }
+        let recorded = readFile(log)
+        let runs = recorded.split(separator: "\n").filter { $0.hasPrefix("argv:") }
+        print("[SecurityTests] the daemon ran: \(runs)")
+        #expect(!recorded.contains("HOSTILE"), "household text reached a program the daemon runs: \(recorded)")
+        #expect(runs.allSatisfy { $0.hasPrefix("argv: [\(recorder)]") }, "\(runs)")
+        var leftovers: [String] = []
+        if let directory = opendir(marks) {
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+                }
+                if name != "." && name != ".." { leftovers.append(name) }
+            }
+            closedir(directory)
+        }
+        #expect(leftovers.isEmpty, "a label ran as a command: \(leftovers)")
+        // The labels reached the server whole, as text.
+        #expect(shown.first?.summary.contains("HOSTILE $(touch") == true, "\(shown)")
+        #expect(!daemon.poll(), "daysomed exited: \(readFile(session.directory.path + "/daysomed-hostile.log"))")
+    }
+}
