@@ -33,7 +33,7 @@ func posts(_ actions: [MachineAction]) -> [Start] {
 struct SystemdStoreTests {
     let from = instant("2026-06-01T08:00:00Z")
 
-    @Test("A lay becomes one manager timer holding exactly the plan's starts, and the wheel wakes for none of them")
+    @Test("A lay becomes one manager timer holding exactly the plan's starts, and the wheel holds none of them")
     func layIsOneTimerWithThePlan() {
         let (machine, actions) = managerMachine(lunchAndTea(), now: from, display: .away)
         let timers = laidTimers(actions)
@@ -42,8 +42,56 @@ struct SystemdStoreTests {
         #expect(timers.first?.lay == 1)
         #expect(machine.pendingStarts.isEmpty)
         #expect(machine.laidStarts.count == 14)
-        // The only deadline in the wheel is the daily top-up, not a start.
-        #expect(machine.wheel.nextDeadline == from.seconds + 86_400)
+        // Two deadlines, not fourteen: the next start's minute (exact alarms) and the daily top-up.
+        #expect(machine.wheel.count == 2)
+        #expect(machine.wheel.nextDeadline == instant("2026-06-01T12:00:00Z").seconds)
+    }
+
+    @Test(
+        "With exact alarms the call comes at its minute, and the manager's fire a moment later delivers nothing twice")
+    func exactAlarmsCallAtTheMinute() {
+        var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
+        let lunch = instant("2026-06-01T12:00:00Z")
+        #expect(posts(machine.handle(.timer, now: lunch.adding(seconds: -1))).isEmpty)
+        #expect(posts(machine.handle(.timer, now: lunch)).map(\.title) == ["Lunch"])
+        // The manager still holds the rest of the week; the daemon's next deadline is tea's minute.
+        #expect(machine.laidStarts.first?.title == "Tea")
+        let exactDeadlines = machine.wheel.sortedEntries().filter { $0.payload == .managerStart }.map(\.deadline)
+        #expect(exactDeadlines == [instant("2026-06-01T18:30:00Z").seconds])
+        // sd-event fires the manager's 1 s timer at the boot's offset inside the second.
+        #expect(posts(machine.handle(.fired(lay: 1), now: lunch.adding(seconds: 1))).isEmpty)
+        #expect(machine.persisted.delivered.map(\.key.at) == [lunch])
+    }
+
+    @Test("Without exact alarms only the manager's fire calls: its minute of accuracy is the household's choice")
+    func inexactAlarmsWaitForTheManager() {
+        var home = lunchAndTea()
+        home.settings.exactAlarms = false
+        var (machine, _) = managerMachine(home, now: from, display: .away)
+        let lunch = instant("2026-06-01T12:00:00Z")
+        #expect(machine.wheel.count == 1)
+        #expect(posts(machine.handle(.timer, now: lunch)).isEmpty)
+        #expect(posts(machine.handle(.fired(lay: 1), now: lunch.adding(seconds: 41))).map(\.title) == ["Lunch"])
+    }
+
+    @Test("A return takes the daemon's own deadline away too: nothing is called at the minute over the display")
+    func returnDisarmsTheExactDeadline() {
+        var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
+        let lunch = instant("2026-06-01T12:00:00Z")
+        _ = machine.handle(.display(.foreground), now: lunch.adding(seconds: -1))
+        #expect(machine.wheel.nextDeadline == nil)
+        #expect(posts(machine.handle(.timer, now: lunch)).isEmpty)
+        #expect(posts(machine.handle(.fired(lay: 1), now: lunch)).isEmpty)
+    }
+
+    @Test("After a clock jump the exact deadline follows the new lay's first start")
+    func clockJumpRearmsTheExactDeadline() {
+        var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
+        let later = instant("2026-06-01T12:30:00Z")
+        _ = machine.handle(.clockChanged(reason: "clock set forward"), now: later)
+        #expect(machine.currentLay?.number == 2)
+        #expect(machine.wheel.nextDeadline == instant("2026-06-01T18:30:00Z").seconds)
+        #expect(posts(machine.handle(.timer, now: instant("2026-06-01T18:30:00Z"))).map(\.title) == ["Tea"])
     }
 
     @Test("A fire of the current lay delivers the start that is due; a fire of an older lay delivers nothing")

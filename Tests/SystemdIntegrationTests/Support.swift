@@ -19,13 +19,15 @@ func utcClockTime(_ seconds: Int64) -> String {
 }
 
 /// A UTC household with notifications on and one daily meal at `time`.
-func oneItemHousehold(id: String = "soup", label: String, detail: String, time: String) -> String {
+func oneItemHousehold(
+    id: String = "soup", label: String, detail: String, time: String, exactAlarms: Bool = true
+) -> String {
     """
     {
       "version": 1,
       "timeZone": "UTC",
       "clock": "24h",
-      "settings": { "notifyInOtherApps": true },
+      "settings": { "notifyInOtherApps": true, "exactAlarms": \(exactAlarms) },
       "items": [
         { "id": "\(id)", "label": "\(label)", "detail": "\(detail)", "kind": "meal", "time": "\(time)",
           "repeat": "daily" }

@@ -21,6 +21,8 @@ public struct DaemonMachine: Sendable {
     private var managerStarts: [Start] = []
     private var expiryTimers: [DeliveryKey: TimerID] = [:]
     private var topUpTimer: TimerID?
+    /// With the systemd backend and exact alarms: the wheel's deadline at the next manager start.
+    private var managerDeadline: (id: TimerID, at: Instant)?
     private var bringBackTimer: TimerID?
     /// Calls posted whose id has not arrived; true means withdraw it as soon as it does.
     private var inFlight: [DeliveryKey: Bool] = [:]
@@ -64,7 +66,7 @@ public struct DaemonMachine: Sendable {
         self.display = display
         if display == .foreground {
             actions += self.clear(now: now, reason: "display in the foreground at start-up")
-            return actions + self.finish()
+            return actions + self.finish(now: now)
         }
         // Calls still on screen from before the restart close at their expiry as usual.
         actions += self.expireDelivered(now: now)
@@ -77,7 +79,7 @@ public struct DaemonMachine: Sendable {
             actions += self.clearLay(now: now, reason: "household changed while the daemon was stopped")
             actions += self.newLay(now: now, reason: "display away at start-up")
         }
-        return actions + self.finish()
+        return actions + self.finish(now: now)
     }
 
     // MARK: Events
@@ -145,9 +147,12 @@ public struct DaemonMachine: Sendable {
                     .log(.info, "A timer of lay \(lay) fired, but that lay is not current: nothing delivered"))
                 break
             }
-            let due = self.managerStarts.prefix { $0.at <= now }
-            self.managerStarts.removeFirst(due.count)
-            actions += self.handleDue(Array(due), now: now, lay: lay)
+            let due = self.takeDueManagerStarts(now: now)
+            if due.isEmpty {
+                // The daemon's own deadline called at the minute; the manager's accuracy came after.
+                actions.append(.log(.info, "A timer of lay \(lay) fired: its start was already delivered"))
+            }
+            actions += self.handleDue(due, now: now, lay: lay)
         case .timersLost:
             guard self.display == .away, let lay = self.persisted.lay, self.config.startsLiveIn == .systemd else {
                 break
@@ -169,12 +174,40 @@ public struct DaemonMachine: Sendable {
                 actions.append(.persist)
             }
         }
-        return actions + self.finish()
+        return actions + self.finish(now: now)
     }
 
     /// The actions every step ends with: the queue published and the timer armed.
-    private func finish() -> [MachineAction] {
-        [.publish, .arm(self.wheel.nextDeadline.map { Instant(seconds: $0) })]
+    private mutating func finish(now: Instant) -> [MachineAction] {
+        self.armManagerDeadline(now: now)
+        return [.publish, .arm(self.wheel.nextDeadline.map { Instant(seconds: $0) })]
+    }
+
+    /// With exact alarms, the manager's `AccuracySec=1s` is not exact enough: sd-event fires such a
+    /// timer at the machine's boot-derived offset inside the second (0.44 s on one boot, anything
+    /// below 1 s on another), and `daysomectl fire` adds its own start-up. The daemon is up anyway
+    /// (every call is posted by it), so its wheel also wakes at the next start's minute and calls
+    /// then; the manager keeps the week across restarts and fires as the backstop, finding the
+    /// start delivered. Without exact alarms the manager's minute of slack is the promise.
+    private mutating func armManagerDeadline(now: Instant) {
+        let exact = self.household?.load.household.settings.exactAlarms ?? true
+        let wanted: Instant? =
+            self.config.startsLiveIn == .systemd && exact && self.display == .away && self.persisted.lay != nil
+            ? self.managerStarts.first?.at : nil
+        if let armed = self.managerDeadline, armed.at == wanted { return }
+        if let armed = self.managerDeadline { self.wheel.cancel(armed.id) }
+        self.managerDeadline = nil
+        guard let at = wanted, at > now else { return }
+        if case .scheduled(let id) = self.wheel.insert(.managerStart, at: at.seconds) {
+            self.managerDeadline = (id, at)
+        }
+    }
+
+    /// The manager's starts of the current lay whose minute has come, taken out of the list.
+    private mutating func takeDueManagerStarts(now: Instant) -> [Start] {
+        let due = self.managerStarts.prefix { $0.at <= now }
+        self.managerStarts.removeFirst(due.count)
+        return Array(due)
     }
 
     // MARK: Household
@@ -305,6 +338,8 @@ public struct DaemonMachine: Sendable {
         self.managerStarts = []
         if let id = self.topUpTimer { self.wheel.cancel(id) }
         self.topUpTimer = nil
+        if let armed = self.managerDeadline { self.wheel.cancel(armed.id) }
+        self.managerDeadline = nil
         // A clear stops every daysome- timer, also one whose creation is still in flight.
         let stop: [MachineAction] = self.config.startsLiveIn == .systemd && hadManagerStarts ? [.stopTimers] : []
         guard let lay = self.persisted.lay else { return stop }
@@ -334,6 +369,9 @@ public struct DaemonMachine: Sendable {
                     actions.append(
                         .bringDisplayBack(reason: "a call was delivered \(self.config.bringBackDelay) s ago"))
                 }
+            case .managerStart:
+                self.managerDeadline = nil
+                due += self.takeDueManagerStarts(now: now)
             case .topUp:
                 self.topUpTimer = nil
                 if self.display == .away, let lay = self.persisted.lay {
@@ -457,6 +495,7 @@ public struct DaemonMachine: Sendable {
         self.expiryTimers = [:]
         self.topUpTimer = nil
         self.bringBackTimer = nil
+        self.managerDeadline = nil
         var actions: [MachineAction] = []
         for call in self.persisted.delivered {
             if call.expiresAt <= now {

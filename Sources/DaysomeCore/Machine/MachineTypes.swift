@@ -116,4 +116,8 @@ public enum WheelEntry: Sendable, Equatable {
     case topUp
     /// Bring the display back, three seconds after a call so that its chime plays out.
     case bringBack
+    /// Systemd backend with exact alarms: the minute of the next start the manager holds. The
+    /// daemon calls at that minute itself; the manager's timer, which fires at a boot-derived
+    /// offset up to its 1 s accuracy later, then finds the start delivered.
+    case managerStart
 }
