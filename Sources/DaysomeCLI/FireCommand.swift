@@ -42,16 +42,8 @@ func runFire(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutp
             return CommandOutput(stdout: "lay \(lay): \(reply)\n")
         case .failure(let error):
             if !askedManager {
-                // A daemon installed as the user unit is brought back; rule 2 then decides.
                 askedManager = true
-                if let manager = try? SystemdManager.connectUser(
-                    runtimeDirectory: context.environment["XDG_RUNTIME_DIR"]),
-                    (try? manager.listUnits(matching: ["daysomed.service"]))?.contains(where: {
-                        $0.loadState == "loaded"
-                    }) == true
-                {
-                    try? manager.startUnitAndWait("daysomed.service")
-                }
+                bringBackTheUnit(runtimeDirectory: runtime, environment: context.environment)
             }
             if monotonicMilliseconds() >= deadline {
                 return CommandOutput(
@@ -61,6 +53,18 @@ func runFire(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutp
             usleep(100_000)
         }
     }
+}
+
+/// The daemon installed as the user unit runs on the default paths: when that is the daemon
+/// whose timer fired, start the unit again (a no-op if it runs, "no such unit" where none is
+/// installed); rule 2 then decides. A daemon started with other paths is not the unit's to start.
+/// The manager is asked without listing units first: it forgets a stopped unit nothing
+/// references, so a list would say "not there" exactly when the unit needs starting.
+private func bringBackTheUnit(runtimeDirectory: String, environment: [String: String]) {
+    guard runtimeDirectory == Paths(environment: environment).runtimeDirectory,
+        let manager = try? SystemdManager.connectUser(runtimeDirectory: environment["XDG_RUNTIME_DIR"])
+    else { return }
+    try? manager.startUnitAndWait("daysomed.service")
 }
 
 /// Sends one line to a daemon's control socket and reads its one-line answer.

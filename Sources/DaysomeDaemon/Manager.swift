@@ -14,30 +14,31 @@ final class Manager {
     let logger = Logger()
     let loop: EventLoop
     let publisher: Publisher
-    private var machine: DaemonMachine
-    private var notifier: (any Notifier)?
-    private var bus: Bus?
-    private let lock: DaemonLock
+    var machine: DaemonMachine
+    var notifier: (any Notifier)?
+    var bus: Bus?
+    let lock: DaemonLock
 
     /// The one realtime timer: armed at the wheel's next deadline only.
-    private var wheelTimer: EventSource?
-    private var displayWatch: EventSource?
-    private var householdWatch: EventSource?
-    private var zoneWatch: EventSource?
-    private var clockWatch: ClockJumpWatch?
-    private var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?
-    private var lastDisplayLine: DisplayStateLine?
-    private var reloadHousehold: EventSource?
+    var wheelTimer: EventSource?
+    var displayWatch: EventSource?
+    var householdWatch: EventSource?
+    var zoneWatch: EventSource?
+    var clockWatch: ClockJumpWatch?
+    var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?
+    var lastDisplayLine: DisplayStateLine?
+    var reloadHousehold: EventSource?
     /// With `--backend systemd`: the manager that holds the starts.
-    private var systemd: SystemdBackend?
-    private var control: ControlSocket?
-    private var managerRetry: EventSource?
-    private var managerRetryDelay: UInt64 = 1_000_000
-    private var managerDisconnected: BusSlot?
-    private var chimePlayer: ChimePlayer?
-    private var returner: DisplayReturner?
+    var systemd: SystemdBackend?
+    var control: ControlSocket?
+    var managerReconnector: Reconnector?
+    var managerDisconnected: BusSlot?
+    var sessionReconnector: Reconnector?
+    var sessionDisconnected: BusSlot?
+    var chimePlayer: ChimePlayer?
+    var returner: DisplayReturner?
     /// The sample call of `daysomectl try`, withdrawn after a short while.
-    private var sample: (id: UInt32?, close: EventSource?)?
+    var sample: (id: UInt32?, close: EventSource?)?
 
     init(options: DaemonOptions, environment: [String: String]) throws(DaemonError) {
         self.options = options
@@ -121,207 +122,9 @@ final class Manager {
         return code
     }
 
-    // MARK: Set-up
-
-    private func connectNotifier() throws(DaemonError) {
-        switch self.options.notifier {
-        case .log:
-            self.notifier = LogNotifier(logger: self.logger)
-        case .freedesktop:
-            do {
-                let bus = try Bus.openUser()
-                try bus.attach(to: self.loop)
-                self.bus = bus
-                let notifier = try FreedesktopNotifier(
-                    bus: bus, urgency: self.options.doNotDisturb == .override ? 2 : 1,
-                    closedByServer: { [weak self] id in self?.handle(.closedByServer(notificationId: id)) },
-                    clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
-                    restarted: { [weak self] in self?.handle(.serverRestarted) })
-                self.notifier = notifier
-                if !notifier.server.present {
-                    self.logger.log(
-                        .warning, "No notification server answers on the session bus yet; calls fail until one does")
-                }
-            } catch {
-                throw .setup(
-                    "Failed to connect to the session bus: \(error) (is DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR set? --notifier log needs no bus)"
-                )
-            }
-        }
-    }
-
-    private func openControlSocket() throws(DaemonError) {
-        do {
-            self.control = try ControlSocket(path: self.options.paths.controlSocket, loop: self.loop) {
-                [weak self] request in
-                self?.control(request) ?? "error: stopping"
-            }
-        } catch {
-            throw .setup("\(error)")
-        }
-    }
-
-    /// Answers one control request: `fire <lay>` from a systemd timer's service, `try` from a carer.
-    private func control(_ request: String) -> String {
-        if request == "try" { return self.tryCall() }
-        let words = request.split(separator: " ")
-        guard words.count == 2, words[0] == "fire", let lay = UInt64(words[1]) else {
-            return "error: unknown request"
-        }
-        let before = self.machine.persisted.delivered.count
-        self.handle(.fired(lay: lay))
-        let delivered = self.machine.persisted.delivered.count > before
-        return delivered ? "delivered" : "nothing due for lay \(lay)"
-    }
-
-    /// Plays the bell, unless a respected Do Not Disturb holds calls back or no player exists.
-    /// Returns what happened, in words for `try` to pass on.
-    @discardableResult
-    private func playChime() -> String {
-        if self.options.doNotDisturb == .respect, (self.notifier as? FreedesktopNotifier)?.isPaused() == true {
-            self.logger.log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent")
-            return "the bell stays silent: the notification server is paused (Do Not Disturb, --dnd respect)"
-        }
-        guard let player = self.chimePlayer, player.player != nil else {
-            return "no sound player was found (pw-play, paplay, aplay): the bell is silent"
-        }
-        player.play()
-        return "the bell is playing"
-    }
-
-    /// `daysomectl try`: one sample call now, withdrawn after ten seconds, so a carer hears what
-    /// she will hear. Over the display only the bell plays (rule 1: nothing shown over it).
-    private func tryCall() -> String {
-        let now = currentInstant()
-        let chimeOn = self.machine.household?.load.household.settings.chime != .off
-        let sound = chimeOn ? self.playChime() : "the bell is off (settings.chime)"
-        guard self.machine.display == .away else {
-            return "\(sound); nothing shown, because the day display is in front (rule 1)"
-        }
-        guard let notifier = self.notifier else { return "\(sound); no notifier" }
-        let zone = self.machine.household?.load.household.zone ?? Zone(name: "UTC", rules: .utc)
-        let local = zone.local(now)
-        let parts = self.machine.household?.load.household.dayParts ?? DayParts()
-        let sample = Start(
-            at: now, local: local, itemIds: [],
-            heading: Content.heading(date: local.date, time: local.clockTime, dayParts: parts),
-            title: "Daysome", body: "This is how a call looks and sounds", expiresAt: now.adding(seconds: 10), dst: nil)
-        self.sample?.close?.cancel()
-        self.sample = (nil, nil)
-        notifier.post(sample, now: now) { [weak self] result in
-            guard let self, case .success(let id) = result else { return }
-            let close = try? self.loop.addTimer(clock: CLOCK_MONOTONIC, after: 10_000_000, description: "try") {
-                [weak self] _ in
-                self?.notifier?.close(id)
-                self?.sample = nil
-            }
-            self.sample = (id, close)
-        }
-        return "\(sound); a sample call is shown for ten seconds"
-    }
-
-    /// Connects to the user's systemd manager, stops what an earlier daemon left there, and
-    /// watches for the connection to drop (the manager restarted: its transient units are gone).
-    private func connectManager() throws(DaemonError) {
-        do {
-            let manager = try SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"])
-            try manager.bus.attach(to: self.loop)
-            if let backend = self.systemd {
-                backend.reconnect(manager)
-            } else {
-                self.systemd = SystemdBackend(
-                    manager: manager, logger: self.logger, runtimeDirectory: self.options.paths.runtimeDirectory,
-                    environment: self.environment)
-            }
-            self.managerDisconnected = try manager.bus.addMatch(
-                "type='signal',sender='org.freedesktop.DBus.Local',path='/org/freedesktop/DBus/Local',interface='org.freedesktop.DBus.Local',member='Disconnected'"
-            ) { [weak self] _ in self?.managerLost() }
-        } catch {
-            throw .setup(
-                "Failed to connect to the systemd user manager: \(error) (is XDG_RUNTIME_DIR set and systemd --user running?)"
-            )
-        }
-        // Whatever an earlier daemon left is stopped; the machine lays the current plan again.
-        self.systemd?.stopAll()
-    }
-
-    private func managerLost() {
-        self.logger.log(.warning, "Lost the connection to the systemd manager; reconnecting")
-        self.scheduleManagerRetry()
-    }
-
-    private func scheduleManagerRetry() {
-        do {
-            self.managerRetry = try self.loop.addTimer(
-                clock: CLOCK_MONOTONIC, after: self.managerRetryDelay, description: "manager-retry"
-            ) {
-                [weak self] _ in self?.retryManager()
-            }
-        } catch {
-            self.logger.log(.error, "Failed to arm the manager retry: \(error)")
-        }
-    }
-
-    private func retryManager() {
-        do throws(DaemonError) {
-            try self.connectManager()
-            self.managerRetryDelay = 1_000_000
-            self.logger.log(.notice, "Reconnected to the systemd manager")
-            self.handle(.timersLost)
-        } catch {
-            // Back off to at most five seconds while the manager is away: a re-lay should follow
-            // its return within seconds, and one failed connect costs next to nothing.
-            self.managerRetryDelay = min(self.managerRetryDelay * 2, 5_000_000)
-            self.scheduleManagerRetry()
-        }
-    }
-
-    private func watch() throws(Errno) {
-        let paths = self.options.paths
-        self.wheelTimer = try self.loop.addTimer(
-            clock: CLOCK_REALTIME, at: UInt64.max, accuracy: 1_000, description: "wheel"
-        ) {
-            [weak self] _ in self?.wheelTimerFired()
-        }
-        try self.wheelTimer?.setEnabled(.off)
-        let changes: InotifyMask = [.closeWrite, .movedTo, .movedFrom, .delete, .create]
-        let displayName = basename(of: paths.displayState)
-        self.displayWatch = try self.loop.addInotify(
-            path: directory(of: paths.displayState), mask: changes, description: "display-state"
-        ) {
-            [weak self] _, event in
-            if event.name == displayName { self?.displayFileChanged() }
-        }
-        // The display's return must be seen before a start that is due in the same iteration.
-        try self.displayWatch?.setPriority(-10)
-        let householdDirectory = directory(of: paths.household)
-        try? FileIO.makeDirectories(householdDirectory, mode: 0o755)
-        let householdName = basename(of: paths.household)
-        self.householdWatch = try self.loop.addInotify(
-            path: householdDirectory, mask: changes, description: "household"
-        ) {
-            [weak self] _, event in
-            if event.name == householdName { self?.scheduleHouseholdReload() }
-        }
-        self.reloadHousehold = try self.loop.addDefer(description: "household-reload") { [weak self] _ in
-            self?.householdChanged()
-        }
-        try self.reloadHousehold?.setEnabled(.off)
-        self.clockWatch = try ClockJumpWatch(loop: self.loop) { [weak self] in
-            self?.handle(.clockChanged(reason: "the clock jumped"))
-        }
-        // The system zone: /etc/localtime is replaced by a new symlink when it changes.
-        self.zoneWatch = try? self.loop.addInotify(
-            path: "/etc", mask: [.closeWrite, .movedTo, .create, .delete], description: "zone"
-        ) {
-            [weak self] _, event in
-            if event.name == "localtime" || event.name == "timezone" { self?.zoneChanged() }
-        }
-    }
-
     // MARK: The world, read into events
 
-    private func handle(_ event: MachineEvent) {
+    func handle(_ event: MachineEvent) {
         if case .display(.foreground) = event, let sample = self.sample {
             // Rule 1 holds for the carer's sample too.
             if let id = sample.id { self.notifier?.close(id) }
@@ -331,110 +134,9 @@ final class Manager {
         self.execute(self.machine.handle(event, now: currentInstant()))
     }
 
-    private func wheelTimerFired() {
-        // Read the display first: a return written a moment ago wins over the start (rule 1).
-        if let display = self.readDisplay(startup: false), display != self.machine.display {
-            self.handle(.display(display))
-        }
-        self.handle(.timer)
-    }
-
-    private func displayFileChanged() {
-        guard let display = self.readDisplay(startup: false) else { return }
-        self.handle(.display(display))
-    }
-
-    /// Reads the display state file. Missing means away; an unreadable line is foreground at
-    /// start-up and keeps the previous state later (nil). Arms the pid watch when a pid is named.
-    private func readDisplay(startup: Bool) -> DisplayState? {
-        let path = self.options.paths.displayState
-        let line: DisplayStateLine
-        do {
-            // A symlink planted in place of the state file is refused (ELOOP), not followed.
-            let bytes = try FileIO.read(path, limit: 4_096, followLinks: false, regularOnly: true)
-            guard let parsed = DisplayStateLine(parsing: String(decoding: bytes, as: UTF8.self)) else {
-                self.logger.log(
-                    .warning,
-                    "Display state file '\(path)' holds neither 'foreground' nor 'away'; \(startup ? "treating it as foreground" : "keeping \(self.machine.display.rawValue)")"
-                )
-                return startup ? .foreground : nil
-            }
-            line = parsed
-        } catch {
-            if error.errno == ENOENT { return self.setDisplayLine(DisplayStateLine(state: .away)) }
-            self.logger.log(
-                .warning,
-                "\(error); \(startup ? "treating the display as foreground" : "keeping \(self.machine.display.rawValue)")"
-            )
-            return startup ? .foreground : nil
-        }
-        return self.setDisplayLine(line)
-    }
-
-    /// When the display state file was last written (its mtime), or nil when it is missing.
-    private func displayStateWritten() -> Instant? {
-        var info = stat()
-        guard lstat(self.options.paths.displayState, &info) == 0 else { return nil }
-        return Instant(seconds: Int64(info.st_mtim.tv_sec))
-    }
-
-    private func setDisplayLine(_ line: DisplayStateLine) -> DisplayState {
-        self.lastDisplayLine = line
-        guard line.state == .foreground, let pid = line.pid else {
-            self.displayPid?.source.cancel()
-            self.displayPid = nil
-            return line.state
-        }
-        if self.displayPid?.pid == pid { return .foreground }
-        self.displayPid?.source.cancel()
-        self.displayPid = nil
-        do {
-            let fd = try Pidfd.open(pid: pid)
-            let source = try self.loop.addPidfdExit(fd.rawValue, description: "display-pid") { [weak self] _ in
-                self?.displayProcessExited(pid)
-            }
-            self.displayPid = (pid, fd, source)
-            return .foreground
-        } catch {
-            self.logger.log(.notice, "The display's process \(pid) is gone (\(error)); the display is away")
-            return .away
-        }
-    }
-
-    private func displayProcessExited(_ pid: Int32) {
-        self.displayPid?.source.cancel()
-        self.displayPid = nil
-        guard self.lastDisplayLine?.pid == pid, self.lastDisplayLine?.state == .foreground else { return }
-        self.logger.log(.notice, "The display's process \(pid) exited in the foreground; the display is away")
-        self.handle(.display(.away))
-    }
-
-    private func loadHousehold() -> Result<LoadedHousehold, HouseholdFileError> {
-        let path = self.options.paths.household
-        let now = currentInstant()
-        // One read: the digest is that of the bytes parsed, even while the file is being replaced.
-        return HouseholdFile.loadWithDigest(path, environment: self.environment, regularOnly: true).map {
-            LoadedHousehold(load: $0.load, digest: $0.digest, loadedAt: now)
-        }
-    }
-
-    private func scheduleHouseholdReload() {
-        // Editors write in bursts: one reload on the next iteration covers them all.
-        try? self.reloadHousehold?.setEnabled(.oneshot)
-    }
-
-    private func householdChanged() {
-        self.handle(.household(self.loadHousehold()))
-    }
-
-    private func zoneChanged() {
-        self.handle(.household(self.loadHousehold()))
-        self.handle(.clockChanged(reason: "the system zone changed"))
-    }
-
     // MARK: Actions
 
-    private func execute(_ actions: [MachineAction]) {
+    func execute(_ actions: [MachineAction]) {
         var records: [HistoryRecord] = []
         func flushRecords() {
             guard !records.isEmpty else { return }
@@ -485,7 +187,7 @@ final class Manager {
         flushRecords()
     }
 
-    private func post(_ key: DeliveryKey, _ start: Start) {
+    func post(_ key: DeliveryKey, _ start: Start) {
         guard let notifier = self.notifier else { return }
         notifier.post(start, now: currentInstant()) { [weak self] result in
             switch result {
@@ -495,7 +197,7 @@ final class Manager {
         }
     }
 
-    private func arm(_ instant: Instant?) {
+    func arm(_ instant: Instant?) {
         guard let source = self.wheelTimer else { return }
         do {
             if let instant {
@@ -509,7 +211,7 @@ final class Manager {
         }
     }
 
-    private func publish() {
+    func publish() {
         let server = self.notifier?.server ?? ServerInfo(name: nil, present: false, capabilities: [])
         do {
             try self.publisher.publish(
@@ -563,7 +265,7 @@ final class Manager {
     }
 
     /// `Display away; lay 3; next start 2026-11-30T13:00:00Z Lunch`.
-    private func statusLine() -> String {
+    func statusLine() -> String {
         var parts = ["Display \(self.machine.display.rawValue)"]
         if let lay = self.machine.currentLay { parts.append("lay \(lay.number)") } else { parts.append("nothing laid") }
         if let next = self.machine.laidStarts.first {

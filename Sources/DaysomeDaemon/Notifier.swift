@@ -61,6 +61,11 @@ final class FreedesktopNotifier: Notifier {
         self.refresh()
     }
 
+    /// The bus under the server went away: nothing can be posted until it is back.
+    func serverGone() {
+        self.server = ServerInfo(name: nil, present: false, capabilities: [])
+    }
+
     /// Asks the server for its name and capabilities (a short synchronous call at start and after a restart).
     func refresh() {
         do throws(BusError) {

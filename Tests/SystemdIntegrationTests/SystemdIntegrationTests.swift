@@ -109,6 +109,12 @@ struct SystemdIntegrationTests {
             "[SystemdIntegrationTests] \(rfc3339(minute)) shown by dunst \(milliseconds(lateness)) ms after its minute")
         #expect(lateness >= 0, "shown before its minute")
         #expect(lateness < 1, "shown \(lateness) s after its minute")
+        // The daemon called at the minute on its own deadline; the manager's timer, the week's
+        // keeper and the backstop, still ran its `daysomectl fire` and found the call made.
+        _ = try await poll("the manager's fire to reach the daemon", timeout: 3) {
+            session.daemonStderr.contains("A timer of lay \(found.lay) fired: its start was already delivered")
+                ? true : nil
+        }
 
         let history = try await session.history()
         #expect(
@@ -188,9 +194,12 @@ struct SystemdIntegrationTests {
         let session = try await UserSession.start(notificationServer: true)
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
+        // Without exact alarms only the manager's timer calls (with them, the daemon also calls at
+        // the minute itself), so stopping that timer below leaves the start owed to the fires.
         try replaceFile(
             session.household,
-            oneItemHousehold(label: "Soup time", detail: "Soup and a roll", time: utcClockTime(minute)))
+            oneItemHousehold(
+                label: "Soup time", detail: "Soup and a roll", time: utcClockTime(minute), exactAlarms: false))
         try await session.startDaemon(notifier: "freedesktop")
         let older = try await session.waitUntilManagerHoldsThePlan(within: 5).found.lay
         try await session.signal("foreground")
@@ -336,24 +345,38 @@ struct SystemdIntegrationTests {
         #expect(after.lay == before.lay, "a manager restart is not a new lay")
     }
 
+    // MARK: The session bus
+
+    @Test func afterTheSessionBusRestartsCallsReachTheNotificationServerAgain() async throws {
+        let session = try await UserSession.start(notificationServer: true)
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon(notifier: "freedesktop")
+        _ = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        #expect(try await session.status()["canDeliver"]?.boolValue == true)
+
+        try await session.restartSessionBus()
+        let status = try await poll("status to say the daemon can deliver again", timeout: 10) { () -> JSONObject? in
+            let status = try await session.status()
+            return status["canDeliver"]?.boolValue == true ? status : nil
+        }
+        #expect(status["notificationServer"]?.objectValue?["name"]?.stringValue == "dunst", "\(status)")
+        #expect(session.daemonStderr.contains("Reconnected to the session bus"), "\(session.daemonStderr)")
+        let sample = try await session.ctl(["try", "--runtime-dir", session.runtimeDirectory])
+        #expect(sample.status == 0 && sample.stdout.contains("a sample call is shown"), "\(sample)")
+        _ = try await poll("dunst to show the sample call", timeout: 3) {
+            try await session.displayedCount() == 1 ? true : nil
+        }
+        #expect(try await session.status()["running"]?.boolValue == true)
+    }
+
     // MARK: The user unit
 
     @Test func theUnitFileStartsInARealUserManagerAndReachesReady() async throws {
         let session = try await UserSession.start()
         defer { session.stop() }
         let household = fixturePath("seed.json")
-        let original = readFile(packageRoot() + "/systemd/daysomed.service")
-        let lines = original.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.filter { $0.hasPrefix("ExecStart=") }.count == 1, "one ExecStart= in the unit")
-        let unit = lines.map { line in
-            line.hasPrefix("ExecStart=")
-                ? "ExecStart=\(session.daysomed) --notifier log --household \(household) --backend systemd"
-                : String(line)
-        }.joined(separator: "\n")
-        let unitDirectory = session.configHome + "/systemd/user"
-        try session.directory.makeDirectory("home/.config/systemd")
-        try session.directory.makeDirectory("home/.config/systemd/user")
-        try writeFile(unitDirectory + "/daysomed.service", unit)
+        let unitDirectory = try installUnit(session, household: household)
 
         let verify = try await session.run(
             try findExecutable("systemd-analyze", package: "systemd"),
@@ -386,14 +409,7 @@ struct SystemdIntegrationTests {
         // Its lay, recorded in its default state directory, is what the manager holds.
         let stateDirectory = session.home + "/.local/state/daysome"
         let (found, _) = try await session.waitUntilManagerHoldsThePlan(
-            within: 5, household: household,
-            layRecord: {
-                let text = readFile(stateDirectory + "/lay.json")
-                guard let lay = (try? JSONParser.parse(text))?.objectValue?["lay"]?.objectValue,
-                    let number = lay["number"]?.doubleValue, let from = lay["from"]?.stringValue
-                else { return nil }
-                return LayRecordView(number: Int(number), from: from)
-            })
+            within: 5, household: household, layRecord: { unitLayRecord(session) })
         #expect(show["StatusText", default: ""].contains("lay \(found.lay)"))
         let pending = try await session.ctlJSON([
             "pending", "--json", "--runtime-dir", session.userRuntime + "/daysome", "--state-dir", stateDirectory,
@@ -401,6 +417,85 @@ struct SystemdIntegrationTests {
         #expect(pending["daemonRunning"]?.boolValue == true, "\(pending)")
         #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
     }
+
+    // MARK: The manager as the backstop
+
+    @Test func aStartWhoseDaemonIsDownAtItsMinuteIsCalledOnceTheManagersFireBringsTheUnitBack() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 8)
+        let household = session.directory.path + "/unit-household.json"
+        try writeFile(
+            household, oneItemHousehold(label: "Soup time", detail: "Soup and a roll", time: utcClockTime(minute)))
+        _ = try installUnit(session, household: household)
+        #expect(try await session.systemctl(["daemon-reload"]).status == 0)
+        #expect(try await session.systemctl(["start", "daysomed.service"]).status == 0)
+        let (found, _) = try await session.waitUntilManagerHoldsThePlan(
+            within: 10, household: household, layRecord: { unitLayRecord(session) })
+        #expect(found.instants.contains(rfc3339(minute)))
+        // A clean stop keeps the week in the manager: nothing is left to call at the minute but its timer.
+        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
+        #expect(try await session.daysomeUnits("daysome-*.timer").count == 1)
+        guard wallSeconds() < Double(minute) - 1 else {
+            throw HarnessError("the daemon was stopped only \(wallSeconds() - Double(minute)) s before the minute")
+        }
+
+        let history = session.home + "/.local/state/daysome/history.jsonl"
+        let delivered: JSONObject
+        do {
+            delivered = try await poll("the call for \(rfc3339(minute)) in the history", timeout: 80) {
+                () -> JSONObject? in
+                readFile(history).split(separator: "\n").compactMap {
+                    (try? JSONParser.parse(String($0)))?.objectValue
+                }.first { $0["event"]?.stringValue == "delivered" && $0["at"]?.stringValue == rfc3339(minute) }
+            }
+        } catch {
+            throw HarnessError(
+                "\(error); history: \(readFile(history)); manager log: "
+                    + String(session.directory.read("manager-1.log").suffix(4_000)))
+        }
+        let calledAt = try #require(
+            delivered["time"]?.stringValue.flatMap { TimeParsing.instant($0, zone: Zone(name: "UTC", rules: .utc)) })
+        print(
+            "[SystemdIntegrationTests] daemon down at \(rfc3339(minute)): called at \(calledAt.rfc3339) "
+                + "(\(delivered["reason"]?.stringValue ?? "no reason"))")
+        #expect(calledAt.seconds >= minute && calledAt.seconds <= minute + 10, "\(delivered)")
+        let active = try await session.systemctl(["is-active", "daysomed.service"])
+        #expect(active.stdout.hasPrefix("active"), "the fire did not bring daysomed.service back: \(active)")
+        await pause(1)
+        let calls = readFile(history).split(separator: "\n").filter {
+            $0.contains(#""event":"delivered""#) && $0.contains(rfc3339(minute))
+        }
+        #expect(calls.count == 1, "\(calls)")
+        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
+    }
+}
+
+/// Writes systemd/daysomed.service into the session's user unit directory, running the built
+/// daysomed on `household` with the systemd backend and the log notifier; returns the directory.
+private func installUnit(_ session: UserSession, household: String) throws -> String {
+    let original = readFile(packageRoot() + "/systemd/daysomed.service")
+    let lines = original.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.filter { $0.hasPrefix("ExecStart=") }.count == 1, "one ExecStart= in the unit")
+    let unit = lines.map { line in
+        line.hasPrefix("ExecStart=")
+            ? "ExecStart=\(session.daysomed) --notifier log --household \(household) --backend systemd"
+            : String(line)
+    }.joined(separator: "\n")
+    let unitDirectory = session.configHome + "/systemd/user"
+    try session.directory.makeDirectory("home/.config/systemd")
+    try session.directory.makeDirectory("home/.config/systemd/user")
+    try writeFile(unitDirectory + "/daysomed.service", unit)
+    return unitDirectory
+}
+
+/// The lay the unit's daemon recorded in its default state directory.
+private func unitLayRecord(_ session: UserSession) -> LayRecordView? {
+    let text = readFile(session.home + "/.local/state/daysome/lay.json")
+    guard let lay = (try? JSONParser.parse(text))?.objectValue?["lay"]?.objectValue,
+        let number = lay["number"]?.doubleValue, let from = lay["from"]?.stringValue
+    else { return nil }
+    return LayRecordView(number: Int(number), from: from)
 }
 
 /// Fails if the manager holds a daysome- timer at any moment during the next `seconds`.

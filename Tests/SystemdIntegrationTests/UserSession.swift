@@ -356,6 +356,12 @@ final class UserSession {
         var environment = self.environment
         environment["DISPLAY"] = ":\(number)"
         self.serverEnvironment = environment
+        try await self.startDunst(dunstPath)
+    }
+
+    /// dunst on the manager's bus, in the Xvfb display already running; waits until it owns the name.
+    private func startDunst(_ dunstPath: String) async throws {
+        guard let environment = self.serverEnvironment else { throw HarnessError("dunst needs Xvfb first") }
         let config = try self.directory.write("dunstrc", dunstConfiguration)
         let dunst = try SpawnedProcess(
             dunstPath, ["-config", config], environment: environment, stderrPath: "\(self.directory.path)/dunst.log")
@@ -367,6 +373,19 @@ final class UserSession {
             }
             return try await self.nameHasOwner("org.freedesktop.Notifications") ? true : nil
         }
+    }
+
+    /// `systemctl --user restart dbus.service`: every connection to the session bus drops. dunst,
+    /// which cannot outlive its bus, is stopped by its pid and started again on the new one.
+    func restartSessionBus() async throws {
+        let restart = try await self.systemctl(["restart", "dbus.service"])
+        guard restart.status == 0 else { throw HarnessError("restarting dbus.service failed: \(restart)") }
+        if let dunst = self.dunst {
+            dunst.send(SIGTERM)
+            _ = await dunst.exit(within: 5)
+            self.processes.removeAll { $0 === dunst }
+        }
+        try await self.startDunst(try findExecutable("dunst", package: "dunst"))
     }
 
     /// Runs dunstctl with dunst's environment.

@@ -1,0 +1,112 @@
+// The daemon's bus connections: the session bus that carries every call to the notification
+// server, and the systemd manager that holds the week with `--backend systemd`. Either peer may
+// go away and come back; the Reconnector tries again and the machine is told what was lost.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+import SystemdKit
+
+extension Manager {
+    func connectNotifier() throws(DaemonError) {
+        switch self.options.notifier {
+        case .log:
+            self.notifier = LogNotifier(logger: self.logger)
+        case .freedesktop:
+            do {
+                try self.connectSessionBus()
+            } catch {
+                throw .setup(
+                    "Failed to connect to the session bus: \(error) (is DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR set? --notifier log needs no bus)"
+                )
+            }
+            if self.notifier?.server.present != true {
+                self.logger.log(
+                    .warning, "No notification server answers on the session bus yet; calls fail until one does")
+            }
+        }
+    }
+
+    /// Opens the session bus and the notifier on it, and watches for the bus itself to go away
+    /// (`systemctl --user restart dbus`): every later post would fail with ENOTCONN.
+    func connectSessionBus() throws(Errno) {
+        let bus = try Bus.openUser()
+        try bus.attach(to: self.loop)
+        let notifier = try FreedesktopNotifier(
+            bus: bus, urgency: self.options.doNotDisturb == .override ? 2 : 1,
+            closedByServer: { [weak self] id in self?.handle(.closedByServer(notificationId: id)) },
+            clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
+            restarted: { [weak self] in self?.handle(.serverRestarted) })
+        self.sessionDisconnected = try bus.addMatch(Self.disconnectedMatch) { [weak self] _ in
+            self?.sessionBusLost()
+        }
+        self.bus = bus
+        self.notifier = notifier
+    }
+
+    /// sd-bus's own signal for a connection that dropped.
+    static let disconnectedMatch =
+        "type='signal',sender='org.freedesktop.DBus.Local',path='/org/freedesktop/DBus/Local',interface='org.freedesktop.DBus.Local',member='Disconnected'"
+
+    func sessionBusLost() {
+        (self.notifier as? FreedesktopNotifier)?.serverGone()
+        self.publish()
+        if self.sessionReconnector == nil {
+            self.sessionReconnector = Reconnector(loop: self.loop, logger: self.logger, peer: "session bus") {
+                [weak self] in
+                guard let self else { return true }
+                do {
+                    try self.connectSessionBus()
+                } catch {
+                    return false
+                }
+                // The server's ids died with its connection to the old bus: forget them.
+                self.handle(.serverRestarted)
+                return true
+            }
+        }
+        self.sessionReconnector?.lost()
+    }
+
+    /// Connects to the user's systemd manager, stops what an earlier daemon left there, and
+    /// watches for the connection to drop (the manager restarted: its transient units are gone).
+    func connectManager() throws(DaemonError) {
+        do {
+            let manager = try SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"])
+            try manager.bus.attach(to: self.loop)
+            if let backend = self.systemd {
+                backend.reconnect(manager)
+            } else {
+                self.systemd = SystemdBackend(
+                    manager: manager, logger: self.logger, runtimeDirectory: self.options.paths.runtimeDirectory,
+                    environment: self.environment)
+            }
+            self.managerDisconnected = try manager.bus.addMatch(Self.disconnectedMatch) { [weak self] _ in
+                self?.managerLost()
+            }
+        } catch {
+            throw .setup(
+                "Failed to connect to the systemd user manager: \(error) (is XDG_RUNTIME_DIR set and systemd --user running?)"
+            )
+        }
+        // Whatever an earlier daemon left is stopped; the machine lays the current plan again.
+        self.systemd?.stopAll()
+    }
+
+    func managerLost() {
+        if self.managerReconnector == nil {
+            self.managerReconnector = Reconnector(loop: self.loop, logger: self.logger, peer: "systemd manager") {
+                [weak self] in
+                guard let self else { return true }
+                do {
+                    try self.connectManager()
+                } catch {
+                    return false
+                }
+                self.handle(.timersLost)
+                return true
+            }
+        }
+        self.managerReconnector?.lost()
+    }
+}

@@ -1,0 +1,79 @@
+// The control socket: `daysomectl fire` from a systemd timer's service, and `daysomectl try`
+// from a carer who wants to hear and see a call now.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+import SystemdKit
+
+extension Manager {
+    func openControlSocket() throws(DaemonError) {
+        do {
+            self.control = try ControlSocket(path: self.options.paths.controlSocket, loop: self.loop) {
+                [weak self] request in
+                self?.control(request) ?? "error: stopping"
+            }
+        } catch {
+            throw .setup("\(error)")
+        }
+    }
+
+    /// Answers one control request: `fire <lay>` from a systemd timer's service, `try` from a carer.
+    func control(_ request: String) -> String {
+        if request == "try" { return self.tryCall() }
+        let words = request.split(separator: " ")
+        guard words.count == 2, words[0] == "fire", let lay = UInt64(words[1]) else {
+            return "error: unknown request"
+        }
+        let before = self.machine.persisted.delivered.count
+        self.handle(.fired(lay: lay))
+        let delivered = self.machine.persisted.delivered.count > before
+        return delivered ? "delivered" : "nothing due for lay \(lay)"
+    }
+
+    /// Plays the bell, unless a respected Do Not Disturb holds calls back or no player exists.
+    /// Returns what happened, in words for `try` to pass on.
+    @discardableResult
+    func playChime() -> String {
+        if self.options.doNotDisturb == .respect, (self.notifier as? FreedesktopNotifier)?.isPaused() == true {
+            self.logger.log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent")
+            return "the bell stays silent: the notification server is paused (Do Not Disturb, --dnd respect)"
+        }
+        guard let player = self.chimePlayer, player.player != nil else {
+            return "no sound player was found (pw-play, paplay, aplay): the bell is silent"
+        }
+        player.play()
+        return "the bell is playing"
+    }
+
+    /// `daysomectl try`: one sample call now, withdrawn after ten seconds, so a carer hears what
+    /// she will hear. Over the display only the bell plays (rule 1: nothing shown over it).
+    func tryCall() -> String {
+        let now = currentInstant()
+        let chimeOn = self.machine.household?.load.household.settings.chime != .off
+        let sound = chimeOn ? self.playChime() : "the bell is off (settings.chime)"
+        guard self.machine.display == .away else {
+            return "\(sound); nothing shown, because the day display is in front (rule 1)"
+        }
+        guard let notifier = self.notifier else { return "\(sound); no notifier" }
+        let zone = self.machine.household?.load.household.zone ?? Zone(name: "UTC", rules: .utc)
+        let local = zone.local(now)
+        let parts = self.machine.household?.load.household.dayParts ?? DayParts()
+        let sample = Start(
+            at: now, local: local, itemIds: [],
+            heading: Content.heading(date: local.date, time: local.clockTime, dayParts: parts),
+            title: "Daysome", body: "This is how a call looks and sounds", expiresAt: now.adding(seconds: 10), dst: nil)
+        self.sample?.close?.cancel()
+        self.sample = (nil, nil)
+        notifier.post(sample, now: now) { [weak self] result in
+            guard let self, case .success(let id) = result else { return }
+            let close = try? self.loop.addTimer(clock: CLOCK_MONOTONIC, after: 10_000_000, description: "try") {
+                [weak self] _ in
+                self?.notifier?.close(id)
+                self?.sample = nil
+            }
+            self.sample = (id, close)
+        }
+        return "\(sound); a sample call is shown for ten seconds"
+    }
+}

@@ -1,0 +1,153 @@
+// The world, read into events: the wheel's one realtime timer, the display state file and the
+// display's process, the household file, and the system zone.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+import SystemdKit
+
+extension Manager {
+    func watch() throws(Errno) {
+        let paths = self.options.paths
+        self.wheelTimer = try self.loop.addTimer(
+            clock: CLOCK_REALTIME, at: UInt64.max, accuracy: 1_000, description: "wheel"
+        ) {
+            [weak self] _ in self?.wheelTimerFired()
+        }
+        try self.wheelTimer?.setEnabled(.off)
+        let changes: InotifyMask = [.closeWrite, .movedTo, .movedFrom, .delete, .create]
+        let displayName = basename(of: paths.displayState)
+        self.displayWatch = try self.loop.addInotify(
+            path: directory(of: paths.displayState), mask: changes, description: "display-state"
+        ) {
+            [weak self] _, event in
+            if event.name == displayName { self?.displayFileChanged() }
+        }
+        // The display's return must be seen before a start that is due in the same iteration.
+        try self.displayWatch?.setPriority(-10)
+        let householdDirectory = directory(of: paths.household)
+        try? FileIO.makeDirectories(householdDirectory, mode: 0o755)
+        let householdName = basename(of: paths.household)
+        self.householdWatch = try self.loop.addInotify(
+            path: householdDirectory, mask: changes, description: "household"
+        ) {
+            [weak self] _, event in
+            if event.name == householdName { self?.scheduleHouseholdReload() }
+        }
+        self.reloadHousehold = try self.loop.addDefer(description: "household-reload") { [weak self] _ in
+            self?.householdChanged()
+        }
+        try self.reloadHousehold?.setEnabled(.off)
+        self.clockWatch = try ClockJumpWatch(loop: self.loop) { [weak self] in
+            self?.handle(.clockChanged(reason: "the clock jumped"))
+        }
+        // The system zone: /etc/localtime is replaced by a new symlink when it changes.
+        self.zoneWatch = try? self.loop.addInotify(
+            path: "/etc", mask: [.closeWrite, .movedTo, .create, .delete], description: "zone"
+        ) {
+            [weak self] _, event in
+            if event.name == "localtime" || event.name == "timezone" { self?.zoneChanged() }
+        }
+    }
+
+    func wheelTimerFired() {
+        // Read the display first: a return written a moment ago wins over the start (rule 1).
+        if let display = self.readDisplay(startup: false), display != self.machine.display {
+            self.handle(.display(display))
+        }
+        self.handle(.timer)
+    }
+
+    func displayFileChanged() {
+        guard let display = self.readDisplay(startup: false) else { return }
+        self.handle(.display(display))
+    }
+
+    /// Reads the display state file. Missing means away; an unreadable line is foreground at
+    /// start-up and keeps the previous state later (nil). Arms the pid watch when a pid is named.
+    func readDisplay(startup: Bool) -> DisplayState? {
+        let path = self.options.paths.displayState
+        let line: DisplayStateLine
+        do {
+            // A symlink planted in place of the state file is refused (ELOOP), not followed.
+            let bytes = try FileIO.read(path, limit: 4_096, followLinks: false, regularOnly: true)
+            guard let parsed = DisplayStateLine(parsing: String(decoding: bytes, as: UTF8.self)) else {
+                self.logger.log(
+                    .warning,
+                    "Display state file '\(path)' holds neither 'foreground' nor 'away'; \(startup ? "treating it as foreground" : "keeping \(self.machine.display.rawValue)")"
+                )
+                return startup ? .foreground : nil
+            }
+            line = parsed
+        } catch {
+            if error.errno == ENOENT { return self.setDisplayLine(DisplayStateLine(state: .away)) }
+            self.logger.log(
+                .warning,
+                "\(error); \(startup ? "treating the display as foreground" : "keeping \(self.machine.display.rawValue)")"
+            )
+            return startup ? .foreground : nil
+        }
+        return self.setDisplayLine(line)
+    }
+
+    /// When the display state file was last written (its mtime), or nil when it is missing.
+    func displayStateWritten() -> Instant? {
+        var info = stat()
+        guard lstat(self.options.paths.displayState, &info) == 0 else { return nil }
+        return Instant(seconds: Int64(info.st_mtim.tv_sec))
+    }
+
+    func setDisplayLine(_ line: DisplayStateLine) -> DisplayState {
+        self.lastDisplayLine = line
+        guard line.state == .foreground, let pid = line.pid else {
+            self.displayPid?.source.cancel()
+            self.displayPid = nil
+            return line.state
+        }
+        if self.displayPid?.pid == pid { return .foreground }
+        self.displayPid?.source.cancel()
+        self.displayPid = nil
+        do {
+            let fd = try Pidfd.open(pid: pid)
+            let source = try self.loop.addPidfdExit(fd.rawValue, description: "display-pid") { [weak self] _ in
+                self?.displayProcessExited(pid)
+            }
+            self.displayPid = (pid, fd, source)
+            return .foreground
+        } catch {
+            self.logger.log(.notice, "The display's process \(pid) is gone (\(error)); the display is away")
+            return .away
+        }
+    }
+
+    func displayProcessExited(_ pid: Int32) {
+        self.displayPid?.source.cancel()
+        self.displayPid = nil
+        guard self.lastDisplayLine?.pid == pid, self.lastDisplayLine?.state == .foreground else { return }
+        self.logger.log(.notice, "The display's process \(pid) exited in the foreground; the display is away")
+        self.handle(.display(.away))
+    }
+
+    func loadHousehold() -> Result<LoadedHousehold, HouseholdFileError> {
+        let path = self.options.paths.household
+        let now = currentInstant()
+        // One read: the digest is that of the bytes parsed, even while the file is being replaced.
+        return HouseholdFile.loadWithDigest(path, environment: self.environment, regularOnly: true).map {
+            LoadedHousehold(load: $0.load, digest: $0.digest, loadedAt: now)
+        }
+    }
+
+    func scheduleHouseholdReload() {
+        // Editors write in bursts: one reload on the next iteration covers them all.
+        try? self.reloadHousehold?.setEnabled(.oneshot)
+    }
+
+    func householdChanged() {
+        self.handle(.household(self.loadHousehold()))
+    }
+
+    func zoneChanged() {
+        self.handle(.household(self.loadHousehold()))
+        self.handle(.clockChanged(reason: "the system zone changed"))
+    }
+}

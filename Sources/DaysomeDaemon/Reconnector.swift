@@ -1,0 +1,53 @@
+// A bus peer that went away (the systemd manager restarted, the session bus restarted) is
+// tried again on a monotonic timer, never in a loop: one second, doubling to five while it
+// stays away. A failed connect costs next to nothing, and what depends on the connection (a
+// re-lay, calls reaching the screen) should follow its return within seconds.
+
+import Glibc
+import SystemdKit
+
+/// Retries one connection with backoff until `connect` succeeds.
+final class Reconnector {
+    private let loop: EventLoop
+    private let logger: Logger
+    private let peer: String
+    private let connect: () -> Bool
+    private var retry: EventSource?
+    private var delay: UInt64 = Reconnector.firstDelay
+    private static let firstDelay: UInt64 = 1_000_000
+    private static let longestDelay: UInt64 = 5_000_000
+
+    /// `peer` names what was lost, for the log; `connect` returns whether it connected.
+    init(loop: EventLoop, logger: Logger, peer: String, connect: @escaping () -> Bool) {
+        self.loop = loop
+        self.logger = logger
+        self.peer = peer
+        self.connect = connect
+    }
+
+    /// The connection dropped: try again after the current delay.
+    func lost() {
+        self.logger.log(.warning, "Lost the connection to the \(self.peer); reconnecting")
+        self.delay = Self.firstDelay
+        self.schedule()
+    }
+
+    private func schedule() {
+        do {
+            self.retry = try self.loop.addTimer(
+                clock: CLOCK_MONOTONIC, after: self.delay, description: "reconnect"
+            ) { [weak self] _ in self?.attempt() }
+        } catch {
+            self.logger.log(.error, "Failed to arm the retry for the \(self.peer): \(error)")
+        }
+    }
+
+    private func attempt() {
+        if self.connect() {
+            self.logger.log(.notice, "Reconnected to the \(self.peer)")
+            return
+        }
+        self.delay = min(self.delay * 2, Self.longestDelay)
+        self.schedule()
+    }
+}
