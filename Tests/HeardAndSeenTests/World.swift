@@ -8,56 +8,6 @@
 import DaysomeCore
 import Glibc
 
-/// Where `swift build` put `name`: next to the test bundle (the directory of /proc/self/exe),
-/// or in $DAYSOME_BIN_DIR when that is set.
-func builtProduct(_ name: String) throws -> String {
-    var directory: String
-    if let override = getenv("DAYSOME_BIN_DIR") {
-        directory = String(cString: override)
-    } else {
-        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = buffer.withUnsafeMutableBufferPointer { raw in
-            raw.withMemoryRebound(to: CChar.self) { readlink("/proc/self/exe", $0.baseAddress!, $0.count - 1) }
-        }
-        guard count > 0 else {
-            throw HarnessError("readlink /proc/self/exe failed: \(errnoText(errno))")
-        }
-        let executable = String(decoding: buffer[0..<count], as: UTF8.self)
-        directory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
-    }
-    let candidate = "\(directory)/\(name)"
-    guard access(candidate, X_OK) == 0 else {
-        throw HarnessError(
-            "'\(name)' is not built next to the test bundle (\(directory)): run `swift build --build-tests` with "
-                + "the same --scratch-path before `swift test --skip-build`, or set DAYSOME_BIN_DIR.")
-    }
-    return candidate
-}
-
-/// dunst for the tests: duplicates are not stacked and the history keeps everything.
-private let dunstConfiguration = """
-    [global]
-        monitor = 0
-        follow = none
-        width = 300
-        height = 300
-        origin = top-right
-        offset = 10x50
-        notification_limit = 0
-        indicate_hidden = yes
-        stack_duplicates = false
-        hide_duplicate_count = false
-        history_length = 100
-        sticky_history = yes
-        markup = full
-        format = "<b>%s</b>\\n%b"
-        show_age_threshold = -1
-        idle_threshold = 0
-        ignore_dbusclose = false
-        font = Monospace 8
-
-    """
-
 /// The null sink every world's PulseAudio plays into; its monitor is what the tests record.
 let nullSink = "daysome_test"
 
@@ -98,13 +48,13 @@ final class Daemon {
 }
 
 /// One test's world.
-final class World {
+final class World: RunsTools {
     let directory: TestDirectory
     let daysomed: String
     let daysomectl: String
     private var processes: [SpawnedProcess] = []
     private var manager: SpawnedProcess?
-    private var outputCount = 0
+    var outputCount = 0
     private var recordingCount = 0
     /// `unix:<socket>` of this world's PulseAudio, once it runs.
     private(set) var pulseServer: String?
@@ -294,33 +244,15 @@ final class World {
         guard self.busAddress != nil else {
             throw HarnessError("dunst needs a session bus: startSessionBus() first")
         }
-        let xvfbPath = try findExecutable("Xvfb", package: "xvfb")
-        let dunstPath = try findExecutable("dunst", package: "dunst")
-        _ = try findExecutable("dunstctl", package: "dunst")
-        let pipe = try makePipe()
-        defer { close(pipe.read) }
-        let xvfb = try SpawnedProcess(
-            xvfbPath, ["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-            environment: ["PATH": childPath, "HOME": self.home], stdout: pipe.write,
-            stderrPath: "\(self.directory.path)/xvfb.log")
-        close(pipe.write)
+        let (xvfb, display) = try await startXvfb(in: self.directory, home: self.home)
         self.processes.append(xvfb)
-        guard let number = await readLine(pipe.read, timeout: 15), Int(number) != nil else {
-            throw HarnessError("Xvfb reported no display within 15 s: " + self.directory.read("xvfb.log"))
-        }
         var environment = self.environment
-        environment["DISPLAY"] = ":\(number)"
+        environment["DISPLAY"] = display
         self.serverEnvironment = environment
-        let config = try self.directory.write("dunstrc", dunstConfiguration)
-        let dunst = try SpawnedProcess(
-            dunstPath, ["-config", config], environment: environment, stderrPath: "\(self.directory.path)/dunst.log")
-        self.processes.append(dunst)
-        _ = try await poll("dunst to own org.freedesktop.Notifications", timeout: 15) { () -> Bool? in
-            if dunst.poll() {
-                throw HarnessError("dunst exited early: " + self.directory.read("dunst.log"))
-            }
-            return try await self.dunstctl(["count", "displayed"]).status == 0 ? true : nil
+        let dunst = try await startDunst(in: self.directory, environment: environment) {
+            try await self.dunstctl(["count", "displayed"]).status == 0
         }
+        self.processes.append(dunst)
     }
 
     /// Starts `systemd --user` on this world's runtime directory and home (PID 1 is not systemd
@@ -431,45 +363,6 @@ final class World {
 
     // MARK: Tools
 
-    /// Runs a short-lived tool with the world's environment (or `environment`), its output in
-    /// files (no pipe to fill), waiting without blocking a thread.
-    func run(
-        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 20
-    ) async throws -> ToolResult {
-        self.outputCount += 1
-        let out = "\(self.directory.path)/out/\(self.outputCount).out"
-        let err = "\(self.directory.path)/out/\(self.outputCount).err"
-        let command = ([executable] + arguments).joined(separator: " ")
-        let process = try SpawnedProcess(
-            executable, arguments, environment: environment ?? self.environment, stdoutPath: out, stderrPath: err)
-        guard await process.exit(within: timeout) else {
-            process.stop()
-            throw HarnessError("`\(command)` did not finish within \(timeout) s")
-        }
-        defer {
-            unlink(out)
-            unlink(err)
-        }
-        return ToolResult(command: command, status: process.exitCode, stdout: readFile(out), stderr: readFile(err))
-    }
-
-    /// Runs daysomectl.
-    func ctl(_ arguments: [String]) async throws -> ToolResult {
-        try await self.run(self.daysomectl, arguments)
-    }
-
-    /// Runs daysomectl, which must exit 0 and print one JSON object.
-    func ctlJSON(_ arguments: [String]) async throws -> JSONObject {
-        let result = try await self.ctl(arguments)
-        guard result.status == 0 else {
-            throw HarnessError("\(result)")
-        }
-        guard let object = (try? JSONParser.parse(result.stdout))?.objectValue else {
-            throw HarnessError("daysomectl printed no JSON object: \(result)")
-        }
-        return object
-    }
-
     /// `daysomectl signal foreground|away`, as the display calls it; then waits until the daemon
     /// says it has seen it (`status --json`).
     func signal(_ daemon: Daemon, _ state: String) async throws {
@@ -563,30 +456,4 @@ struct HistoryEvent: CustomStringConvertible {
     var description: String {
         "\(self.time) \(self.event)\(self.at.map { " \($0)" } ?? "")\(self.reason.map { ": \($0)" } ?? "")"
     }
-}
-
-/// The pids whose parent is `pid` (from /proc/*/stat), with their state letter.
-func children(of pid: pid_t) -> [(pid: pid_t, state: String)] {
-    guard let proc = opendir("/proc") else { return [] }
-    defer { closedir(proc) }
-    var found: [(pid: pid_t, state: String)] = []
-    while let entry = readdir(proc) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-        }
-        guard let child = pid_t(name) else { continue }
-        let stat = readFile("/proc/\(child)/stat")
-        // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'.
-        guard let close = stat.lastIndex(of: ")") else { continue }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        if fields.count > 1, pid_t(fields[1]) == pid {
-            found.append((child, String(fields[0])))
-        }
-    }
-    return found
-}
-
-/// The pids whose parent is `pid`.
-func childPids(of pid: pid_t) -> [pid_t] {
-    children(of: pid).map(\.pid)
 }

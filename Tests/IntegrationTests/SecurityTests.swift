@@ -169,16 +169,7 @@ struct SecurityTests {
         print("[SecurityTests] the daemon ran: \(runs)")
         #expect(!recorded.contains("HOSTILE"), "household text reached a program the daemon runs: \(recorded)")
         #expect(runs.allSatisfy { $0.hasPrefix("argv: [\(recorder)]") }, "\(runs)")
-        var leftovers: [String] = []
-        if let directory = opendir(marks) {
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if name != "." && name != ".." { leftovers.append(name) }
-            }
-            closedir(directory)
-        }
+        let leftovers = directoryEntries(marks).map(\.name)
         #expect(leftovers.isEmpty, "a label ran as a command: \(leftovers)")
         // The labels reached the server whole, as text.
         #expect(shown.first?.summary.contains("HOSTILE $(touch") == true, "\(shown)")

@@ -20,12 +20,6 @@ func instant(_ text: String) -> Int64? {
     TimeParsing.instant(text, zone: utc)?.seconds
 }
 
-/// The first whole minute at least `margin` seconds from now (so a test can set itself up first).
-func nextMinute(leaving margin: Double) -> Int64 {
-    let earliest = wallSeconds() + margin
-    return (Int64(earliest.rounded(.down)) / 60 + 1) * 60
-}
-
 /// The local `HH:MM` of an instant in a zone from /usr/share/zoneinfo.
 func clockTime(_ seconds: Int64, zone name: String) throws -> String {
     let rules: ZoneRules

@@ -261,3 +261,29 @@ struct ToolResult: CustomStringConvertible {
             + "stderr: \(self.stderr)"
     }
 }
+
+/// The pids whose parent is `pid` (from /proc/*/stat), with their state letter.
+func children(of pid: pid_t) -> [(pid: pid_t, state: String)] {
+    guard let proc = opendir("/proc") else { return [] }
+    defer { closedir(proc) }
+    var found: [(pid: pid_t, state: String)] = []
+    while let entry = readdir(proc) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+        }
+        guard let child = pid_t(name) else { continue }
+        let stat = readFile("/proc/\(child)/stat")
+        // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'.
+        guard let close = stat.lastIndex(of: ")") else { continue }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        if fields.count > 1, pid_t(fields[1]) == pid {
+            found.append((child, String(fields[0])))
+        }
+    }
+    return found
+}
+
+/// The pids whose parent is `pid`.
+func childPids(of pid: pid_t) -> [pid_t] {
+    children(of: pid).map(\.pid)
+}

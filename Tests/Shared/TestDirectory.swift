@@ -130,3 +130,18 @@ func readAll(_ fd: Int32) -> String {
     }
     return String(decoding: bytes, as: UTF8.self)
 }
+
+/// The names in a directory, without `.` and `..`, each with whether it is a directory; empty
+/// when it cannot be read.
+func directoryEntries(_ path: String) -> [(name: String, isDirectory: Bool)] {
+    guard let directory = opendir(path) else { return [] }
+    defer { closedir(directory) }
+    var entries: [(name: String, isDirectory: Bool)] = []
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+        }
+        if name != "." && name != ".." { entries.append((name, entry.pointee.d_type == UInt8(DT_DIR))) }
+    }
+    return entries
+}

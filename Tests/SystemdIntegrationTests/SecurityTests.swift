@@ -103,16 +103,7 @@ struct SecurityTests {
                 #expect(entry == "\(key)=\(session.environment[key] ?? "")", "\(unit.name): Environment \(entry)")
             }
         }
-        var leftovers: [String] = []
-        if let directory = opendir(marks) {
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if name != "." && name != ".." { leftovers.append(name) }
-            }
-            closedir(directory)
-        }
+        let leftovers = directoryEntries(marks).map(\.name)
         #expect(leftovers.isEmpty, "household text ran as a command: \(leftovers)")
     }
 

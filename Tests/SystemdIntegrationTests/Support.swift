@@ -4,20 +4,6 @@
 import DaysomeCore
 import Glibc
 
-/// The first whole minute at least `margin` seconds from now (so a test can set itself up first).
-func nextMinute(leaving margin: Double) -> Int64 {
-    let earliest = wallSeconds() + margin
-    return (Int64(earliest.rounded(.down)) / 60 + 1) * 60
-}
-
-/// The UTC `HH:MM` of an instant.
-func utcClockTime(_ seconds: Int64) -> String {
-    let minutes = (seconds % 86_400) / 60
-    let hour = minutes / 60
-    let minute = minutes % 60
-    return (hour < 10 ? "0" : "") + String(hour) + ":" + (minute < 10 ? "0" : "") + String(minute)
-}
-
 /// A UTC household with notifications on and one daily meal at `time`.
 func oneItemHousehold(
     id: String = "soup", label: String, detail: String, time: String, exactAlarms: Bool = true

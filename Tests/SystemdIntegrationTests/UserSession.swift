@@ -7,58 +7,8 @@
 import DaysomeCore
 import Glibc
 
-/// Where `swift build` put `name`: next to the test bundle (the directory of /proc/self/exe),
-/// or in $DAYSOME_BIN_DIR when that is set.
-func builtProduct(_ name: String) throws -> String {
-    var directory: String
-    if let override = getenv("DAYSOME_BIN_DIR") {
-        directory = String(cString: override)
-    } else {
-        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = buffer.withUnsafeMutableBufferPointer { raw in
-            raw.withMemoryRebound(to: CChar.self) { readlink("/proc/self/exe", $0.baseAddress!, $0.count - 1) }
-        }
-        guard count > 0 else {
-            throw HarnessError("readlink /proc/self/exe failed: \(errnoText(errno))")
-        }
-        let executable = String(decoding: buffer[0..<count], as: UTF8.self)
-        directory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
-    }
-    let candidate = "\(directory)/\(name)"
-    guard access(candidate, X_OK) == 0 else {
-        throw HarnessError(
-            "'\(name)' is not built next to the test bundle (\(directory)): run `swift build --build-tests` with "
-                + "the same --scratch-path before `swift test --skip-build`, or set DAYSOME_BIN_DIR.")
-    }
-    return candidate
-}
-
-/// dunst for the tests: duplicates are not stacked and the history keeps everything.
-private let dunstConfiguration = """
-    [global]
-        monitor = 0
-        follow = none
-        width = 300
-        height = 300
-        origin = top-right
-        offset = 10x50
-        notification_limit = 0
-        indicate_hidden = yes
-        stack_duplicates = false
-        hide_duplicate_count = false
-        history_length = 100
-        sticky_history = yes
-        markup = full
-        format = "<b>%s</b>\\n%b"
-        show_age_threshold = -1
-        idle_threshold = 0
-        ignore_dbusclose = false
-        font = Monospace 8
-
-    """
-
 /// One test's user manager, notification server and daemon.
-final class UserSession {
+final class UserSession: RunsTools {
     let directory: TestDirectory
     let daysomed: String
     let daysomectl: String
@@ -74,7 +24,7 @@ final class UserSession {
     private(set) var daemon: SpawnedProcess?
     private var daemonArguments: [String] = []
     private var daemonLogs: [String] = []
-    private var outputCount = 0
+    var outputCount = 0
     /// dunst's environment (and dunstctl's), once it runs.
     private(set) var serverEnvironment: [String: String]?
     private var dunst: SpawnedProcess?
@@ -339,40 +289,22 @@ final class UserSession {
     /// Xvfb on a display it picks (-displayfd) and dunst on the manager's socket-activated bus;
     /// waits until org.freedesktop.Notifications has an owner.
     private func startNotificationServer() async throws {
-        let xvfbPath = try findExecutable("Xvfb", package: "xvfb")
-        let dunstPath = try findExecutable("dunst", package: "dunst")
-        _ = try findExecutable("dunstctl", package: "dunst")
-        let pipe = try makePipe()
-        defer { close(pipe.read) }
-        let xvfb = try SpawnedProcess(
-            xvfbPath, ["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-            environment: ["PATH": childPath, "HOME": self.home], stdout: pipe.write,
-            stderrPath: "\(self.directory.path)/xvfb.log")
-        close(pipe.write)
+        let (xvfb, display) = try await startXvfb(in: self.directory, home: self.home)
         self.processes.append(xvfb)
-        guard let number = await readLine(pipe.read, timeout: 15), Int(number) != nil else {
-            throw HarnessError("Xvfb reported no display within 15 s: " + self.directory.read("xvfb.log"))
-        }
         var environment = self.environment
-        environment["DISPLAY"] = ":\(number)"
+        environment["DISPLAY"] = display
         self.serverEnvironment = environment
-        try await self.startDunst(dunstPath)
+        try await self.launchDunst()
     }
 
     /// dunst on the manager's bus, in the Xvfb display already running; waits until it owns the name.
-    private func startDunst(_ dunstPath: String) async throws {
+    private func launchDunst() async throws {
         guard let environment = self.serverEnvironment else { throw HarnessError("dunst needs Xvfb first") }
-        let config = try self.directory.write("dunstrc", dunstConfiguration)
-        let dunst = try SpawnedProcess(
-            dunstPath, ["-config", config], environment: environment, stderrPath: "\(self.directory.path)/dunst.log")
+        let dunst = try await startDunst(in: self.directory, environment: environment) {
+            try await self.nameHasOwner("org.freedesktop.Notifications")
+        }
         self.processes.append(dunst)
         self.dunst = dunst
-        _ = try await poll("dunst to own org.freedesktop.Notifications", timeout: 15) { () -> Bool? in
-            if dunst.poll() {
-                throw HarnessError("dunst exited early: " + self.directory.read("dunst.log"))
-            }
-            return try await self.nameHasOwner("org.freedesktop.Notifications") ? true : nil
-        }
     }
 
     /// `systemctl --user restart dbus.service`: every connection to the session bus drops. dunst,
@@ -385,7 +317,7 @@ final class UserSession {
             _ = await dunst.exit(within: 5)
             self.processes.removeAll { $0 === dunst }
         }
-        try await self.startDunst(try findExecutable("dunst", package: "dunst"))
+        try await self.launchDunst()
     }
 
     /// Runs dunstctl with dunst's environment.
@@ -505,28 +437,6 @@ final class UserSession {
 
     // MARK: Tools
 
-    /// Runs a short-lived tool with the session's environment (or `environment`), its output in
-    /// files (no pipe to fill), waiting without blocking a thread.
-    func run(
-        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 20
-    ) async throws -> ToolResult {
-        self.outputCount += 1
-        let out = "\(self.directory.path)/out/\(self.outputCount).out"
-        let err = "\(self.directory.path)/out/\(self.outputCount).err"
-        let command = ([executable] + arguments).joined(separator: " ")
-        let process = try SpawnedProcess(
-            executable, arguments, environment: environment ?? self.environment, stdoutPath: out, stderrPath: err)
-        guard await process.exit(within: timeout) else {
-            process.stop()
-            throw HarnessError("`\(command)` did not finish within \(timeout) s")
-        }
-        defer {
-            unlink(out)
-            unlink(err)
-        }
-        return ToolResult(command: command, status: process.exitCode, stdout: readFile(out), stderr: readFile(err))
-    }
-
     /// `systemctl --user …` against this session's manager (its private socket).
     func systemctl(_ arguments: [String]) async throws -> ToolResult {
         try await self.run(try findExecutable("systemctl", package: "systemd"), ["--user"] + arguments)
@@ -535,23 +445,6 @@ final class UserSession {
     /// `busctl --user --json=short …` on the manager's session bus.
     func busctl(_ arguments: [String]) async throws -> ToolResult {
         try await self.run(try findExecutable("busctl", package: "systemd"), ["--user", "--json=short"] + arguments)
-    }
-
-    /// Runs daysomectl.
-    func ctl(_ arguments: [String]) async throws -> ToolResult {
-        try await self.run(self.daysomectl, arguments)
-    }
-
-    /// Runs daysomectl, which must exit 0 and print one JSON object.
-    func ctlJSON(_ arguments: [String]) async throws -> JSONObject {
-        let result = try await self.ctl(arguments)
-        guard result.status == 0 else {
-            throw HarnessError("\(result)")
-        }
-        guard let object = (try? JSONParser.parse(result.stdout))?.objectValue else {
-            throw HarnessError("daysomectl printed no JSON object: \(result)")
-        }
-        return object
     }
 
     /// `daysomectl signal foreground|away`, as the display calls it.
@@ -595,39 +488,8 @@ func lastComponent(_ path: String) -> String {
 
 /// Removes a cgroup and the cgroups under it, deepest first (rmdir only: their files go with them).
 func removeCgroup(_ path: String) {
-    if let directory = opendir(path) {
-        var children: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if entry.pointee.d_type == UInt8(DT_DIR) && name != "." && name != ".." {
-                children.append("\(path)/\(name)")
-            }
-        }
-        closedir(directory)
-        children.forEach(removeCgroup)
+    for entry in directoryEntries(path) where entry.isDirectory {
+        removeCgroup("\(path)/\(entry.name)")
     }
     rmdir(path)
-}
-
-/// The pids whose parent is `pid` (from /proc/*/stat).
-func childPids(of pid: pid_t) -> [pid_t] {
-    guard let proc = opendir("/proc") else { return [] }
-    defer { closedir(proc) }
-    var children: [pid_t] = []
-    while let entry = readdir(proc) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-        }
-        guard let child = pid_t(name) else { continue }
-        let stat = readFile("/proc/\(child)/stat")
-        // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'.
-        guard let close = stat.lastIndex(of: ")") else { continue }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        if fields.count > 1, pid_t(fields[1]) == pid {
-            children.append(child)
-        }
-    }
-    return children
 }

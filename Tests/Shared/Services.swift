@@ -1,0 +1,101 @@
+// The services every integration target starts the same way: the products built next to the
+// test bundle, Xvfb on a display of its own, and dunst with the tests' configuration. Each
+// target links this file (test targets cannot import each other); the sessions decide which bus.
+
+import Glibc
+
+/// Where `swift build` put `name`: next to the test bundle (the directory of /proc/self/exe),
+/// or in $DAYSOME_BIN_DIR when that is set.
+func builtProduct(_ name: String) throws -> String {
+    var directory: String
+    if let override = getenv("DAYSOME_BIN_DIR") {
+        directory = String(cString: override)
+    } else {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBufferPointer { raw in
+            raw.withMemoryRebound(to: CChar.self) { readlink("/proc/self/exe", $0.baseAddress!, $0.count - 1) }
+        }
+        guard count > 0 else {
+            throw HarnessError("readlink /proc/self/exe failed: \(errnoText(errno))")
+        }
+        let executable = String(decoding: buffer[0..<count], as: UTF8.self)
+        directory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
+    }
+    let candidate = "\(directory)/\(name)"
+    guard access(candidate, X_OK) == 0 else {
+        throw HarnessError(
+            "'\(name)' is not built next to the test bundle (\(directory)): run `swift build --build-tests` with "
+                + "the same --scratch-path before `swift test --skip-build`, or set DAYSOME_BIN_DIR.")
+    }
+    return candidate
+}
+
+/// The dunst configuration of every test: duplicates are not stacked (a second identical call
+/// must show as a second notification), and the history keeps everything.
+let dunstConfiguration = """
+    [global]
+        monitor = 0
+        follow = none
+        width = 300
+        height = 300
+        origin = top-right
+        offset = 10x50
+        notification_limit = 0
+        indicate_hidden = yes
+        stack_duplicates = false
+        hide_duplicate_count = false
+        history_length = 100
+        sticky_history = yes
+        markup = full
+        format = "<b>%s</b>\\n%b"
+        show_age_threshold = -1
+        idle_threshold = 0
+        ignore_dbusclose = false
+        always_run_script = false
+        font = Monospace 8
+
+    """
+
+/// Xvfb on a display it picks (-displayfd, so parallel tests do not collide), logging to
+/// `xvfb.log`; returns the process and its display (":N").
+func startXvfb(in directory: TestDirectory, home: String) async throws -> (process: SpawnedProcess, display: String) {
+    let xvfbPath = try findExecutable("Xvfb", package: "xvfb")
+    let pipe = try makePipe()
+    defer { close(pipe.read) }
+    let xvfb = try SpawnedProcess(
+        xvfbPath, ["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+        environment: ["PATH": childPath, "HOME": home], stdout: pipe.write,
+        stderrPath: "\(directory.path)/xvfb.log")
+    close(pipe.write)
+    guard let number = await readLine(pipe.read, timeout: 15), Int(number) != nil else {
+        xvfb.send(SIGKILL)
+        _ = await xvfb.exit(within: 5)
+        throw HarnessError("Xvfb reported no display within 15 s: " + directory.read("xvfb.log"))
+    }
+    return (xvfb, ":\(number)")
+}
+
+/// dunst with the tests' configuration, on the bus and display that `environment` names,
+/// logging to `dunst.log`; returns once `ready` says it answers.
+func startDunst(
+    in directory: TestDirectory, environment: [String: String], ready: @escaping () async throws -> Bool
+) async throws -> SpawnedProcess {
+    let dunstPath = try findExecutable("dunst", package: "dunst")
+    _ = try findExecutable("dunstctl", package: "dunst")
+    let config = try directory.write("dunstrc", dunstConfiguration)
+    let dunst = try SpawnedProcess(
+        dunstPath, ["-config", config], environment: environment, stderrPath: "\(directory.path)/dunst.log")
+    do {
+        _ = try await poll("dunst to own org.freedesktop.Notifications", timeout: 15) { () -> Bool? in
+            if dunst.poll() {
+                throw HarnessError("dunst exited early: " + directory.read("dunst.log"))
+            }
+            return try await ready() ? true : nil
+        }
+    } catch {
+        dunst.send(SIGKILL)
+        _ = await dunst.exit(within: 5)
+        throw error
+    }
+    return dunst
+}
