@@ -51,18 +51,10 @@ extension Manager {
     func sessionBusLost() {
         (self.notifier as? FreedesktopNotifier)?.serverGone()
         self.publish()
+        // The server's ids died with its connection to the old bus: forget them once back.
         if self.sessionReconnector == nil {
-            self.sessionReconnector = Reconnector(loop: self.loop, logger: self.logger, peer: "session bus") {
-                [weak self] in
-                guard let self else { return true }
-                do {
-                    try self.connectSessionBus()
-                } catch {
-                    return false
-                }
-                // The server's ids died with its connection to the old bus: forget them.
-                self.handle(.serverRestarted)
-                return true
+            self.sessionReconnector = self.reconnector("session bus", then: .serverRestarted) {
+                try $0.connectSessionBus()
             }
         }
         self.sessionReconnector?.lost()
@@ -95,18 +87,26 @@ extension Manager {
 
     func managerLost() {
         if self.managerReconnector == nil {
-            self.managerReconnector = Reconnector(loop: self.loop, logger: self.logger, peer: "systemd manager") {
-                [weak self] in
-                guard let self else { return true }
-                do {
-                    try self.connectManager()
-                } catch {
-                    return false
-                }
-                self.handle(.timersLost)
-                return true
+            self.managerReconnector = self.reconnector("systemd manager", then: .timersLost) {
+                try $0.connectManager()
             }
         }
         self.managerReconnector?.lost()
+    }
+
+    /// Retries `connect` until it succeeds, then tells the machine what the loss cost.
+    private func reconnector(
+        _ peer: String, then event: MachineEvent, connect: @escaping (Manager) throws -> Void
+    ) -> Reconnector {
+        Reconnector(loop: self.loop, logger: self.logger, peer: peer) { [weak self] in
+            guard let self else { return true }
+            do {
+                try connect(self)
+            } catch {
+                return false
+            }
+            self.handle(event)
+            return true
+        }
     }
 }
