@@ -25,10 +25,18 @@ extension Manager {
         guard words.count == 2, words[0] == "fire", let lay = UInt64(words[1]) else {
             return "error: unknown request"
         }
-        let before = self.machine.persisted.delivered.count
+        let before = Set(self.machine.persisted.delivered.map(\.key))
         self.handle(.fired(lay: lay))
-        let delivered = self.machine.persisted.delivered.count > before
-        return delivered ? "delivered" : "nothing due for lay \(lay)"
+        let shown = self.machine.persisted.delivered
+        if shown.contains(where: { !before.contains($0.key) }) { return "delivered" }
+        // With exact alarms the daemon called at the minute on its own deadline, before this fire.
+        let now = currentInstant()
+        if self.machine.currentLay?.number == lay, self.machine.display == .away,
+            let call = shown.last(where: { $0.key.lay == lay && $0.key.at <= now })
+        {
+            return "already delivered at its minute (\(call.key.at.rfc3339))"
+        }
+        return "nothing due for lay \(lay)"
     }
 
     /// Plays the bell, unless a respected Do Not Disturb holds calls back or no player exists.

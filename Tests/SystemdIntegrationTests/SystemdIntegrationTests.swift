@@ -115,6 +115,11 @@ struct SystemdIntegrationTests {
             session.daemonStderr.contains("A timer of lay \(found.lay) fired: its start was already delivered")
                 ? true : nil
         }
+        // A fire by hand says so too, and shows nothing twice.
+        let again = try await session.ctl([
+            "fire", "--lay", String(found.lay), "--runtime-dir", session.runtimeDirectory,
+        ])
+        #expect(again.stdout.contains("already delivered at its minute (\(rfc3339(minute)))"), "\(again)")
 
         let history = try await session.history()
         #expect(
