@@ -11,6 +11,7 @@ let planVerb = VerbSpec(
         OptionSpec("--from", "TIME", "When the lay is made: YYYY-MM-DDTHH:MM[:SS] local, or RFC 3339 (default now)."),
         OptionSpec("--days", "N", "The horizon in days, 1 to 366 (default 7)."),
         OptionSpec("--json", nil, "Print the contract's JSON object instead of a table."),
+        OptionSpec("--svg", "FILE", "Also draw the starts as a picture: one row a day, 00:00 to 24:00 local."),
     ],
     summary: "Show the starts a lay would hold: every call of the coming week, by local time.",
     details: """
@@ -56,8 +57,18 @@ func runPlan(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutp
     let plan = Planner.plan(load.household, from: from, days: days)
     var stderr = load.problems.map { "daysomectl: \($0)\n" }.joined()
     if let reason = plan.notLaidReason { stderr += "daysomectl: nothing is laid: \(reason)\n" }
-    if command.has("--json") {
-        return CommandOutput(stdout: plan.json(problems: load.problems).serialized(pretty: true) + "\n", stderr: stderr)
+    var output =
+        command.has("--json")
+        ? CommandOutput(stdout: plan.json(problems: load.problems).serialized(pretty: true) + "\n", stderr: stderr)
+        : CommandOutput(stdout: PlanTable.render(plan, zone: load.household.zone), stderr: stderr)
+    if let svgPath = command.options["--svg"] {
+        let picture = WeekPicture.plan(plan, zone: load.household.zone, source: baseName(path))
+        do {
+            try FileIO.writeAtomically(svgPath, picture.svg(), mode: 0o644)
+        } catch {
+            output.status = .failure
+            output.stderr += "daysomectl: \(error)\n"
+        }
     }
-    return CommandOutput(stdout: PlanTable.render(plan, zone: load.household.zone), stderr: stderr)
+    return output
 }

@@ -79,6 +79,28 @@ struct ReplayCommandTests {
         #expect(lines.contains { $0.hasPrefix("2026-10-25 13:45 +00:00  delivered  lay 2  Pills") })
     }
 
+    @Test("plan --svg draws the week it prints, every start by its title")
+    func planPicture() {
+        let directory = scratchDirectory()
+        let output = DaysomeCtl.run(
+            [
+                "plan", "--household", fixture("households/seed.json"), "--from", "2026-10-25T08:00", "--days", "2",
+                "--svg", directory + "/plan.svg",
+            ], context: self.context)
+        #expect(output.status == .success, "\(output.stderr)")
+        let svg = (try? FileIO.read(directory + "/plan.svg", limit: 1 << 20)).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        #expect(svg?.hasPrefix("<svg") == true)
+        #expect(svg?.contains("Daysome plan · seed.json") == true)
+        #expect(svg?.contains(">Lunch") == true, "\(svg ?? "")")
+        let unwritable = DaysomeCtl.run(
+            ["plan", "--household", fixture("households/seed.json"), "--svg", directory + "/missing/plan.svg"],
+            context: self.context)
+        #expect(unwritable.status == .failure)
+        #expect(unwritable.stderr.contains("missing/plan.svg"), "\(unwritable.stderr)")
+    }
+
     @Test("A bad script line is a usage error naming its line number")
     func badScriptLine() {
         let directory = scratchDirectory()
