@@ -62,13 +62,7 @@ func runPlan(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutp
         ? CommandOutput(stdout: plan.json(problems: load.problems).serialized(pretty: true) + "\n", stderr: stderr)
         : CommandOutput(stdout: PlanTable.render(plan, zone: load.household.zone), stderr: stderr)
     if let svgPath = command.options["--svg"] {
-        let picture = WeekPicture.plan(plan, zone: load.household.zone, source: baseName(path))
-        do {
-            try FileIO.writeAtomically(svgPath, picture.svg(), mode: 0o644)
-        } catch {
-            output.status = .failure
-            output.stderr += "daysomectl: \(error)\n"
-        }
+        output.draw(WeekPicture.plan(plan, zone: load.household.zone, source: baseName(path)), to: svgPath)
     }
     return output
 }

@@ -285,14 +285,21 @@ func runPendingWithPicture(_ command: ParsedCommand, _ context: CommandContext) 
     guard let queue = readJSON(paths.queueFile)?.objectValue else {
         return .failure(.failure, "the daemon for '\(paths.runtimeDirectory)' has not published its queue yet")
     }
-    let picture = pendingPicture(queue, now: context.now, environment: context.environment)
-    do {
-        try FileIO.writeAtomically(svgPath, picture.svg(), mode: 0o644)
-    } catch {
-        output.status = .failure
-        output.stderr += "daysomectl: \(error)\n"
-    }
+    output.draw(pendingPicture(queue, now: context.now, environment: context.environment), to: svgPath)
     return output
+}
+
+extension CommandOutput {
+    /// Writes a picture for `--svg`; a file that cannot be written fails the command, naming the
+    /// file, and what was printed stays.
+    mutating func draw(_ picture: WeekPicture, to path: String) {
+        do {
+            try FileIO.writeAtomically(path, picture.svg(), mode: 0o644)
+        } catch {
+            self.status = .failure
+            self.stderr += "daysomectl: \(error)\n"
+        }
+    }
 }
 
 /// The live queue as a picture: each pending start to its expiry, from now.
