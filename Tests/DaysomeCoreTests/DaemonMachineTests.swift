@@ -224,6 +224,63 @@ struct DaemonMachineTests {
         #expect(daemon.machine.householdError?.reason == .notAnObject)
     }
 
+    @Test("A bad file never silences lunch: a settings value that cannot be read keeps the last good one")
+    func unreadableSettingsKeepTheLastGood() throws {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        let broken = try #require(
+            success(
+                parse(
+                    """
+                    { "version": 1, "timeZone": "Europe/London",
+                      "settings": { "notifyInOtherApps": "yes", "exactAlarms": false, "chime": 3 },
+                      "items": [ { "id": "lunch", "label": "Lunch", "kind": "meal", "time": "12:30", "repeat": "daily" } ] }
+                    """)))
+        // Read alone, the file says off: the default of a value it could not read.
+        #expect(!broken.household.settings.notifyInOtherApps)
+        daemon.send(.household(.success(LoadedHousehold(load: broken, digest: 2, loadedAt: daemon.now))))
+        #expect(daemon.machine.currentLay?.number == 2)
+        #expect(daemon.machine.pendingStarts.first?.start.local.clockTime == time("12:30"))
+        let settings = daemon.machine.household?.load.household.settings
+        #expect(settings?.notifyInOtherApps == true)
+        #expect(settings?.exactAlarms == false, "a value the file did say is taken")
+        let problems = daemon.machine.household?.load.problems.map(\.description) ?? []
+        #expect(
+            problems.contains {
+                $0.contains("field 'settings.notifyInOtherApps'")
+                    && $0.hasSuffix("keeping the last good household's value, true")
+            }, "\(problems)")
+        #expect(problems.contains { $0.contains("field 'settings.chime'") && $0.hasSuffix("value, bell") })
+
+        let noSettings = try #require(
+            success(
+                parse(
+                    """
+                    { "version": 1, "timeZone": "Europe/London", "settings": [],
+                      "items": [ { "id": "lunch", "label": "Lunch", "kind": "meal", "time": "12:45", "repeat": "daily" } ] }
+                    """)))
+        daemon.send(.household(.success(LoadedHousehold(load: noSettings, digest: 3, loadedAt: daemon.now))))
+        #expect(daemon.machine.currentLay?.number == 3)
+        #expect(daemon.machine.household?.load.household.settings.notifyInOtherApps == true)
+        #expect(daemon.machine.household?.load.household.settings.exactAlarms == false)
+    }
+
+    @Test("Without an earlier household a settings value that cannot be read takes its default: off until turned on")
+    func unreadableSettingsWithoutAnEarlierHouseholdAreOff() throws {
+        let broken = try #require(
+            success(
+                parse(
+                    """
+                    { "version": 1, "settings": { "notifyInOtherApps": "yes" },
+                      "items": [ { "id": "lunch", "label": "Lunch", "kind": "meal", "time": "13:00", "repeat": "daily" } ] }
+                    """)))
+        let now = instant("2026-06-01T08:00:00Z")
+        var machine = DaemonMachine(config: MachineConfig(), persisted: PersistedState(), now: now)
+        _ = machine.start(
+            display: .away, household: .success(LoadedHousehold(load: broken, digest: 1, loadedAt: now)), now: now)
+        #expect(machine.currentLay == nil)
+        #expect(machine.household?.load.problems.first?.message.hasSuffix("using false") == true)
+    }
+
     @Test("Off until a carer turns it on: nothing is laid while notifyInOtherApps is false")
     func offUntilTurnedOn() {
         let off = household("Europe/London", [item("lunch", "13:00")], notify: false)

@@ -223,9 +223,11 @@ public struct DaemonMachine: Sendable {
                 self.household == nil ? "nothing is laid until it is fixed" : "keeping the last good household"
             actions.append(.log(.error, "Invalid household file: \(error); \(keeping)"))
             return (false, actions)
-        case .success(let loaded):
+        case .success(let read):
             self.householdError = nil
-            let changed = self.household?.digest != loaded.digest
+            let changed = self.household?.digest != read.digest
+            // Rule 9: a settings value this file could not read keeps the last good one.
+            let loaded = self.household.map { read.keepingSettings(of: $0.load.household.settings) } ?? read
             self.household = loaded
             var actions = loaded.load.problems.map { MachineAction.log(.warning, $0.description) }
             if changed {
