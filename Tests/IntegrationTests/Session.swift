@@ -94,39 +94,9 @@ final class Session: RunsTools {
     /// `dbus-daemon --nofork --print-address=1` with a session config that has no service
     /// directories (the stock one would let the bus activate /usr/bin/dunst behind our back).
     private func startSessionBus() async throws {
-        let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
-        let socket = "\(self.directory.path)/bus"
-        let config = try self.directory.write(
-            "session.conf",
-            """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """
-        )
-        let pipe = try makePipe()
-        defer { close(pipe.read) }
-        let process = try SpawnedProcess(
-            executable,
-            ["--config-file=\(config)", "--nofork", "--print-address=1", "--address=unix:path=\(socket)"],
-            environment: ["PATH": childPath, "HOME": "\(self.directory.path)/home"],
-            stdout: pipe.write,
-            stderrPath: "\(self.directory.path)/dbus-daemon.log"
-        )
-        close(pipe.write)
+        let (process, address) = try await startPrivateSessionBus(
+            in: self.directory, home: "\(self.directory.path)/home")
         self.processes.append(process)
-        guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
-            throw HarnessError("dbus-daemon printed no address within 10 s: " + self.directory.read("dbus-daemon.log"))
-        }
         self.busAddress = address
     }
 

@@ -229,14 +229,16 @@ final class SpawnedProcess {
             return
         }
         kill(self.pid, SIGTERM)
-        if !self.blockingWait(timeout: deadline) {
+        if !self.wait(seconds: deadline) {
             kill(self.pid, SIGKILL)
-            self.blockingWait(timeout: 2)
+            self.wait(seconds: 2)
         }
     }
 
+    /// Waits up to `timeout` seconds for the process to exit and reaps it, blocking the thread:
+    /// for synchronous tests and for `stop`.
     @discardableResult
-    private func blockingWait(timeout: Double) -> Bool {
+    func wait(seconds timeout: Double) -> Bool {
         let deadline = monotonicSeconds() + timeout
         while !self.poll() {
             if monotonicSeconds() >= deadline {

@@ -1,5 +1,6 @@
 // The services every integration target starts the same way: the products built next to the
-// test bundle, Xvfb on a display of its own, and dunst with the tests' configuration. Each
+// test bundle, a private session bus, Xvfb on a display of its own, and dunst with the tests'
+// configuration. Each
 // target links this file (test targets cannot import each other); the sessions decide which bus.
 
 import Glibc
@@ -98,4 +99,47 @@ func startDunst(
         throw error
     }
     return dunst
+}
+
+/// A session bus config with no service directories: the stock one would let the bus activate
+/// /usr/bin/dunst behind our back. Eavesdropping is allowed for the tests' bus monitors.
+func privateSessionBusConfiguration(socket: String) -> String {
+    """
+    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+    <busconfig>
+      <type>session</type>
+      <listen>unix:path=\(socket)</listen>
+      <auth>EXTERNAL</auth>
+      <policy context="default">
+        <allow send_destination="*" eavesdrop="true"/>
+        <allow eavesdrop="true"/>
+        <allow own="*"/>
+      </policy>
+    </busconfig>
+    """
+}
+
+/// `dbus-daemon --nofork --print-address=1` on `<directory>/bus` with that config, logging to
+/// `dbus-daemon.log`; returns the process and the address it printed.
+func startPrivateSessionBus(
+    in directory: TestDirectory, home: String
+) async throws -> (
+    process: SpawnedProcess, address: String
+) {
+    let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
+    let socket = "\(directory.path)/bus"
+    let config = try directory.write("session.conf", privateSessionBusConfiguration(socket: socket))
+    let pipe = try makePipe()
+    defer { close(pipe.read) }
+    let process = try SpawnedProcess(
+        executable, ["--config-file=\(config)", "--nofork", "--print-address=1", "--address=unix:path=\(socket)"],
+        environment: ["PATH": childPath, "HOME": home], stdout: pipe.write,
+        stderrPath: "\(directory.path)/dbus-daemon.log")
+    close(pipe.write)
+    guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
+        process.stop()
+        throw HarnessError("dbus-daemon printed no address within 10 s: " + directory.read("dbus-daemon.log"))
+    }
+    return (process, address)
 }

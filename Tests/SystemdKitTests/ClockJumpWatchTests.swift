@@ -11,7 +11,7 @@ private func stepClockByZero() throws {
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
     guard clock_settime(CLOCK_REALTIME, &now) == 0 else {
-        throw HarnessError(description: "clock_settime needs CAP_SYS_TIME: \(Errno(rawValue: errno))")
+        throw HarnessError("clock_settime needs CAP_SYS_TIME: \(Errno(rawValue: errno))")
     }
 }
 

@@ -125,7 +125,7 @@ import Testing
         #expect(try runLoop(loop) == 0)
         #expect(exited)
         #expect(try watch.enabled == .off)
-        #expect(sleep.wait(timeout: 1_000_000))
+        #expect(sleep.wait(seconds: 1))
     }
 
     @Test func pidfdExitOfProcessThatIsNotOurChild() throws {
@@ -133,9 +133,9 @@ import Testing
         let pipe = try makePipe()
         let shell = try SpawnedProcess("/bin/sh", ["-c", "sleep 0.3 & echo $!"], environment: [:], stdout: pipe.write)
         close(pipe.write)
-        let line = readLine(pipe.read, timeout: 5_000_000)
+        let line = readLineBlocking(pipe.read, timeout: 5_000_000)
         close(pipe.read)
-        #expect(shell.wait(timeout: 5_000_000))
+        #expect(shell.wait(seconds: 5))
         let pid = try #require(line.flatMap { pid_t($0) })
         var status: Int32 = 0
         #expect(waitpid(pid, &status, WNOHANG) == -1 && errno == ECHILD, "sleep must not be our child")

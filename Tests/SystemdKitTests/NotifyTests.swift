@@ -28,7 +28,7 @@ private final class NotifySocket {
             }
         }
         guard result == 0 else {
-            throw HarnessError(description: "bind \(path) failed: \(Errno(rawValue: errno))")
+            throw HarnessError("bind \(path) failed: \(Errno(rawValue: errno))")
         }
     }
 
