@@ -48,7 +48,7 @@ final class Daemon {
 }
 
 /// One test's world.
-final class World: RunsTools {
+final class World: ShowsNotifications {
     let directory: TestDirectory
     let daysomed: String
     let daysomectl: String
@@ -369,44 +369,6 @@ final class World: RunsTools {
         }
     }
 
-    /// Runs dunstctl with dunst's environment.
-    func dunstctl(_ arguments: [String]) async throws -> ToolResult {
-        guard let environment = self.serverEnvironment else {
-            throw HarnessError("this world runs no notification server")
-        }
-        return try await self.run(try findExecutable("dunstctl", package: "dunst"), arguments, environment: environment)
-    }
-
-    /// `dunstctl count displayed`: how many notifications are on the screen now.
-    func displayedCount() async throws -> Int {
-        let result = try await self.dunstctl(["count", "displayed"])
-        guard result.status == 0, let count = Int(result.stdout.filter { !$0.isWhitespace }) else {
-            throw HarnessError("\(result)")
-        }
-        return count
-    }
-
-    /// `dunstctl count history`: how many notifications dunst has closed.
-    func historyCount() async throws -> Int {
-        let result = try await self.dunstctl(["count", "history"])
-        guard result.status == 0, let count = Int(result.stdout.filter { !$0.isWhitespace }) else {
-            throw HarnessError("\(result)")
-        }
-        return count
-    }
-
-    /// The summaries in `dunstctl history`: the notifications dunst has closed, newest first.
-    func closedSummaries() async throws -> [String] {
-        let result = try await self.dunstctl(["history"])
-        guard result.status == 0, let json = try? JSONParser.parse(result.stdout),
-            let lists = json.objectValue?["data"]?.arrayValue
-        else {
-            throw HarnessError("dunstctl history printed no history: \(result)")
-        }
-        return lists.flatMap { $0.arrayValue ?? [] }.compactMap {
-            $0.objectValue?["summary"]?.objectValue?["data"]?.stringValue
-        }
-    }
 }
 
 /// One record of `history --json`.

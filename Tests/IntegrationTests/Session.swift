@@ -9,7 +9,7 @@ import Glibc
 
 /// One test's processes and files. `close()` stops what it started (newest first, by pid) and
 /// removes the run directory.
-final class Session: RunsTools {
+final class Session: ShowsNotifications {
     let directory: TestDirectory
     let daysomed: String
     let daysomectl: String
@@ -17,7 +17,7 @@ final class Session: RunsTools {
     var outputCount = 0
     private(set) var busAddress: String?
     /// The environment dunst runs with (and dunstctl needs).
-    private(set) var serverEnvironment: [String: String] = [:]
+    private(set) var serverEnvironment: [String: String]?
     /// The daemon started last.
     private(set) var daemon: SpawnedProcess?
     private var daemonLogs: [String] = []
@@ -236,31 +236,10 @@ final class Session: RunsTools {
 
     // MARK: dunst
 
-    /// Runs dunstctl with dunst's environment.
-    func dunstctl(_ arguments: [String]) async throws -> ToolResult {
-        try await self.run(
-            try findExecutable("dunstctl", package: "dunst"), arguments, environment: self.serverEnvironment)
-    }
-
-    /// `dunstctl count displayed`: how many notifications are on the screen now.
-    func displayedCount() async throws -> Int {
-        let result = try await self.dunstctl(["count", "displayed"])
-        guard result.status == 0, let count = Int(result.stdout.filter { !$0.isWhitespace }) else {
-            throw HarnessError("\(result)")
-        }
-        return count
-    }
-
     /// `dunstctl history`: the notifications dunst has closed (by timeout, by her, or by the
     /// daemon's CloseNotification), newest first.
     func shownHistory() async throws -> [ShownNotification] {
-        let result = try await self.dunstctl(["history"])
-        guard result.status == 0, let json = try? JSONParser.parse(result.stdout),
-            let lists = json.objectValue?["data"]?.arrayValue
-        else {
-            throw HarnessError("dunstctl history printed no history: \(result)")
-        }
-        return lists.flatMap { $0.arrayValue ?? [] }.map(ShownNotification.init)
+        try await self.closedNotifications().map(ShownNotification.init)
     }
 
     /// Fails if dunst shows anything during the next `seconds`.
@@ -383,8 +362,7 @@ struct ShownNotification: CustomStringConvertible {
     let body: String
     let message: String
 
-    init(_ json: JSONValue) {
-        let object = json.objectValue ?? JSONObject()
+    init(_ object: JSONObject) {
         func field(_ name: String) -> String { object[name]?.objectValue?["data"]?.stringValue ?? "" }
         self.appName = field("appname")
         self.summary = field("summary")

@@ -127,7 +127,7 @@ struct SystemdIntegrationTests {
             "\(history)")
         #expect(try await session.dunstctl(["close-all"]).status == 0)
         let summaries = try await poll("dunst's history to hold the call", timeout: 3) {
-            let summaries = try await session.historySummaries()
+            let summaries = try await session.closedSummaries()
             return summaries.isEmpty ? nil : summaries
         }
         #expect(summaries == ["Soup time"])

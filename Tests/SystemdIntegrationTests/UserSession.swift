@@ -8,7 +8,7 @@ import DaysomeCore
 import Glibc
 
 /// One test's user manager, notification server and daemon.
-final class UserSession: RunsTools {
+final class UserSession: ShowsNotifications {
     let directory: TestDirectory
     let daysomed: String
     let daysomectl: String
@@ -320,46 +320,11 @@ final class UserSession: RunsTools {
         try await self.launchDunst()
     }
 
-    /// Runs dunstctl with dunst's environment.
-    func dunstctl(_ arguments: [String]) async throws -> ToolResult {
-        guard let environment = self.serverEnvironment else {
-            throw HarnessError("this session runs no notification server")
-        }
-        do {
-            return try await self.run(
-                try findExecutable("dunstctl", package: "dunst"), arguments, environment: environment)
-        } catch {
-            throw HarnessError("\(error); \(self.serverDiagnosis)")
-        }
-    }
-
     /// Whether dunst still runs, and what it and the manager logged: for a failing dunstctl.
     var serverDiagnosis: String {
         let dunst = self.dunst.map { $0.poll() ? "dunst exited (\($0.waitStatus ?? -1))" : "dunst runs" } ?? "no dunst"
         return "\(dunst); dunst.log: \(self.directory.read("dunst.log").suffix(1_000)); manager log: "
             + String(self.directory.read("manager-1.log").suffix(1_500))
-    }
-
-    /// `dunstctl count displayed`: how many notifications are on the screen now.
-    func displayedCount() async throws -> Int {
-        let result = try await self.dunstctl(["count", "displayed"])
-        guard result.status == 0, let count = Int(result.stdout.filter { !$0.isWhitespace }) else {
-            throw HarnessError("\(result); \(self.serverDiagnosis)")
-        }
-        return count
-    }
-
-    /// The summaries in `dunstctl history` (closed notifications, newest first).
-    func historySummaries() async throws -> [String] {
-        let result = try await self.dunstctl(["history"])
-        guard result.status == 0, let json = try? JSONParser.parse(result.stdout),
-            let lists = json.objectValue?["data"]?.arrayValue
-        else {
-            throw HarnessError("dunstctl history printed no history: \(result)")
-        }
-        return lists.flatMap { $0.arrayValue ?? [] }.compactMap {
-            $0.objectValue?["summary"]?.objectValue?["data"]?.stringValue
-        }
     }
 
     /// Fails if dunst shows anything, or its history holds anything, during the next `seconds`.
@@ -372,7 +337,7 @@ final class UserSession: RunsTools {
             }
             await pause(0.05)
         } while monotonicSeconds() < end
-        let closed = try await self.historySummaries()
+        let closed = try await self.closedSummaries()
         guard closed.isEmpty else {
             throw HarnessError("dunst's history holds \(closed); daysomed said: \(self.daemonStderr)")
         }
