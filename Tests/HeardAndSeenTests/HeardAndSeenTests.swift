@@ -36,13 +36,8 @@ struct HeardAndSeenTests {
         #expect(chime?["player"]?.stringValue == "\(players)/paplay", "\(String(describing: chime))")
         #expect(chime?["on"]?.boolValue == true)
 
-        await pause(untilWall: Double(minute) - 3)
-        let recording = try await world.startRecording()
-        await recording.follow(untilWall: Double(minute) + 4.2)
-        recording.stop()
-
+        let (recording, bySecond) = try await world.recordAround(minute)
         let before = try await world.loudness(recording, fromWall: Double(minute) - 2, seconds: 2)
-        let bySecond = try await world.loudnessBySecond(recording, fromWall: Double(minute) - 2, count: 6)
         let onset = recording.onset(afterWall: Double(minute) - 2)
         report(
             "bell at the minute: RMS per second from -2 s: \(bySecond.map { fixed($0.rms, 4) }.joined(separator: " ")); "
@@ -71,12 +66,7 @@ struct HeardAndSeenTests {
 
         await pause(untilWall: Double(minute) - 10)
         try await world.signal(daemon, "foreground")
-        await pause(untilWall: Double(minute) - 3)
-        let recording = try await world.startRecording()
-        await recording.follow(untilWall: Double(minute) + 4.2)
-        recording.stop()
-
-        let bySecond = try await world.loudnessBySecond(recording, fromWall: Double(minute) - 2, count: 6)
+        let (recording, bySecond) = try await world.recordAround(minute)
         report("after a return: RMS per second from -2 s: \(bySecond.map { fixed($0.rms, 4) }.joined(separator: " "))")
         for (index, second) in bySecond.enumerated() {
             #expect(second.rms < silentRMS, "second \(index - 2) after the minute: \(second); \(daemon.stderr)")
@@ -97,12 +87,7 @@ struct HeardAndSeenTests {
         try await world.expectQueued(daemon, at: minute)
         #expect(try await world.status(daemon)["chime"]?.objectValue?["on"]?.boolValue == false)
 
-        await pause(untilWall: Double(minute) - 3)
-        let recording = try await world.startRecording()
-        await recording.follow(untilWall: Double(minute) + 4.2)
-        recording.stop()
-
-        let bySecond = try await world.loudnessBySecond(recording, fromWall: Double(minute) - 2, count: 6)
+        let (_, bySecond) = try await world.recordAround(minute)
         report("chime off: RMS per second from -2 s: \(bySecond.map { fixed($0.rms, 4) }.joined(separator: " "))")
         for (index, second) in bySecond.enumerated() {
             #expect(second.rms < silentRMS, "second \(index - 2) after the minute: \(second); \(daemon.stderr)")

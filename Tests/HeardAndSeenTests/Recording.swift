@@ -135,6 +135,16 @@ extension World {
         return Loudness(rms: rms, maximum: maximum)
     }
 
+    /// Records from three seconds before `minute` to 4.2 s after it; returns the recording and
+    /// the loudness of each second from two seconds before the minute, six of them.
+    func recordAround(_ minute: Int64) async throws -> (recording: Recording, bySecond: [Loudness]) {
+        await pause(untilWall: Double(minute) - 3)
+        let recording = try await self.startRecording()
+        await recording.follow(untilWall: Double(minute) + 4.2)
+        recording.stop()
+        return (recording, try await self.loudnessBySecond(recording, fromWall: Double(minute) - 2, count: 6))
+    }
+
     /// The loudness of each whole second of `recording` from `wall`, `count` of them.
     func loudnessBySecond(_ recording: Recording, fromWall wall: Double, count: Int) async throws -> [Loudness] {
         var seconds: [Loudness] = []

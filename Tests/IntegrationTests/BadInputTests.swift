@@ -166,10 +166,7 @@ struct BadInputTests {
     @Test func aHouseholdFileThatCannotBeUsedKeepsTheLastGoodLayAndNamesTheFile() async throws {
         let session = try await Session.start()
         defer { session.stop() }
-        let good = try goodHousehold()
-        try replaceFile(session.household, good)
-        let daemon = try await session.startDaemon()
-        try await session.waitUntilQueueHoldsThePlan(within: 3)
+        let (daemon, good) = try await session.startDaemonOnTheGoodHousehold()
         let baseline = try await session.pending()
         let lay = try #require(baseline.lay)
 
@@ -216,10 +213,7 @@ struct BadInputTests {
     @Test func aMissingADirectoryOrADevicePathAsTheHouseholdKeepsTheLastGoodLay() async throws {
         let session = try await Session.start()
         defer { session.stop() }
-        let good = try goodHousehold()
-        try replaceFile(session.household, good)
-        let daemon = try await session.startDaemon()
-        try await session.waitUntilQueueHoldsThePlan(within: 3)
+        let (daemon, good) = try await session.startDaemonOnTheGoodHousehold()
         let baseline = try await session.pending()
 
         let faults: [(String, () throws -> Void, String)] = [
@@ -266,10 +260,7 @@ struct BadInputTests {
     @Test func aHouseholdReplacedWhileTheDaemonReadsItKeepsItsLayWhenItsContentsAreTheSame() async throws {
         let session = try await Session.start()
         defer { session.stop() }
-        let good = try goodHousehold()
-        try replaceFile(session.household, good)
-        let daemon = try await session.startDaemon()
-        try await session.waitUntilQueueHoldsThePlan(within: 3)
+        let (daemon, good) = try await session.startDaemonOnTheGoodHousehold()
         let lay = try #require(try await session.pending().lay)
         // The file is gone for a moment and back with the same bytes, 1,000 times: whatever the
         // daemon reads, it reads one version whole, so the household never changes.
@@ -296,10 +287,7 @@ struct BadInputTests {
     @Test func anItemLevelFaultIsNamedAndTheRestIsLaidAgain() async throws {
         let session = try await Session.start()
         defer { session.stop() }
-        let good = try goodHousehold()
-        try replaceFile(session.household, good)
-        let daemon = try await session.startDaemon()
-        try await session.waitUntilQueueHoldsThePlan(within: 3)
+        let (daemon, good) = try await session.startDaemonOnTheGoodHousehold()
         let mixed = String(decoding: try fixtureBytes("mixed-items.json"), as: UTF8.self)
         func item(_ id: String, _ rest: String) -> String {
             #"{ "id": "\#(id)", "label": "Extra", "kind": "meal", "time": "09:00", "repeat": "daily", "# + rest + " }"
@@ -559,5 +547,16 @@ struct BadInputTests {
             #expect(!text.contains(note), "the note reached \(place)")
             #expect(!text.contains(menu), "the menu library reached \(place)")
         }
+    }
+}
+
+extension Session {
+    /// Writes the good household, starts the daemon on it and waits until its plan is queued.
+    func startDaemonOnTheGoodHousehold() async throws -> (daemon: SpawnedProcess, good: String) {
+        let good = try goodHousehold()
+        try replaceFile(self.household, good)
+        let daemon = try await self.startDaemon()
+        try await self.waitUntilQueueHoldsThePlan(within: 3)
+        return (daemon, good)
     }
 }

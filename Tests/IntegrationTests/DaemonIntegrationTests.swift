@@ -63,20 +63,9 @@ struct DaemonIntegrationTests {
         try await session.expectQueued(at: minute)
         let planned = try await session.plannedStart(at: minute)
 
-        await pause(untilWall: Double(minute) - 0.5)
-        var shownAt: Double?
-        while wallSeconds() < Double(minute) + 10 {
-            let count = try await session.displayedCount()
-            let now = wallSeconds()
-            if count > 0 {
-                shownAt = now
-                break
-            }
-            await pause(0.05)
-        }
-        let latency =
-            try #require(shownAt, "nothing shown by \(rfc3339(minute)) + 10 s: \(session.daemonStderr)")
-            - Double(minute)
+        let latency = try #require(
+            try await session.firstShown(after: minute),
+            "nothing shown by \(rfc3339(minute)) + 10 s: \(session.daemonStderr)")
         print("[IntegrationTests] \(rfc3339(minute)) first shown by dunst \(Int(latency * 1_000)) ms after its minute")
         #expect(latency >= 0, "shown before its minute")
         #expect(latency < 1, "shown \(latency) s after its minute")

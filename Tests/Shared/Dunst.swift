@@ -61,4 +61,18 @@ extension ShowsNotifications {
     func closedSummaries() async throws -> [String] {
         try await self.closedNotifications().compactMap { $0["summary"]?.objectValue?["data"]?.stringValue }
     }
+
+    /// Watches dunst from half a second before `minute` (polling every 50 ms) and returns how
+    /// many seconds after the minute something was first displayed, or nil if nothing was by
+    /// `within` seconds after it.
+    func firstShown(after minute: Int64, within: Double = 10) async throws -> Double? {
+        await pause(untilWall: Double(minute) - 0.5)
+        while wallSeconds() < Double(minute) + within {
+            let count = try await self.displayedCount()
+            let now = wallSeconds()
+            if count > 0 { return now - Double(minute) }
+            await pause(0.05)
+        }
+        return nil
+    }
 }

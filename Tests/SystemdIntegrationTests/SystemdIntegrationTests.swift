@@ -91,20 +91,9 @@ struct SystemdIntegrationTests {
         }
         #expect(try await session.displayedCount() == 0)
 
-        await pause(untilWall: Double(minute) - 0.5)
-        var shownAt: Double?
-        while wallSeconds() < Double(minute) + 10 {
-            let count = try await session.displayedCount()
-            let now = wallSeconds()
-            if count > 0 {
-                shownAt = now
-                break
-            }
-            await pause(0.05)
-        }
-        let lateness =
-            try #require(shownAt, "nothing shown by \(rfc3339(minute)) + 10 s: \(session.daemonStderr)")
-            - Double(minute)
+        let lateness = try #require(
+            try await session.firstShown(after: minute),
+            "nothing shown by \(rfc3339(minute)) + 10 s: \(session.daemonStderr)")
         print(
             "[SystemdIntegrationTests] \(rfc3339(minute)) shown by dunst \(milliseconds(lateness)) ms after its minute")
         #expect(lateness >= 0, "shown before its minute")
