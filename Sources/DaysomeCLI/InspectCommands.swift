@@ -52,7 +52,7 @@ func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
 func queueTable(_ queue: JSONObject, now: Instant) -> String {
     let starts = queue["pending"]?.arrayValue ?? []
     var text = "Display \(queue["display"]?.stringValue ?? "?"); "
-    text += queue["lay"]?.doubleValue.map { "lay \(Int64($0))" } ?? "nothing laid"
+    text += queue["lay"]?.countValue.map { "lay \($0)" } ?? "nothing laid"
     text += "; backend \(queue["backend"]?.stringValue ?? "?")\n"
     if queue["daemonRunning"]?.boolValue == false {
         text += "The daemon is not running: these timers bring it back when they fire.\n"
@@ -65,7 +65,7 @@ func queueTable(_ queue: JSONObject, now: Instant) -> String {
         rows.append([
             object["local"]?.stringValue.map(humanLocal) ?? "?",
             at.map { left(from: now, to: $0) } ?? "?",
-            object["lay"]?.doubleValue.map { String(Int64($0)) } ?? "?",
+            object["lay"]?.countValue.map { String($0) } ?? "?",
             printable(object["title"]?.stringValue ?? ""),
             object["handle"]?.stringValue ?? "",
         ])
@@ -125,11 +125,11 @@ func runStatus(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
             status: .success, stdout: "daysomed: not running for '\(paths.runtimeDirectory)'\nCan deliver: no\n")
     }
     var lines: [String] = []
-    lines.append("daysomed: running (pid \(status["pid"]?.doubleValue.map { String(Int64($0)) } ?? "?"))")
+    lines.append("daysomed: running (pid \(status["pid"]?.countValue.map { String($0) } ?? "?"))")
     lines.append("Display: \(status["display"]?.stringValue ?? "?")")
     lines.append(
         "Lay: "
-            + (status["lay"]?.doubleValue.map { "\(Int64($0)), laid until \(status["laidUntil"]?.stringValue ?? "?")" }
+            + (status["lay"]?.countValue.map { "\($0), laid until \(status["laidUntil"]?.stringValue ?? "?")" }
                 ?? "none"))
     if let next = status["nextStart"]?.objectValue {
         lines.append("Next start: \(next["at"]?.stringValue ?? "?") \(printable(next["title"]?.stringValue ?? ""))")
@@ -142,13 +142,19 @@ func runStatus(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
             + (server?["present"]?.boolValue == true ? server?["name"]?.stringValue ?? "present" : "none answering"))
     let notify = status["notifyInOtherApps"]?.boolValue == true
     lines.append(
-        "Notifications in other apps: "
-            + (notify ? "on" : "off (a carer turns on settings.notifyInOtherApps); nothing is laid"))
+        "Notifications in other apps: " + (notify ? "on" : "off (a carer turns on settings.notifyInOtherApps)"))
+    // The real reason, from the daemon: a broken household with nothing kept is not a switch left off.
+    if let reason = status["notLaidReason"]?.stringValue { lines.append("Nothing is laid: " + printable(reason)) }
     lines.append("Can deliver: \(status["canDeliver"]?.boolValue == true ? "yes" : "no")")
     let household = status["household"]?.objectValue
     lines.append(
-        "Household: \(household?["path"]?.stringValue ?? "?") (\(household?["items"]?.doubleValue.map { String(Int64($0)) } ?? "0") items, loaded \(household?["loadedAt"]?.stringValue ?? "never"))"
+        "Household: \(household?["path"]?.stringValue ?? "?") (\(household?["items"]?.countValue.map { String($0) } ?? "0") items, loaded \(household?["loadedAt"]?.stringValue ?? "never"))"
     )
+    if let inForce = household?["inForce"]?.objectValue, inForce["source"]?.stringValue == "keptCopy" {
+        lines.append(
+            "In force: the last good household, kept at \(inForce["path"]?.stringValue ?? "?") since \(inForce["since"]?.stringValue ?? "?")"
+        )
+    }
     for error in household?["errors"]?.arrayValue ?? [] {
         guard let object = error.objectValue else { continue }
         var parts = [object["file"]?.stringValue ?? "?"]

@@ -33,7 +33,7 @@ enum ManagerQueue {
         for record in (published["pending"]?.arrayValue ?? []).compactMap(\.objectValue) {
             if let at = record["at"]?.stringValue, known[at] == nil { known[at] = record }
         }
-        let currentLay = published["lay"]?.doubleValue.map { UInt64($0) }
+        let currentLay = published["lay"]?.countValue
         for unit in units.sorted(by: { $0.name < $1.name }) {
             guard let calendar = try? manager.timerCalendar(unit.name) else { continue }
             raw.append(

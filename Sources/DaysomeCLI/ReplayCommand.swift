@@ -318,7 +318,7 @@ func pendingPicture(_ queue: JSONObject, now: Instant, environment: [String: Str
     }
     let to = max(cards.map(\.until).max() ?? now, now.adding(seconds: 86_400))
     let display = DisplayState(rawValue: queue["display"]?.stringValue ?? "") ?? .away
-    let lay = queue["lay"]?.doubleValue.map { "lay \(Int64($0))" } ?? "nothing laid"
+    let lay = queue["lay"]?.countValue.map { "lay \($0)" } ?? "nothing laid"
     return WeekPicture(
         heading: "Daysome pending · \(zone.name)",
         summary: "\(describeLocal(now, zone)) → \(describeLocal(to, zone)) · \(lay) · \(cards.count) starts pending",

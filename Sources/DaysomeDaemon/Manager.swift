@@ -37,8 +37,21 @@ final class Manager {
     var sessionDisconnected: BusSlot?
     var chimePlayer: ChimePlayer?
     var returner: DisplayReturner?
-    /// The sample call of `daysomectl try`, withdrawn after a short while.
-    var sample: (id: UInt32?, close: EventSource?)?
+    /// The sample call of `daysomectl try`, withdrawn after a short while; `generation` tells a
+    /// late reply for a sample already taken away (the display returned first) from the current one.
+    var sample: (id: UInt32?, close: EventSource?, generation: UInt64)?
+    var sampleGeneration: UInt64 = 0
+    /// State files that could not be trusted at start-up (set aside), for status.
+    var stateProblems: [HouseholdProblem] = []
+    /// This boot's id, when /proc lets the unit read it: a notification id is stamped with it.
+    let bootId: String?
+    /// The digest of the household last kept in the state directory.
+    var keptDigest: UInt64?
+    /// The bytes of the household file last read well, to keep as the last good copy.
+    var lastReadHousehold: (bytes: [UInt8], digest: UInt64)?
+    /// Pids the display named that have since exited: a later line naming one again (a crash
+    /// left the file, or the pid was reused) is away, decided once per pid.
+    var exitedDisplayPids: [Int32] = []
 
     init(options: DaemonOptions, environment: [String: String]) throws(DaemonError) {
         self.options = options
@@ -64,15 +77,21 @@ final class Manager {
         self.publisher = Publisher(paths: paths)
         let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
         // A daemon killed between lay.json and its history line left the history behind: catch up first.
-        let (persisted, caughtUp) = self.publisher.catchUpHistory(Publisher.readPersisted(paths), now: currentInstant())
+        let (read, problems) = Publisher.readPersisted(paths, now: currentInstant())
+        for problem in problems { self.logger.log(.error, problem.description) }
+        let (persisted, caughtUp) = self.publisher.catchUpHistory(read, now: currentInstant())
         for record in caughtUp {
             self.logger.log(.notice, "History caught up at start-up: \(record.event.rawValue) lay \(record.lay)")
         }
         self.machine = DaemonMachine(config: config, persisted: persisted, now: currentInstant())
+        self.stateProblems = problems
+        self.bootId = readBootId()
     }
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
     func run() throws(DaemonError) -> Int32 {
+        // A client that hangs up before reading its answer must not end the daemon (EPIPE instead).
+        signal(SIGPIPE, SIG_IGN)
         do {
             try self.loop.enableSignalExit()
             _ = try self.loop.setWatchdog(true)
@@ -91,6 +110,8 @@ final class Manager {
         // State before anything else: missing is away, unreadable at start-up is foreground.
         let display = self.readDisplay(startup: true) ?? .foreground
         let household = self.loadHousehold()
+        let lastGood = self.loadKeptHousehold()
+        self.execute(self.machine.handle(.serverIdentified(self.serverIdentity()), now: currentInstant()))
         if display == .away, let lay = self.machine.currentLay, let written = self.displayStateWritten(),
             written > lay.handledThrough
         {
@@ -101,11 +122,15 @@ final class Manager {
                 .notice,
                 "The display state changed at \(written.rfc3339) while the daemon was stopped; treating it as a return, then an away"
             )
-            self.execute(self.machine.start(display: .foreground, household: household, now: currentInstant()))
+            self.execute(
+                self.machine.start(
+                    display: .foreground, household: household, lastGood: lastGood, now: currentInstant()))
             self.handle(.display(.away))
         } else {
-            self.execute(self.machine.start(display: display, household: household, now: currentInstant()))
+            self.execute(
+                self.machine.start(display: display, household: household, lastGood: lastGood, now: currentInstant()))
         }
+        self.keepHousehold()
         _ = ServiceManager.notify("READY=1\nSTATUS=\(self.statusLine())")
         self.logger.log(
             .info,
@@ -126,12 +151,22 @@ final class Manager {
 
     func handle(_ event: MachineEvent) {
         if case .display(.foreground) = event, let sample = self.sample {
-            // Rule 1 holds for the carer's sample too.
+            // Rule 1 holds for the carer's sample too; one whose id has not arrived is closed on arrival.
             if let id = sample.id { self.notifier?.close(id) }
             sample.close?.cancel()
             self.sample = nil
         }
         self.execute(self.machine.handle(event, now: currentInstant()))
+        if case .serverRestarted = event {
+            self.execute(self.machine.handle(.serverIdentified(self.serverIdentity()), now: currentInstant()))
+        }
+        if case .household = event { self.keepHousehold() }
+    }
+
+    /// The notification server instance answering now, and this boot: what an id is stamped with.
+    func serverIdentity() -> String? {
+        guard let instance = self.notifier?.server.instance else { return nil }
+        return "\(self.bootId ?? "boot?") \(instance)"
     }
 
     // MARK: Actions
@@ -257,7 +292,7 @@ final class Manager {
                                     ),
                                 ]))
                         ),
-                    ]))
+                    ], stateProblems: self.stateProblems))
         } catch {
             self.logger.log(.error, "\(error), ignoring")
         }
@@ -267,7 +302,11 @@ final class Manager {
     /// `Display away; lay 3; next start 2026-11-30T13:00:00Z Lunch`.
     func statusLine() -> String {
         var parts = ["Display \(self.machine.display.rawValue)"]
-        if let lay = self.machine.currentLay { parts.append("lay \(lay.number)") } else { parts.append("nothing laid") }
+        if let lay = self.machine.currentLay {
+            parts.append("lay \(lay.number)")
+        } else {
+            parts.append("nothing laid" + (self.machine.notLaidReason.map { ": \($0)" } ?? ""))
+        }
         if let next = self.machine.laidStarts.first {
             parts.append("next start \(next.at.rfc3339) \(next.title)".replacingNewlines())
         }

@@ -37,6 +37,7 @@ extension Manager {
             closedByServer: { [weak self] id in self?.handle(.closedByServer(notificationId: id)) },
             clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
             restarted: { [weak self] in self?.handle(.serverRestarted) })
+        // The instance answering now: ids of another (before a reboot or restart) are never closed.
         self.sessionDisconnected = try bus.addMatch(Self.disconnectedMatch) { [weak self] _ in
             self?.sessionBusLost()
         }
@@ -81,7 +82,10 @@ extension Manager {
                 "Failed to connect to the systemd user manager: \(error) (is XDG_RUNTIME_DIR set and systemd --user running?)"
             )
         }
-        // Whatever an earlier daemon left is stopped; the machine lays the current plan again.
+        // A lay number the manager still holds is used: the counter starts above it (lay.json may
+        // have been lost or set aside). Then whatever an earlier daemon left is stopped, and the
+        // machine lays the current plan again.
+        if let held = self.systemd?.highestLayHeld() { self.machine.raiseLayCounter(atLeast: held) }
         self.systemd?.stopAll()
     }
 

@@ -72,15 +72,24 @@ extension Manager {
             heading: Content.heading(date: local.date, time: local.clockTime, dayParts: parts),
             title: "Daysome", body: "This is how a call looks and sounds", expiresAt: now.adding(seconds: 10), dst: nil)
         self.sample?.close?.cancel()
-        self.sample = (nil, nil)
+        if let id = self.sample?.id { self.notifier?.close(id) }
+        self.sampleGeneration += 1
+        let generation = self.sampleGeneration
+        self.sample = (nil, nil, generation)
         notifier.post(sample, now: now) { [weak self] result in
             guard let self, case .success(let id) = result else { return }
+            // The display came back (or another sample replaced this one) before the server's id
+            // arrived: take it away at once (rule 1), never leave it for ten seconds.
+            guard self.sample?.generation == generation, self.machine.display == .away else {
+                self.notifier?.close(id)
+                return
+            }
             let close = try? self.loop.addTimer(clock: CLOCK_MONOTONIC, after: 10_000_000, description: "try") {
                 [weak self] _ in
                 self?.notifier?.close(id)
                 self?.sample = nil
             }
-            self.sample = (id, close)
+            self.sample = (id, close, generation)
         }
         return "\(sound); a sample call is shown for ten seconds"
     }

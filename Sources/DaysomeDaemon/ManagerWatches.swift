@@ -107,8 +107,19 @@ extension Manager {
         if self.displayPid?.pid == pid { return .foreground }
         self.displayPid?.source.cancel()
         self.displayPid = nil
+        // Decided once per pid: a pid seen exiting stays dead, even when another process takes it.
+        if self.exitedDisplayPids.contains(pid) {
+            self.logger.log(.notice, "The display's process \(pid) exited earlier; the display is away")
+            return .away
+        }
         do {
             let fd = try Pidfd.open(pid: pid)
+            // A zombie still has a pidfd, already readable: it has exited.
+            if fd.hasExited {
+                self.rememberExited(pid)
+                self.logger.log(.notice, "The display's process \(pid) has exited; the display is away")
+                return .away
+            }
             let source = try self.loop.addPidfdExit(fd.rawValue, description: "display-pid") { [weak self] _ in
                 self?.displayProcessExited(pid)
             }
@@ -120,9 +131,15 @@ extension Manager {
         }
     }
 
+    func rememberExited(_ pid: Int32) {
+        self.exitedDisplayPids.append(pid)
+        if self.exitedDisplayPids.count > 64 { self.exitedDisplayPids.removeFirst() }
+    }
+
     func displayProcessExited(_ pid: Int32) {
         self.displayPid?.source.cancel()
         self.displayPid = nil
+        self.rememberExited(pid)
         guard self.lastDisplayLine?.pid == pid, self.lastDisplayLine?.state == .foreground else { return }
         self.logger.log(.notice, "The display's process \(pid) exited in the foreground; the display is away")
         self.handle(.display(.away))
@@ -133,7 +150,48 @@ extension Manager {
         let now = currentInstant()
         // One read: the digest is that of the bytes parsed, even while the file is being replaced.
         return HouseholdFile.loadWithDigest(path, environment: self.environment, regularOnly: true).map {
-            LoadedHousehold(load: $0.load, digest: $0.digest, loadedAt: now)
+            self.lastReadHousehold = (bytes: $0.bytes, digest: $0.digest)
+            return LoadedHousehold(load: $0.load, digest: $0.digest, loadedAt: now)
+        }
+    }
+
+    /// The kept copy of the last good household, parsed; nil when there is none or it cannot be
+    /// trusted (reported, and set aside).
+    func loadKeptHousehold() -> LoadedHousehold? {
+        let path = LastGoodHousehold.path(in: self.options.paths)
+        let (copy, problem) = LastGoodHousehold.load(from: path)
+        if let problem {
+            let aside = (try? FileIO.setAside(path, now: currentInstant())).map { "set aside as '\($0)'" } ?? "kept"
+            let reported = HouseholdProblem(
+                file: path, itemId: nil, field: problem.field, message: "\(problem.message); \(aside)")
+            self.stateProblems.append(reported)
+            self.logger.log(.error, reported.description)
+            return nil
+        }
+        guard let copy else { return nil }
+        switch HouseholdFile.parse(copy.bytes, file: path, environment: self.environment) {
+        case .success(let parsed):
+            self.keptDigest = parsed.digest
+            return LoadedHousehold(load: parsed.load, digest: parsed.digest, loadedAt: copy.since, fromKeptCopy: true)
+        case .failure(let error):
+            // A zone that vanished from the system, say: the copy cannot be laid from any more.
+            self.logger.log(.warning, "The kept household copy '\(path)' cannot be used: \(error)")
+            return nil
+        }
+    }
+
+    /// Keeps the household the machine now lays from in the state directory, when it came from
+    /// the file and differs from the copy kept (rule 9 across restarts and reboots).
+    func keepHousehold() {
+        guard let household = self.machine.household, !household.fromKeptCopy, household.digest != self.keptDigest,
+            let read = self.lastReadHousehold, read.digest == household.digest
+        else { return }
+        do {
+            try LastGoodHousehold(bytes: read.bytes, source: self.options.paths.household, since: household.loadedAt)
+                .save(to: LastGoodHousehold.path(in: self.options.paths))
+            self.keptDigest = household.digest
+        } catch {
+            self.logger.log(.error, "\(error), ignoring: the last good household is not kept across a restart")
         }
     }
 

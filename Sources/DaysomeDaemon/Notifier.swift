@@ -10,6 +10,9 @@ struct ServerInfo: Sendable, Equatable {
     var name: String?
     var present: Bool
     var capabilities: [String]
+    /// Which instance answered: the bus's id and the server's unique name on it. A notification
+    /// id means something only to the instance that gave it.
+    var instance: String? = nil
 }
 
 /// Posts and closes calls; replies come back through the loop.
@@ -71,7 +74,10 @@ final class FreedesktopNotifier: Notifier {
         do throws(BusError) {
             let info = try self.notifications.getServerInformation()
             let capabilities = try self.notifications.getCapabilities()
-            self.server = ServerInfo(name: info.name, present: true, capabilities: capabilities)
+            let busId = (try? self.notifications.bus.busId) ?? "?"
+            self.server = ServerInfo(
+                name: info.name, present: true, capabilities: capabilities,
+                instance: info.owner.map { "\(busId) \($0)" })
         } catch {
             self.server = ServerInfo(name: nil, present: false, capabilities: [])
         }
@@ -127,7 +133,8 @@ final class FreedesktopNotifier: Notifier {
 final class LogNotifier: Notifier {
     private let logger: Logger
     private var nextId: UInt32 = 1
-    let server = ServerInfo(name: "log", present: true, capabilities: [])
+    // The log's ids are this process's counter: closing an earlier process's id only logs it.
+    let server = ServerInfo(name: "log", present: true, capabilities: [], instance: "log")
 
     init(logger: Logger) {
         self.logger = logger

@@ -15,19 +15,46 @@ final class Publisher {
         self.history = HistoryFile(path: paths.historyFile)
     }
 
-    /// Reads the persisted state; a missing or unreadable file is a fresh start, except for the
-    /// lay counter: a power cut can leave lay.json empty or torn (it is replaced by rename, not
-    /// synced), and the history still names every lay number used, so none is ever used twice.
-    static func readPersisted(_ paths: Paths) -> PersistedState {
+    /// Reads the persisted state. Missing is a fresh start. A file that cannot be trusted (torn by
+    /// a power cut, a number out of range, a field of the wrong shape) is set aside as
+    /// `lay.json.corrupt-<time>` and reported, and the daemon starts clean; the lay counter never
+    /// goes below a number the history still names, so none is used twice (the systemd manager's
+    /// timers raise it further once connected). Returns the state and the problems to report.
+    static func readPersisted(_ paths: Paths, now: Instant) -> (state: PersistedState, problems: [HouseholdProblem]) {
         var state = PersistedState()
-        if let bytes = try? FileIO.read(paths.layFile, limit: 1 << 20, followLinks: false, regularOnly: true),
-            let json = try? JSONParser.parse(bytes)
-        {
-            state = PersistedState(json: json)
+        var problems: [HouseholdProblem] = []
+        func setAside(_ why: String, field: String? = nil) {
+            let aside =
+                (try? FileIO.setAside(paths.layFile, now: now)).map { "set aside as '\($0)'" }
+                ?? "could not be set aside"
+            problems.append(
+                HouseholdProblem(
+                    file: paths.layFile, itemId: nil, field: field,
+                    message: "\(why); \(aside), starting with no current lay"))
         }
-        let highest = HistoryFile.read(path: paths.historyFile).map(\.lay).max() ?? 0
-        state.layCounter = max(state.layCounter, highest)
-        return state
+        do {
+            let bytes = try FileIO.read(paths.layFile, limit: 1 << 20, followLinks: false, regularOnly: true)
+            do {
+                state = try PersistedState(decoding: try JSONParser.parse(bytes))
+            } catch let error as JSONParseError {
+                setAside(bytes.isEmpty ? "is empty" : "is not valid JSON: \(error)")
+            } catch let error as StateFileProblem {
+                setAside(error.message, field: error.field)
+            } catch {
+                setAside("\(error)")
+            }
+        } catch {
+            if error.errno != ENOENT { setAside(error.reason) }
+        }
+        let (history, unreadable) = HistoryFile.readCounting(path: paths.historyFile)
+        if unreadable > 0 {
+            problems.append(
+                HouseholdProblem(
+                    file: paths.historyFile, itemId: nil, field: nil,
+                    message: "\(unreadable) unreadable line(s) skipped (torn or out of range)"))
+        }
+        state.layCounter = max(state.layCounter, history.map(\.lay).max() ?? 0)
+        return (state, problems)
     }
 
     /// Brings the history up to lay.json after a daemon was killed between writing one and the
@@ -74,7 +101,7 @@ final class Publisher {
     }
 
     func persist(_ state: PersistedState) throws(FileError) {
-        try FileIO.writeAtomically(self.paths.layFile, state.json.serialized(pretty: true) + "\n")
+        try FileIO.writeAtomically(self.paths.layFile, state.json.serialized(pretty: true) + "\n", durable: true)
     }
 
     func record(_ records: [HistoryRecord]) throws(FileError) {
@@ -111,9 +138,9 @@ final class Publisher {
     /// The status, in `status --json`'s shape (without `running`, which the tool decides from the lock).
     func statusJSON(
         _ machine: DaemonMachine, options: DaemonOptions, server: ServerInfo,
-        extras: [(key: String, value: JSONValue)] = []
+        extras: [(key: String, value: JSONValue)] = [], stateProblems: [HouseholdProblem] = []
     ) -> JSONValue {
-        var errors: [JSONValue] = []
+        var errors: [JSONValue] = stateProblems.map(\.json)
         if let error = machine.householdError {
             errors.append(
                 .object(
@@ -137,6 +164,23 @@ final class Publisher {
                 ("items", .number(Double(machine.household?.load.household.items.count ?? 0))),
                 ("timeZone", machine.household.map { .string($0.load.household.zone.name) } ?? .null),
                 ("errors", .array(errors)),
+                // Which household the daemon lays from: the file, or its kept copy of the last good one.
+                (
+                    "inForce",
+                    machine.household.map { household in
+                        .object(
+                            JSONObject([
+                                ("source", .string(household.fromKeptCopy ? "keptCopy" : "file")),
+                                (
+                                    "path",
+                                    .string(
+                                        household.fromKeptCopy
+                                            ? LastGoodHousehold.path(in: options.paths) : options.paths.household)
+                                ),
+                                ("since", .string(household.loadedAt.rfc3339)),
+                            ]))
+                    } ?? .null
+                ),
             ]))
         let canDeliver = machine.notifyInOtherApps && server.present && machine.household != nil
         return .object(
@@ -156,6 +200,7 @@ final class Publisher {
                             ]))
                     ),
                     ("canDeliver", .bool(canDeliver)),
+                    ("notLaidReason", machine.notLaidReason.map { .string($0) } ?? .null),
                     ("laidUntil", machine.currentLay.map { .string($0.laidUntil.rfc3339) } ?? .null),
                     (
                         "nextStart",

@@ -102,6 +102,17 @@ final class SystemdBackend {
         }
     }
 
+    /// The highest lay number among the `daysome-layN[-k].timer` units the manager holds: after a
+    /// lost or corrupt lay.json the counter starts above it, so no number is used twice.
+    func highestLayHeld() -> UInt64 {
+        let units = (try? self.manager.listUnits(matching: ["daysome-lay*.timer"])) ?? []
+        return units.compactMap { unit -> UInt64? in
+            guard unit.name.hasPrefix("daysome-lay"), unit.name.hasSuffix(".timer") else { return nil }
+            let number = unit.name.dropFirst("daysome-lay".count).dropLast(".timer".count).prefix { $0 != "-" }
+            return UInt64(number)
+        }.max() ?? 0
+    }
+
     /// Stops every daysome- timer the manager holds, and every one this daemon asked for even if
     /// its creation is still in flight: calls on one connection reach the manager in order.
     func stopAll() {

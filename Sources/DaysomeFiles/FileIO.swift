@@ -75,35 +75,73 @@ public enum FileIO {
         return bytes
     }
 
-    /// Replaces a file atomically: a temporary file beside it, written, flushed, then renamed over it,
-    /// so a reader sees the old contents or the new, never half of either.
-    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(FileError) {
+    /// Replaces a file atomically: a temporary file beside it, written, then renamed over it, so a
+    /// reader sees the old contents or the new, never half of either.
+    ///
+    /// With `durable` (every file in the state directory) this is the crash-consistency protocol
+    /// systemd and SQLite use, and the only place it is written down: (1) write the temporary
+    /// file, (2) `fsync` it, so its data is on disk before its name is; (3) `rename` it over the
+    /// old name; (4) `fsync` the directory, so the rename itself is on disk. A power cut at any
+    /// point leaves the old file or the new one, whole. Without step 2 the rename can reach the
+    /// disk before the data, and a power cut leaves an empty file under the real name; a SIGKILL
+    /// cannot show that, because the page cache survives it. Runtime files (tmpfs, gone at boot)
+    /// skip the syncs.
+    public static func writeAtomically(
+        _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, durable: Bool = false
+    ) throws(FileError) {
         let temporary = "\(path).tmp.\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw FileError(path: temporary, errno: Glibc.errno, operation: "create") }
+        func fail(_ operation: String) -> FileError {
+            let saved = Glibc.errno
+            close(fd)
+            unlink(temporary)
+            return FileError(path: temporary, errno: saved, operation: operation)
+        }
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
             if count < 0 {
                 if Glibc.errno == EINTR { continue }
-                let saved = Glibc.errno
-                close(fd)
-                unlink(temporary)
-                throw FileError(path: temporary, errno: saved, operation: "write")
+                throw fail("write")
             }
             written += count
         }
+        if durable && fsync(fd) != 0 { throw fail("sync") }
         close(fd)
         guard rename(temporary, path) == 0 else {
             let saved = Glibc.errno
             unlink(temporary)
             throw FileError(path: path, errno: saved, operation: "rename")
         }
+        if durable { try self.syncDirectory(of: path) }
     }
 
-    /// Writes a UTF-8 string atomically.
-    public static func writeAtomically(_ path: String, _ text: String, mode: mode_t = 0o600) throws(FileError) {
-        try self.writeAtomically(path, Array(text.utf8), mode: mode)
+    /// Writes a UTF-8 string atomically (see the bytes' form for `durable`).
+    public static func writeAtomically(
+        _ path: String, _ text: String, mode: mode_t = 0o600, durable: Bool = false
+    ) throws(FileError) {
+        try self.writeAtomically(path, Array(text.utf8), mode: mode, durable: durable)
+    }
+
+    /// `fsync`s the directory holding `path`: a rename or a new file is on disk only once its
+    /// directory is.
+    public static func syncDirectory(of path: String) throws(FileError) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(path: directory, errno: Glibc.errno, operation: "open directory") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileError(path: directory, errno: Glibc.errno, operation: "sync directory") }
+    }
+
+    /// Sets a file that cannot be trusted aside as `<path>.corrupt-<time>` (kept for a person to
+    /// look at, never read again), and syncs the directory. Returns the new name.
+    public static func setAside(_ path: String, now: Instant) throws(FileError) -> String {
+        let aside = "\(path).corrupt-\(now.rfc3339)"
+        guard rename(path, aside) == 0 else { throw FileError(path: path, errno: Glibc.errno, operation: "set aside") }
+        try? self.syncDirectory(of: path)
+        return aside
     }
 
     /// Creates a directory and its parents; the last one with `mode`. Existing directories are kept.

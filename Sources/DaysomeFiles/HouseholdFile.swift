@@ -22,10 +22,10 @@ public enum HouseholdFile {
     /// Reads a household file once and parses those bytes, with the digest (FNV-1a) of the very
     /// bytes parsed: read apart, a file replaced between the two reads pairs one version's
     /// contents with another's digest, and a changed household goes unnoticed (or a kept one
-    /// is laid again).
+    /// is laid again). The bytes come back too, so the daemon can keep the last good copy.
     public static func loadWithDigest(
         _ path: String, environment: [String: String], regularOnly: Bool
-    ) -> Result<(load: HouseholdLoad, digest: UInt64), HouseholdFileError> {
+    ) -> Result<(load: HouseholdLoad, digest: UInt64, bytes: [UInt8]), HouseholdFileError> {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.read(path, limit: HouseholdParser.sizeLimit, regularOnly: regularOnly)
@@ -38,10 +38,19 @@ public enum HouseholdFile {
             }
             return .failure(HouseholdFileError(file: path, reason: .unreadable(error.reason)))
         }
+        return self.parse(bytes, file: path, environment: environment).map {
+            (load: $0.load, digest: $0.digest, bytes: bytes)
+        }
+    }
+
+    /// Parses household bytes (from the file, or from the daemon's last good copy of it).
+    public static func parse(
+        _ bytes: [UInt8], file: String, environment: [String: String]
+    ) -> Result<(load: HouseholdLoad, digest: UInt64), HouseholdFileError> {
         let tzdir = environment["TZDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/usr/share/zoneinfo"
         let digest = fnv1a(bytes)
         return HouseholdParser.parse(
-            bytes, file: path,
+            bytes, file: file,
             zones: { name in try? ZoneFiles.load(name: name, tzdir: tzdir) },
             systemZoneName: ZoneFiles.systemZoneName(environment: environment["TZ"])
         ).map { (load: $0, digest: digest) }

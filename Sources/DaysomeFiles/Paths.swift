@@ -34,3 +34,11 @@ public struct Paths: Sendable, Equatable {
     /// The bounded history of laid, cleared, delivered, withdrawn, expired and dropped.
     public var historyFile: String { self.stateDirectory + "/history.jsonl" }
 }
+
+/// This boot's id (`/proc/sys/kernel/random/boot_id`), or nil where the sandbox hides it
+/// (`ProcSubset=pid`): the session bus's own id, new at every boot, still tells boots apart.
+public func readBootId() -> String? {
+    guard let bytes = try? FileIO.read("/proc/sys/kernel/random/boot_id", limit: 64) else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self).filter { $0 != "\n" }
+    return text.isEmpty ? nil : text
+}

@@ -89,6 +89,23 @@ public final class Bus {
         }
     }
 
+    /// The id of the bus this connection is on (the bus daemon's own, new at each start of it),
+    /// as 32 hexadecimal digits: with a unique name, it tells one server instance from another.
+    ///
+    /// The corresponding C function is `sd_bus_get_bus_id`.
+    public var busId: String {
+        get throws(Errno) {
+            var id = sd_id128_t()
+            try check(sd_bus_get_bus_id(self.pointer, &id))
+            return withUnsafeBytes(of: id.bytes) { bytes in
+                bytes.map { byte in
+                    let digits = Array("0123456789abcdef")
+                    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+                }.joined()
+            }
+        }
+    }
+
     /// Whether the connection is open (or still being set up).
     ///
     /// The corresponding C function is `sd_bus_is_open`.

@@ -68,11 +68,15 @@ public final class Notifications {
     ///
     /// D-Bus: `GetServerInformation() -> ssss`. The corresponding C function is `sd_bus_call`.
     public func getServerInformation() throws(BusError) -> (
-        name: String, vendor: String, version: String, specVersion: String
+        name: String, vendor: String, version: String, specVersion: String, owner: String?
     ) {
         let reply = try self.bus.call(try self.newCall("GetServerInformation"))
         do {
-            return (try reply.readString(), try reply.readString(), try reply.readString(), try reply.readString())
+            // The reply's sender is the server's unique name: which instance of it answered.
+            return (
+                try reply.readString(), try reply.readString(), try reply.readString(), try reply.readString(),
+                reply.sender
+            )
         } catch {
             throw BusError(error)
         }

@@ -27,7 +27,8 @@ extension LoadedHousehold {
         var household = self.load.household
         household.settings = settings
         let load = HouseholdLoad(household: household, problems: problems)
-        return LoadedHousehold(load: load, digest: self.digest, loadedAt: self.loadedAt)
+        return LoadedHousehold(
+            load: load, digest: self.digest, loadedAt: self.loadedAt, fromKeptCopy: self.fromKeptCopy)
     }
 }
 

@@ -32,6 +32,16 @@ extension JSONValue {
         if case .number(let number) = self { number } else { nil }
     }
 
+    /// The number as a count (a lay number, an id, a pid), if it is a whole number from 0 to 2^53:
+    /// every such number survives a Double exactly, and no conversion of it can trap. A state
+    /// file that says `1e300` or `-1` or `2.5` there gets nil, never a crash.
+    public var countValue: UInt64? {
+        guard case .number(let number) = self, number >= 0, number <= 9_007_199_254_740_992,
+            number.rounded(.towardZero) == number
+        else { return nil }
+        return UInt64(number)
+    }
+
     /// Whether this is JSON null.
     public var isNull: Bool {
         self == .null

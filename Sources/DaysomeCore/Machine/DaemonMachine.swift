@@ -23,7 +23,9 @@ public struct DaemonMachine: Sendable {
     private var topUpTimer: TimerID?
     /// With the systemd backend and exact alarms: the wheel's deadline at the next manager start.
     private var managerDeadline: (id: TimerID, at: Instant)?
-    private var bringBackTimer: TimerID?
+    private var bringBackTimer: (id: TimerID, at: Instant)?
+    /// The notification server instance now answering (`serverIdentified`); ids are stamped with it.
+    public private(set) var serverIdentity: String?
     /// Calls posted whose id has not arrived; true means withdraw it as soon as it does.
     private var inFlight: [DeliveryKey: Bool] = [:]
 
@@ -56,13 +58,42 @@ public struct DaemonMachine: Sendable {
     /// Whether notifications would be laid if the display went away now.
     public var notifyInOtherApps: Bool { self.household?.load.household.settings.notifyInOtherApps ?? false }
 
+    /// Why nothing is laid, in a carer's words, or nil while a lay is in force.
+    public var notLaidReason: String? {
+        guard self.persisted.lay == nil else { return nil }
+        guard let household = self.household else {
+            return self.householdError.map { "the household file \($0.message), and no earlier household is kept" }
+                ?? "no household has been read yet"
+        }
+        if !household.load.household.settings.notifyInOtherApps {
+            return "notifications in other apps are off (a carer turns on settings.notifyInOtherApps)"
+        }
+        if self.display == .foreground { return "the day display is in front: nothing is called over it" }
+        return nil
+    }
+
+    /// Raises the lay counter to at least `number` (a lay the systemd manager still holds, found at
+    /// start-up after a state file was lost): lay numbers are never used twice.
+    public mutating func raiseLayCounter(atLeast number: UInt64) {
+        self.persisted.layCounter = max(self.persisted.layCounter, number)
+    }
+
     // MARK: Start-up
 
     /// The first decision after a (re)start: the display state and household are already read.
+    /// - Parameter lastGood: the copy of the last household used, kept in the state directory: in
+    ///   force when the file cannot be used now (rule 9 across restarts and reboots).
     public mutating func start(
-        display: DisplayState, household: Result<LoadedHousehold, HouseholdFileError>, now: Instant
+        display: DisplayState, household: Result<LoadedHousehold, HouseholdFileError>,
+        lastGood: LoadedHousehold? = nil, now: Instant
     ) -> [MachineAction] {
-        var actions = self.acceptHousehold(household, now: now).actions
+        var actions: [MachineAction] = []
+        if case .failure = household, let lastGood {
+            actions += self.acceptHousehold(.success(lastGood), now: now).actions
+            actions.append(
+                .log(.notice, "Laying from the last good household, kept since \(lastGood.loadedAt.rfc3339)"))
+        }
+        actions += self.acceptHousehold(household, now: now).actions
         self.display = display
         if display == .foreground {
             actions += self.clear(now: now, reason: "display in the foreground at start-up")
@@ -76,7 +107,22 @@ public struct DaemonMachine: Sendable {
         {
             actions += self.resume(lay, now: now)
         } else {
-            actions += self.clearLay(now: now, reason: "household changed while the daemon was stopped")
+            if let lay = self.persisted.lay {
+                // Rule 2 before the lay is replaced: what fell due while the daemon was down is
+                // delivered within the grace window or dropped and recorded, as the lay's own
+                // household planned it (the kept copy, when it is that household).
+                let planned = lastGood?.digest == lay.householdDigest ? lastGood : self.household
+                if let plannedFrom = planned?.load.household, plannedFrom.settings.notifyInOtherApps {
+                    let owed = Planner.plan(
+                        plannedFrom, after: lay.handledThrough, through: max(now, lay.handledThrough))
+                    actions += self.handleDue(owed.starts, now: now, lay: lay.number)
+                }
+            }
+            let reason =
+                self.household == nil
+                ? "the household file cannot be used and no earlier household is kept"
+                : "household changed while the daemon was stopped"
+            actions += self.clearLay(now: now, reason: reason)
             actions += self.newLay(now: now, reason: "display away at start-up")
         }
         return actions + self.finish(now: now)
@@ -100,7 +146,7 @@ public struct DaemonMachine: Sendable {
             let (changed, logged) = self.acceptHousehold(result, now: now)
             actions += logged
             if changed && self.display == .away {
-                actions += self.advance(now: now)
+                actions += self.settleDue(now: now)
                 actions += self.clearLay(now: now, reason: "household changed")
                 actions += self.newLay(now: now, reason: "household changed")
             }
@@ -108,17 +154,18 @@ public struct DaemonMachine: Sendable {
             actions += self.advance(now: now)
         case .clockChanged(let reason):
             // Deliver (or drop) what a forward jump made due before the plan is laid again.
-            actions += self.advance(now: now)
+            actions += self.settleDue(now: now)
+            let remaining = self.laidStarts
             actions += self.rebuildWheel(now: now)
             if self.display == .away {
-                actions += self.clearLay(now: now, reason: reason)
-                actions += self.newLay(now: now, reason: reason)
+                actions += self.relayAfterClockChange(remaining: remaining, now: now, reason: reason)
             }
         case .posted(let key, let id):
             if let withdraw = self.inFlight.removeValue(forKey: key), withdraw {
                 actions.append(.close(key, notificationId: id))
             } else if let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) {
                 self.persisted.delivered[index].notificationId = id
+                self.persisted.delivered[index].server = self.serverIdentity
                 actions.append(.persist)
             }
         case .postFailed(let key, let reason):
@@ -163,13 +210,15 @@ public struct DaemonMachine: Sendable {
             if self.display == .away, self.persisted.delivered.contains(where: { $0.notificationId == id }) {
                 actions.append(.bringDisplayBack(reason: "she clicked the call"))
             }
+        case .serverIdentified(let identity):
+            actions += self.identifyServer(identity)
         case .serverRestarted:
             // Ids restart with the server: none of ours can be closed any more, and the new
-            // server shows none of them.
-            if !self.persisted.delivered.isEmpty {
-                for call in self.persisted.delivered { self.cancelExpiry(call.key) }
-                self.persisted.delivered = []
-                self.inFlight = [:]
+            // server shows none of them. A post still in flight is kept: its reply comes from
+            // whoever answers now (a server the post itself started, on a first boot).
+            if self.persisted.delivered.contains(where: { $0.notificationId != nil }) {
+                for call in self.persisted.delivered where call.notificationId != nil { self.cancelExpiry(call.key) }
+                self.persisted.delivered.removeAll { $0.notificationId != nil }
                 actions.append(.log(.notice, "Notification server restarted; forgetting its notification ids"))
                 actions.append(.persist)
             }
@@ -250,9 +299,10 @@ public struct DaemonMachine: Sendable {
         self.persisted.lay = LayRecord(
             number: number, from: now, laidUntil: now, householdDigest: household.digest, handledThrough: now)
         let (count, timers) = self.extendLay(through: now.adding(seconds: self.config.horizon), now: now)
-        return timers + [
-            .record(HistoryRecord(time: now, event: .laid, lay: number, reason: "\(reason): \(count) starts")),
-            .persist,
+        // The number is on disk before the manager holds a timer named after it: a kill in between
+        // must not let the next daemon use it again.
+        return [.persist] + timers + [
+            .record(HistoryRecord(time: now, event: .laid, lay: number, reason: "\(reason): \(count) starts"))
         ]
     }
 
@@ -264,7 +314,10 @@ public struct DaemonMachine: Sendable {
         -> (count: Int, actions: [MachineAction])
     {
         guard var lay = self.persisted.lay, let household = self.household?.load.household else { return (0, []) }
-        let starts = Planner.plan(household, after: lay.laidUntil, through: until).starts.filter { $0.at > now }
+        // An occurrence already called (before a clock step, a zone change or a new lay) is never laid again.
+        let starts = Planner.plan(household, after: lay.laidUntil, through: until).starts.filter {
+            $0.at > now && !self.persisted.alreadyCalled($0)
+        }
         var actions: [MachineAction] = []
         switch self.config.startsLiveIn {
         case .wheel:
@@ -311,7 +364,7 @@ public struct DaemonMachine: Sendable {
     /// Rule 1: on return, nothing pending and nothing shown.
     private mutating func clear(now: Instant, reason: String) -> [MachineAction] {
         // A return before the day was brought back makes bringing it back moot.
-        if let id = self.bringBackTimer { self.wheel.cancel(id) }
+        if let timer = self.bringBackTimer { self.wheel.cancel(timer.id) }
         self.bringBackTimer = nil
         var actions = self.clearLay(now: now, reason: reason)
         for call in self.persisted.delivered {
@@ -413,6 +466,14 @@ public struct DaemonMachine: Sendable {
                     HistoryRecord(
                         time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
                         reason: "\(lateness) s after its minute, beyond the \(self.config.grace) s grace window")))
+        } else if self.persisted.alreadyCalled(latest) {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
+                        reason:
+                            "already called at \(latest.local.rfc3339): one call per occurrence, whatever the clock did"
+                    )))
         } else if now >= latest.expiresAt {
             actions.append(
                 .record(
@@ -434,15 +495,13 @@ public struct DaemonMachine: Sendable {
         let key = DeliveryKey(lay: lay, at: start.at)
         let call = DeliveredCall(key: key, itemIds: start.itemIds, expiresAt: start.expiresAt, notificationId: nil)
         self.persisted.delivered.append(call)
+        self.persisted.remember(start, now: now)
         self.inFlight[key] = false
         self.scheduleExpiry(call)
         let reason = lateness > 1 ? "\(lateness) s after its minute, within the grace window" : nil
         let settings = self.household?.load.household.settings ?? Settings()
         if settings.bringDayBack {
-            if let id = self.bringBackTimer { self.wheel.cancel(id) }
-            if case .scheduled(let id) = self.wheel.insert(.bringBack, at: now.seconds + self.config.bringBackDelay) {
-                self.bringBackTimer = id
-            }
+            self.scheduleBringBack(at: now.adding(seconds: self.config.bringBackDelay))
         }
         // Persist before posting: a crash in between loses one call rather than repeating it.
         return [
@@ -496,8 +555,13 @@ public struct DaemonMachine: Sendable {
         self.startTimers = [:]
         self.expiryTimers = [:]
         self.topUpTimer = nil
-        self.bringBackTimer = nil
         self.managerDeadline = nil
+        // Bringing the day back was promised three seconds after a call: a clock step does not cancel it.
+        let bringBack = self.bringBackTimer
+        self.bringBackTimer = nil
+        if let bringBack {
+            self.scheduleBringBack(at: min(max(bringBack.at, now), now.adding(seconds: self.config.bringBackDelay)))
+        }
         var actions: [MachineAction] = []
         for call in self.persisted.delivered {
             if call.expiresAt <= now {
@@ -507,5 +571,68 @@ public struct DaemonMachine: Sendable {
             }
         }
         return actions
+    }
+    // MARK: Edges: clock steps, resumes, server restarts
+
+    /// Everything due by `now`, whichever backend holds it, delivered within the grace window or
+    /// dropped and recorded (rule 2): run before a change replaces the lay. Without exact alarms
+    /// the manager's starts are not in the wheel, and its late fire may never come for this lay.
+    private mutating func settleDue(now: Instant) -> [MachineAction] {
+        var actions = self.advance(now: now)
+        if self.config.startsLiveIn == .systemd, let lay = self.persisted.lay {
+            actions += self.handleDue(self.takeDueManagerStarts(now: now), now: now, lay: lay.number)
+        }
+        return actions
+    }
+
+    /// After a clock step or a zone change: a plan that still yields the same instants keeps the
+    /// lay and its number (a resume from suspend is not a new lay, and the manager's timers stay
+    /// right); anything else is a new lay.
+    private mutating func relayAfterClockChange(remaining: [Start], now: Instant, reason: String) -> [MachineAction] {
+        if let lay = self.persisted.lay, let household = self.household?.load.household {
+            let replanned = Planner.plan(household, after: max(now, lay.handledThrough), through: lay.laidUntil).starts
+                .filter { !self.persisted.alreadyCalled($0) }
+            let same = replanned.map { [$0.at.rfc3339] + $0.itemIds } == remaining.map { [$0.at.rfc3339] + $0.itemIds }
+            if same {
+                if self.config.startsLiveIn == .wheel {
+                    for start in remaining {
+                        if case .scheduled(let id) = self.wheel.insert(.start(start), at: start.at.seconds) {
+                            self.startTimers[start.at] = id
+                        }
+                    }
+                }
+                let topUpAt = max(lay.laidUntil.seconds - self.config.minimumPending, now.seconds + 1)
+                if case .scheduled(let id) = self.wheel.insert(.topUp, at: topUpAt) { self.topUpTimer = id }
+                return [
+                    .log(.info, "\(reason): the plan holds the same \(remaining.count) starts; lay \(lay.number) kept")
+                ]
+            }
+        }
+        return self.clearLay(now: now, reason: reason) + self.newLay(now: now, reason: reason)
+    }
+
+    /// The notification server instance now answering. Ids another instance gave (before a
+    /// reboot, a server restart, or a session bus restart) mean nothing to it, or worse, name
+    /// another app's notification: they are forgotten, never closed.
+    private mutating func identifyServer(_ identity: String?) -> [MachineAction] {
+        self.serverIdentity = identity
+        let stale = self.persisted.delivered.filter { $0.notificationId != nil && $0.server != identity }
+        guard !stale.isEmpty else { return [] }
+        self.persisted.delivered.removeAll { $0.notificationId != nil && $0.server != identity }
+        for call in stale { self.cancelExpiry(call.key) }
+        return [
+            .log(
+                .notice,
+                "Forgetting \(stale.count) notification id(s) of a server instance that is gone; none is closed"),
+            .persist,
+        ]
+    }
+
+    private mutating func scheduleBringBack(at instant: Instant) {
+        if let timer = self.bringBackTimer { self.wheel.cancel(timer.id) }
+        self.bringBackTimer = nil
+        if case .scheduled(let id) = self.wheel.insert(.bringBack, at: instant.seconds) {
+            self.bringBackTimer = (id, instant)
+        }
     }
 }

@@ -36,11 +36,14 @@ public struct LoadedHousehold: Sendable, Equatable {
     public let digest: UInt64
     /// When it was read.
     public let loadedAt: Instant
+    /// Whether it came from the household file or from the daemon's kept copy of the last good one.
+    public let fromKeptCopy: Bool
 
-    public init(load: HouseholdLoad, digest: UInt64, loadedAt: Instant) {
+    public init(load: HouseholdLoad, digest: UInt64, loadedAt: Instant, fromKeptCopy: Bool = false) {
         self.load = load
         self.digest = digest
         self.loadedAt = loadedAt
+        self.fromKeptCopy = fromKeptCopy
     }
 }
 
@@ -62,6 +65,9 @@ public enum MachineEvent: Sendable {
     case closedByServer(notificationId: UInt32)
     /// The notification server's bus name changed owner: every id it gave is void.
     case serverRestarted
+    /// Which server instance now answers (its bus, unique name and the boot); nil when none does.
+    /// Ids stamped with another instance are forgotten, never closed.
+    case serverIdentified(String?)
     /// A timer of the systemd manager fired for a lay: deliver what is due, if that lay is current.
     case fired(lay: UInt64)
     /// The systemd manager lost the lay's timers (it restarted): lay what remains again.

@@ -38,10 +38,10 @@ public struct HistoryRecord: Sendable, Equatable {
     public init?(json: JSONValue) {
         guard let object = json.objectValue, let time = object["time"]?.stringValue.flatMap(parseUTC),
             let event = object["event"]?.stringValue.flatMap(Event.init(rawValue:)),
-            let lay = object["lay"]?.doubleValue, lay >= 0
+            let lay = object["lay"]?.countValue
         else { return nil }
         self.init(
-            time: time, event: event, lay: UInt64(lay), at: object["at"]?.stringValue.flatMap(parseUTC),
+            time: time, event: event, lay: lay, at: object["at"]?.stringValue.flatMap(parseUTC),
             itemIds: object["itemIds"]?.arrayValue?.compactMap(\.stringValue) ?? [],
             reason: object["reason"]?.stringValue)
     }
@@ -67,6 +67,19 @@ public struct DeliveredCall: Sendable, Equatable {
     public let expiresAt: Instant
     /// The server's id, once its reply arrived.
     public var notificationId: UInt32?
+    /// Which server instance gave that id (its bus, unique name and the boot): an id means
+    /// nothing to any other, so after a reboot or a server restart it is forgotten, never closed.
+    public var server: String?
+
+    public init(
+        key: DeliveryKey, itemIds: [String], expiresAt: Instant, notificationId: UInt32? = nil, server: String? = nil
+    ) {
+        self.key = key
+        self.itemIds = itemIds
+        self.expiresAt = expiresAt
+        self.notificationId = notificationId
+        self.server = server
+    }
 }
 
 /// The current lay, as kept in the state directory across restarts.
@@ -78,73 +91,6 @@ public struct LayRecord: Sendable, Equatable {
     public let householdDigest: UInt64
     /// Every start up to here was delivered or dropped; later ones are still owed.
     public var handledThrough: Instant
-}
-
-/// What the daemon keeps in its state directory.
-public struct PersistedState: Sendable, Equatable {
-    /// The highest lay number ever used: numbers only grow, across restarts and boots.
-    public var layCounter: UInt64 = 0
-    public var lay: LayRecord?
-    public var delivered: [DeliveredCall] = []
-
-    public init(layCounter: UInt64 = 0, lay: LayRecord? = nil, delivered: [DeliveredCall] = []) {
-        self.layCounter = layCounter
-        self.lay = lay
-        self.delivered = delivered
-    }
-
-    public var json: JSONValue {
-        var lay: JSONValue = .null
-        if let record = self.lay {
-            lay = .object(
-                JSONObject([
-                    ("number", .number(Double(record.number))), ("from", .string(record.from.rfc3339)),
-                    ("laidUntil", .string(record.laidUntil.rfc3339)),
-                    ("householdDigest", .string(String(record.householdDigest, radix: 16))),
-                    ("handledThrough", .string(record.handledThrough.rfc3339)),
-                ]))
-        }
-        let delivered = self.delivered.map { call -> JSONValue in
-            .object(
-                JSONObject([
-                    ("lay", .number(Double(call.key.lay))), ("at", .string(call.key.at.rfc3339)),
-                    ("itemIds", .array(call.itemIds.map { .string($0) })),
-                    ("expiresAt", .string(call.expiresAt.rfc3339)),
-                    ("notificationId", call.notificationId.map { .number(Double($0)) } ?? .null),
-                ]))
-        }
-        return .object(
-            JSONObject([
-                ("layCounter", .number(Double(self.layCounter))), ("lay", lay), ("delivered", .array(delivered)),
-            ]))
-    }
-
-    /// Reads the state back; anything unreadable is dropped rather than trusted.
-    public init(json: JSONValue) {
-        guard let object = json.objectValue else { return }
-        self.layCounter = object["layCounter"]?.doubleValue.map { UInt64(max(0, $0)) } ?? 0
-        if let lay = object["lay"]?.objectValue, let number = lay["number"]?.doubleValue,
-            let from = lay["from"]?.stringValue.flatMap(parseUTC),
-            let until = lay["laidUntil"]?.stringValue.flatMap(parseUTC),
-            let digest = lay["householdDigest"]?.stringValue.flatMap({ UInt64($0, radix: 16) }),
-            let handled = lay["handledThrough"]?.stringValue.flatMap(parseUTC)
-        {
-            self.lay = LayRecord(
-                number: UInt64(number), from: from, laidUntil: until, householdDigest: digest, handledThrough: handled)
-            self.layCounter = max(self.layCounter, UInt64(number))
-        }
-        for entry in object["delivered"]?.arrayValue ?? [] {
-            guard let call = entry.objectValue, let lay = call["lay"]?.doubleValue,
-                let at = call["at"]?.stringValue.flatMap(parseUTC),
-                let expires = call["expiresAt"]?.stringValue.flatMap(parseUTC)
-            else { continue }
-            self.delivered.append(
-                DeliveredCall(
-                    key: DeliveryKey(lay: UInt64(lay), at: at),
-                    itemIds: call["itemIds"]?.arrayValue?.compactMap(\.stringValue) ?? [], expiresAt: expires,
-                    notificationId: call["notificationId"]?.doubleValue.map { UInt32(clamping: Int64($0)) }))
-        }
-    }
 }
 
 /// An RFC 3339 instant in UTC, as the daemon writes them.

@@ -1,0 +1,201 @@
+// What the daemon keeps in `lay.json` across restarts and boots, and its JSON form. The reader is
+// strict: a file that is not exactly this shape (a number out of range, a field of the wrong
+// type) is refused with the field named, so the daemon sets it aside and starts clean instead of
+// trusting half of it. Every earlier format (no `format` key) still reads.
+
+/// One item's occurrence that was called: the item and the local wall time of its start.
+/// Whatever the clock or the zone does afterwards, that occurrence is never called again.
+public struct CalledOccurrence: Sendable, Hashable {
+    public let itemId: String
+    /// The local date and time of the start, without its offset: `2026-12-01T13:00:00`.
+    public let local: String
+    /// The start's instant, only to forget the entry once it is long past.
+    public let at: Instant
+
+    public init(itemId: String, local: String, at: Instant) {
+        self.itemId = itemId
+        self.local = local
+        self.at = at
+    }
+
+    /// The occurrences a start calls.
+    public static func of(_ start: Start) -> [CalledOccurrence] {
+        let wall = String(start.local.rfc3339.prefix(19))
+        return start.itemIds.map { CalledOccurrence(itemId: $0, local: wall, at: start.at) }
+    }
+}
+
+/// What the daemon keeps in its state directory.
+public struct PersistedState: Sendable, Equatable {
+    /// The format this daemon writes; it reads this and every earlier one.
+    public static let format: UInt64 = 2
+    /// How long a called occurrence is remembered: longer than any clock step or zone change
+    /// could bring it back (a zone change moves a wall time by at most 26 hours).
+    public static let calledMemory: Int64 = 2 * 86_400
+
+    /// The highest lay number ever used: numbers only grow, across restarts and boots.
+    public var layCounter: UInt64 = 0
+    public var lay: LayRecord?
+    public var delivered: [DeliveredCall] = []
+    /// The item occurrences already called, newest last (rules 2 and 5 across clock steps).
+    public var called: [CalledOccurrence] = []
+
+    public init(
+        layCounter: UInt64 = 0, lay: LayRecord? = nil, delivered: [DeliveredCall] = [],
+        called: [CalledOccurrence] = []
+    ) {
+        self.layCounter = layCounter
+        self.lay = lay
+        self.delivered = delivered
+        self.called = called
+    }
+
+    /// Reads the state back leniently: anything unreadable is a fresh start.
+    public init(json: JSONValue) {
+        self = (try? PersistedState(decoding: json)) ?? PersistedState()
+    }
+
+    /// Reads the state back, refusing anything that is not exactly its shape.
+    /// - Throws: `StateFileProblem` naming the field.
+    public init(decoding json: JSONValue) throws(StateFileProblem) {
+        guard let object = json.objectValue else { throw StateFileProblem(field: nil, "is not a JSON object") }
+        if let format = object["format"], !format.isNull {
+            guard let number = format.countValue, number <= Self.format else {
+                throw StateFileProblem(field: "format", "is not a format this daemon reads (1 to \(Self.format))")
+            }
+        }
+        self.layCounter = try Self.count(object["layCounter"], "layCounter", absent: 0)
+        if let lay = object["lay"], !lay.isNull {
+            guard let record = lay.objectValue else { throw StateFileProblem(field: "lay", "is not an object") }
+            guard let digest = record["householdDigest"]?.stringValue.flatMap({ UInt64($0, radix: 16) }) else {
+                throw StateFileProblem(field: "lay.householdDigest", "is not a hexadecimal digest")
+            }
+            self.lay = LayRecord(
+                number: try Self.count(record["number"], "lay.number"),
+                from: try Self.instant(record["from"], "lay.from"),
+                laidUntil: try Self.instant(record["laidUntil"], "lay.laidUntil"), householdDigest: digest,
+                handledThrough: try Self.instant(record["handledThrough"], "lay.handledThrough"))
+            self.layCounter = max(self.layCounter, self.lay?.number ?? 0)
+        }
+        guard let delivered = (object["delivered"] ?? .array([])).arrayValue else {
+            throw StateFileProblem(field: "delivered", "is not an array")
+        }
+        for (index, entry) in delivered.enumerated() {
+            let field = "delivered[\(index)]"
+            guard let call = entry.objectValue else { throw StateFileProblem(field: field, "is not an object") }
+            let id = call["notificationId"].flatMap { $0.isNull ? nil : $0 }
+            guard id == nil || id?.countValue.flatMap(UInt32.init(exactly:)) != nil else {
+                throw StateFileProblem(field: field + ".notificationId", "is not a 32-bit notification id")
+            }
+            self.delivered.append(
+                DeliveredCall(
+                    key: DeliveryKey(
+                        lay: try Self.count(call["lay"], field + ".lay"),
+                        at: try Self.instant(call["at"], field + ".at")),
+                    itemIds: try Self.strings(call["itemIds"], field + ".itemIds"),
+                    expiresAt: try Self.instant(call["expiresAt"], field + ".expiresAt"),
+                    notificationId: id?.countValue.flatMap(UInt32.init(exactly:)), server: call["server"]?.stringValue))
+        }
+        guard let called = (object["called"] ?? .array([])).arrayValue else {
+            throw StateFileProblem(field: "called", "is not an array")
+        }
+        for (index, entry) in called.enumerated() {
+            let field = "called[\(index)]"
+            guard let occurrence = entry.objectValue, let itemId = occurrence["itemId"]?.stringValue,
+                let local = occurrence["local"]?.stringValue
+            else { throw StateFileProblem(field: field, "is not an object with itemId and local") }
+            self.called.append(
+                CalledOccurrence(itemId: itemId, local: local, at: try Self.instant(occurrence["at"], field + ".at")))
+        }
+    }
+
+    public var json: JSONValue {
+        var lay: JSONValue = .null
+        if let record = self.lay {
+            lay = .object(
+                JSONObject([
+                    ("number", .number(Double(record.number))), ("from", .string(record.from.rfc3339)),
+                    ("laidUntil", .string(record.laidUntil.rfc3339)),
+                    ("householdDigest", .string(String(record.householdDigest, radix: 16))),
+                    ("handledThrough", .string(record.handledThrough.rfc3339)),
+                ]))
+        }
+        let delivered = self.delivered.map { call -> JSONValue in
+            .object(
+                JSONObject([
+                    ("lay", .number(Double(call.key.lay))), ("at", .string(call.key.at.rfc3339)),
+                    ("itemIds", .array(call.itemIds.map { .string($0) })),
+                    ("expiresAt", .string(call.expiresAt.rfc3339)),
+                    ("notificationId", call.notificationId.map { .number(Double($0)) } ?? .null),
+                    ("server", call.server.map { .string($0) } ?? .null),
+                ]))
+        }
+        let called = self.called.map { occurrence -> JSONValue in
+            .object(
+                JSONObject([
+                    ("itemId", .string(occurrence.itemId)), ("local", .string(occurrence.local)),
+                    ("at", .string(occurrence.at.rfc3339)),
+                ]))
+        }
+        return .object(
+            JSONObject([
+                ("format", .number(Double(Self.format))), ("layCounter", .number(Double(self.layCounter))),
+                ("lay", lay), ("delivered", .array(delivered)), ("called", .array(called)),
+            ]))
+    }
+
+    /// Remembers what a start called, forgetting occurrences long past.
+    mutating func remember(_ start: Start, now: Instant) {
+        self.called.removeAll { $0.at.seconds < now.seconds - Self.calledMemory }
+        self.called += CalledOccurrence.of(start).filter { !self.called.contains($0) }
+    }
+
+    /// Whether every item of a start was already called at that local date and time.
+    func alreadyCalled(_ start: Start) -> Bool {
+        let wanted = CalledOccurrence.of(start)
+        return !wanted.isEmpty
+            && wanted.allSatisfy { occurrence in
+                self.called.contains { $0.itemId == occurrence.itemId && $0.local == occurrence.local }
+            }
+    }
+
+    private static func count(
+        _ value: JSONValue?, _ field: String, absent: UInt64? = nil
+    ) throws(StateFileProblem)
+        -> UInt64
+    {
+        if let absent, value == nil || value?.isNull == true { return absent }
+        guard let number = value?.countValue else {
+            throw StateFileProblem(field: field, "is not a whole number from 0 to 2^53")
+        }
+        return number
+    }
+
+    private static func instant(_ value: JSONValue?, _ field: String) throws(StateFileProblem) -> Instant {
+        guard let instant = value?.stringValue.flatMap(parseUTC) else {
+            throw StateFileProblem(field: field, "is not an RFC 3339 instant")
+        }
+        return instant
+    }
+
+    private static func strings(_ value: JSONValue?, _ field: String) throws(StateFileProblem) -> [String] {
+        guard let array = value?.arrayValue else { return [] }
+        let strings = array.compactMap(\.stringValue)
+        guard strings.count == array.count else { throw StateFileProblem(field: field, "holds a non-string") }
+        return strings
+    }
+}
+
+/// Why a state file cannot be trusted: the field and what is wrong with it.
+public struct StateFileProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The field, as a path (`lay.number`, `delivered[2].at`); nil for the file as a whole.
+    public let field: String?
+    public let message: String
+
+    public init(field: String?, _ message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { self.field.map { "field '\($0)' \(self.message)" } ?? self.message }
+}
