@@ -76,7 +76,9 @@ final class ControlSocket {
                 if line.contains(0x0A) { break }
             }
             let request = String(decoding: line.prefix { $0 != 0x0A }, as: UTF8.self)
-            writeText(handler(request) + "\n", to: client)
+            // MSG_NOSIGNAL: a client that hung up gets EPIPE dropped, never a SIGPIPE that ends the daemon.
+            let answer = Array((handler(request) + "\n").utf8)
+            _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             close(client)
         }
     }

@@ -23,6 +23,8 @@ final class Manager {
     var wheelTimer: EventSource?
     var displayWatch: EventSource?
     var householdWatch: EventSource?
+    /// The directory the household watch is on: the household's own, or an ancestor while it is missing.
+    var householdWatchedPath: String?
     var zoneWatch: EventSource?
     var clockWatch: ClockJumpWatch?
     var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?

@@ -25,19 +25,11 @@ extension Manager {
         }
         // The display's return must be seen before a start that is due in the same iteration.
         try self.displayWatch?.setPriority(-10)
-        let householdDirectory = directory(of: paths.household)
-        try? FileIO.makeDirectories(householdDirectory, mode: 0o755)
-        let householdName = basename(of: paths.household)
-        self.householdWatch = try self.loop.addInotify(
-            path: householdDirectory, mask: changes, description: "household"
-        ) {
-            [weak self] _, event in
-            if event.name == householdName { self?.scheduleHouseholdReload() }
-        }
         self.reloadHousehold = try self.loop.addDefer(description: "household-reload") { [weak self] _ in
             self?.householdChanged()
         }
         try self.reloadHousehold?.setEnabled(.off)
+        self.watchHouseholdDirectory()
         self.clockWatch = try ClockJumpWatch(loop: self.loop) { [weak self] in
             self?.handle(.clockChanged(reason: "the clock jumped"))
         }
@@ -201,7 +193,60 @@ extension Manager {
     }
 
     func householdChanged() {
+        // The app may have just created the directory the daemon was waiting for.
+        if self.householdWatchedPath != directory(of: self.options.paths.household) || self.householdWatch == nil {
+            self.watchHouseholdDirectory()
+        }
         self.handle(.household(self.loadHousehold()))
+    }
+
+    /// Watches the household file's directory for the app's renames. On a first boot that
+    /// directory may not exist yet (the app has not run, and the unit's home is read-only, so the
+    /// daemon cannot make it): the nearest existing ancestor is watched instead, moving down as the
+    /// path is created, and the household is read the moment it appears. Never an error that ends
+    /// the daemon; the missing path is reported as the household's error.
+    func watchHouseholdDirectory() {
+        let target = directory(of: self.options.paths.household)
+        var watched = target
+        var info = stat()
+        while watched != "/" && watched != "." && !(stat(watched, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) {
+            watched = directory(of: watched)
+        }
+        guard watched != self.householdWatchedPath else { return }
+        self.householdWatch?.cancel()
+        self.householdWatch = nil
+        self.householdWatchedPath = nil
+        // Only its own name matters in the watched directory: the household file's, or, in an
+        // ancestor, the next directory down the path (~/.config is busy with other apps' files).
+        let atTarget = watched == target
+        let wanted =
+            atTarget
+            ? basename(of: self.options.paths.household)
+            : String(target.dropFirst(watched == "/" ? 1 : watched.count + 1).prefix { $0 != "/" })
+        // The directory itself going away (the app removed it) sends the watch back up the path.
+        let mask: InotifyMask =
+            atTarget
+            ? [.closeWrite, .movedTo, .movedFrom, .delete, .create, .deleteSelf, .moveSelf]
+            : [.create, .movedTo, .deleteSelf, .moveSelf]
+        do {
+            self.householdWatch = try self.loop.addInotify(path: watched, mask: mask, description: "household") {
+                [weak self] _, event in
+                // The watched directory itself went: watch again from where the path now ends.
+                if !event.mask.isDisjoint(with: [.deleteSelf, .moveSelf]) { self?.householdWatchedPath = nil }
+                if event.name == wanted || event.name == nil { self?.scheduleHouseholdReload() }
+            }
+            self.householdWatchedPath = watched
+            if !atTarget {
+                // Created between the look and the watch: look again on the next iteration.
+                self.scheduleHouseholdReload()
+                self.logger.log(
+                    .notice,
+                    "The household directory '\(target)' does not exist yet; watching '\(watched)' until the display app creates it"
+                )
+            }
+        } catch {
+            self.logger.log(.error, "Failed to watch '\(watched)' for the household file: \(error), ignoring")
+        }
     }
 
     func zoneChanged() {

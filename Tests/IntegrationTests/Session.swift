@@ -146,10 +146,11 @@ final class Session: ShowsNotifications {
     /// under its own pid (so a restart is not mistaken for the daemon it replaces).
     @discardableResult
     func startDaemon(
-        notifier: String = "freedesktop", grace: Int? = nil, environment extra: [String: String] = [:]
+        notifier: String = "freedesktop", grace: Int? = nil, environment extra: [String: String] = [:],
+        household: String? = nil
     ) async throws -> SpawnedProcess {
         var arguments = [
-            "--household", self.household, "--display-state", self.displayState, "--runtime-dir",
+            "--household", household ?? self.household, "--display-state", self.displayState, "--runtime-dir",
             self.runtimeDirectory, "--state-dir", self.stateDirectory, "--notifier", notifier,
         ]
         if let grace {

@@ -1,0 +1,250 @@
+// The edges of the daemon's life at the process boundary, with the real daysomed (wheel
+// backend, a private bus, Xvfb and dunst): a restart with a broken household, corrupt state
+// files, a client that hangs up, a household directory that does not exist yet, ids of a server
+// instance that is gone, and the durability protocol read off the daemon's own system calls.
+
+import DaysomeCore
+import Glibc
+import Testing
+
+@Suite("Durability at the process boundary")
+struct DurabilityTests {
+    @Test func aRestartWithABrokenHouseholdKeepsLayingTheLastGoodOne() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
+        let before = try await session.pending()
+        let lay = try #require(before.lay)
+        daemon.stop()
+        // The app broke the file while the tablet was off.
+        try replaceFile(session.household, #"{ "version": 1, "timeZone": "UTC", "items": "#)
+        try await session.startDaemon()
+        let after = try await session.pending()
+        #expect(after.lay == lay, "a restart on a broken file must resume the lay made from the kept copy")
+        #expect(after.starts == before.starts)
+        let status = try await session.status()
+        #expect(status["canDeliver"]?.boolValue == true, "\(status)")
+        let household = try #require(status["household"]?.objectValue)
+        let inForce = try #require(household["inForce"]?.objectValue, "\(household)")
+        #expect(inForce["source"]?.stringValue == "keptCopy")
+        #expect(inForce["path"]?.stringValue == session.stateDirectory + "/household.last-good.json")
+        let errors = try await session.householdErrors()
+        #expect(errors.first?.file == session.household, "\(errors)")
+        #expect(errors.first?.message.contains("not valid JSON") == true, "\(errors)")
+        let text = try await session.ctl(["status"] + session.daemonPaths)
+        #expect(text.stdout.contains("In force: the last good household"), "\(text)")
+        #expect(!text.stdout.contains("Nothing is laid"), "\(text)")
+    }
+
+    @Test func withABrokenFileAndNothingKeptStatusNamesTheFileNotTheCarersSwitch() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        try replaceFile(session.household, #"{ "version": 1, "timeZone": "UTC", "items": "#)
+        try await session.startDaemon()
+        let status = try await session.status()
+        let reason = try #require(status["notLaidReason"]?.stringValue, "\(status)")
+        #expect(reason.contains("household file is not valid JSON"), "\(reason)")
+        let text = try await session.ctl(["status"] + session.daemonPaths)
+        #expect(text.stdout.contains("Nothing is laid: the household file is not valid JSON"), "\(text)")
+    }
+
+    @Test func aCorruptLayFileAndHistoryLineStartTheDaemonCleanly() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
+        let lay = try #require(try await session.pending().lay)
+        daemon.stop()
+        let layFile = session.stateDirectory + "/lay.json"
+        try writeFile(
+            layFile,
+            #"{"format": 2, "layCounter": 1e300, "lay": {"number": 1e20}, "delivered": [{"lay": -1}], "called": []}"#)
+        let history = session.stateDirectory + "/history.jsonl"
+        let fd = open(history, O_WRONLY | O_APPEND | O_CLOEXEC)
+        #expect(fd >= 0)
+        let line =
+            #"{"time":"2026-06-01T12:00:00Z","event":"laid","lay":1e20,"at":null,"itemIds":[],"reason":null}"#
+            + "\n"
+        _ = line.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+
+        try await session.startDaemon()
+        let entries = directoryEntries(session.stateDirectory).map(\.name)
+        #expect(entries.contains { $0.hasPrefix("lay.json.corrupt-") }, "\(entries)")
+        let errors = try await session.householdErrors()
+        #expect(errors.contains { $0.file == layFile && $0.field == "layCounter" }, "\(errors)")
+        #expect(errors.contains { $0.file == history && $0.message.contains("1 unreadable line") }, "\(errors)")
+        // Lay numbers only grow: the history still names the lay before the corruption.
+        let relaid = try #require(try await session.pending().lay)
+        #expect(relaid > lay)
+        let read = try await session.ctl(["history", "--json"] + session.daemonPaths)
+        #expect(read.status == 0, "\(read)")
+    }
+
+    @Test func aClientThatHangsUpLeavesTheDaemonRunning() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
+        for _ in 0..<20 {
+            // Says its line and hangs up before the answer: the daemon's reply meets a closed peer.
+            let client = try connectControl(session.runtimeDirectory + "/control")
+            _ = "fire 1\n".withCString { write(client, $0, strlen($0)) }
+            close(client)
+        }
+        await pause(0.5)
+        #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1)) after clients hung up")
+        #expect(try await session.status()["running"]?.boolValue == true)
+    }
+
+    @Test func aMissingHouseholdDirectoryIsWatchedAndLaidTheMomentTheAppWritesIt() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let missing = session.directory.path + "/first-boot/.config/daysome/household.json"
+        let daemon = try await session.startDaemon(household: missing)
+        let errors = try await session.householdErrors()
+        #expect(errors.first?.file == missing && errors.first?.message.contains("No such file") == true, "\(errors)")
+        #expect(try await session.pending().lay == nil)
+        // The display app runs for the first time and writes its household.
+        try session.directory.makeDirectory("first-boot")
+        try session.directory.makeDirectory("first-boot/.config")
+        try session.directory.makeDirectory("first-boot/.config/daysome")
+        let written = monotonicSeconds()
+        try replaceFile(missing, try farAwayHousehold())
+        let lay = try await poll("a lay after the first household was written", timeout: 5, interval: 0.02) {
+            try await session.pending().lay
+        }
+        let seconds = monotonicSeconds() - written
+        print("[DurabilityTests] first household written: lay \(lay) after \(seconds) s")
+        #expect(seconds < 1, "laid \(seconds) s after the household appeared")
+        #expect(!daemon.poll())
+    }
+
+    @Test func aRestartedNotificationServerIsNeverSentACloseForTheOldServersIds() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        // Another app's notification on this (new) server instance, whose id an old lay.json also names.
+        let notifySend = try findExecutable("notify-send", package: "libnotify-bin")
+        let other = try await session.run(notifySend, ["--print-id", "-t", "0", "Another app", "Its own card"])
+        let id = try #require(Int(other.stdout.filter(\.isNumber)), "\(other)")
+        #expect(try await session.displayedCount() == 1)
+        let now = Int64(wallSeconds())
+        try session.directory.makeDirectory("state")
+        try writeFile(
+            session.stateDirectory + "/lay.json",
+            """
+            {"format": 2, "layCounter": 4, "lay": null, "called": [],
+             "delivered": [{"lay": 4, "at": "\(rfc3339(now - 60))", "itemIds": ["lunch"],
+                            "expiresAt": "\(rfc3339(now + 3_600))", "notificationId": \(id),
+                            "server": "an-earlier-boot 0000 :1.9"}]}
+            """)
+        // Its history says it was laid and delivered (so it is a call on screen, not one never posted).
+        try writeFile(
+            session.stateDirectory + "/history.jsonl",
+            """
+            {"time":"\(rfc3339(now - 3_600))","event":"laid","lay":4,"at":null,"itemIds":[],"reason":null}
+            {"time":"\(rfc3339(now - 60))","event":"delivered","lay":4,"at":"\(rfc3339(now - 60))","itemIds":["lunch"],"reason":null}
+
+            """)
+        try replaceFile(session.household, try farAwayHousehold())
+        // The display is in front at start-up: a trusted id would be withdrawn (closed) now.
+        try session.directory.makeDirectory("display")
+        try writeFile(session.displayState, "foreground\n")
+        try await session.startDaemon()
+        try await session.signal("away")
+        try await session.signal("foreground")
+        await pause(0.5)
+        #expect(try await session.displayedCount() == 1, "the other app's card \(id) was closed by the daemon")
+        #expect(session.daemonStderr.contains("Forgetting 1 notification id(s)"), "\(session.daemonStderr)")
+    }
+
+    @Test func everyStateFileRenameIsSyncedAndTheCallsHistoryLineIsOnDiskBeforeItsNotify() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        let trace = session.directory.path + "/strace.log"
+        let strace = try findExecutable("strace", package: "strace")
+        let process = try SpawnedProcess(
+            strace,
+            [
+                "-f", "-y", "-s", "4096", "-o", trace, "-e",
+                "trace=openat,write,fsync,fdatasync,rename,renameat,renameat2,sendmsg,writev",
+                session.daysomed, "--household", session.household,
+            ] + session.daemonPaths + ["--notifier", "freedesktop"],
+            environment: session.environment, stderrPath: session.directory.path + "/strace-daemon.log")
+        defer { process.stop() }
+        let wait = Double(minute) - wallSeconds() + 15
+        _ = try await poll("the traced daemon's call at \(rfc3339(minute))", timeout: wait) { () -> Bool? in
+            if process.poll() { throw HarnessError("strace or daysomed exited: \(readFile(trace).suffix(2_000))") }
+            let history = try await session.history()
+            return history.contains { $0.event == "delivered" && $0.at == rfc3339(minute) } ? true : nil
+        }
+        await pause(0.3)
+        let pid = try #require(try await session.status()["pid"]?.int)
+        kill(pid_t(pid), SIGTERM)
+        #expect(await process.exit(within: 10))
+
+        let state = realPath(session.stateDirectory)
+        let lines = readFile(trace).split(separator: "\n").map(String.init)
+        var renames = 0
+        for (index, line) in lines.enumerated() {
+            guard let (from, to) = renamed(line), to.hasPrefix(state + "/") else { continue }
+            renames += 1
+            // Before it: the temporary file's data synced.
+            let synced = lines[..<index].contains { $0.contains("fsync(") && $0.contains("<\(from)>") }
+            #expect(synced, "rename of \(to) at line \(index) without an fsync of \(from) before it")
+            // After it, before anything else is renamed: the directory synced.
+            let after = lines[(index + 1)...].prefix { renamed($0) == nil }
+            #expect(
+                after.contains { $0.contains("fsync(") && $0.contains("<\(state)>") },
+                "rename of \(to) at line \(index) without an fsync of \(state) after it")
+        }
+        #expect(renames >= 2, "the trace shows \(renames) renames in the state directory")
+        let history = state + "/history.jsonl"
+        let line = try #require(
+            lines.firstIndex { $0.contains("write(") && $0.contains("<\(history)>") && $0.contains(#"\"delivered\""#) },
+            "no history write of the call in the trace")
+        let sync = try #require(
+            lines[line...].firstIndex { $0.contains("fdatasync(") && $0.contains("<\(history)>") },
+            "the call's history line was never synced")
+        let notify = try #require(
+            lines.firstIndex { ($0.contains("sendmsg(") || $0.contains("writev(")) && $0.contains("Notify") },
+            "no Notify in the trace")
+        #expect(line < sync && sync < notify, "history write \(line), its sync \(sync), Notify \(notify)")
+    }
+}
+
+/// The (from, to) of a successful `rename`, `renameat` or `renameat2` line in an strace log: its
+/// first two quoted strings.
+private func renamed(_ line: String) -> (String, String)? {
+    guard let call = line.firstRange(of: "rename"), line.hasSuffix(" = 0") else { return nil }
+    let quoted = line[call.upperBound...].split(separator: "\"", omittingEmptySubsequences: false)
+    guard quoted.count >= 4 else { return nil }
+    return (String(quoted[1]), String(quoted[3]))
+}
+
+/// The path with every symlink resolved, as strace's `-y` prints it.
+private func realPath(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}
+
+/// A connected stream socket to the daemon's control socket.
+private func connectControl(_ path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+        for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+    }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    guard connected == 0 else {
+        close(fd)
+        throw HarnessError("connect \(path): \(errnoText(errno))")
+    }
+    return fd
+}
