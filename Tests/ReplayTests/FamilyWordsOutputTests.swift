@@ -76,4 +76,17 @@ struct FamilyWordsOutputTests {
         // None of the English the daemon would have composed.
         for english in ["Saturday afternoon", " and ", " pm"] { #expect(!plan.stdout.contains(english)) }
     }
+    @Test("The README's week in Polish is what daysomectl plan prints for the Polish fixture")
+    func readmeWeekInPolishIsTheRealOutput() throws {
+        let readme = String(decoding: try FileIO.read(repositoryRoot() + "/README.md", limit: 1 << 20), as: UTF8.self)
+        let command = "$ daysomectl plan --household Fixtures/households/polish.json --from 2026-10-24T12:00\n"
+        let after = try #require(
+            readme.split(separator: command, maxSplits: 1).dropFirst().first, "README shows no Polish week")
+        let shown = try #require(after.split(separator: "\n…\n", maxSplits: 1).first)
+        let output = self.ctl([
+            "plan", "--household", fixture("households/polish.json"), "--from", "2026-10-24T12:00",
+        ]).stdout
+        #expect(shown.split(separator: "\n").count >= 10)
+        #expect(output.hasPrefix(shown + "\n"), "README:\n\(shown)\nplan:\n\(output)")
+    }
 }
