@@ -32,12 +32,12 @@ enum PlanTable {
             blocks[blocks.count - 1].1.append(row)
         }
         let allRows = [header] + blocks.flatMap(\.1)
-        let widths = (0..<header.count).map { column in allRows.map { $0[column].count }.max() ?? 0 }
+        let widths = (0..<header.count).map { column in allRows.map { columns($0[column]) }.max() ?? 0 }
         func line(_ row: [String]) -> String {
             var out = "  "
             for (column, cell) in row.enumerated() {
                 out += cell
-                if column < row.count - 1 { out += String(repeating: " ", count: widths[column] - cell.count + 2) }
+                if column < row.count - 1 { out += String(repeating: " ", count: widths[column] - columns(cell) + 2) }
             }
             return out + "\n"
         }
@@ -79,4 +79,21 @@ func printable(_ text: String) -> String {
         }
     }
     return out
+}
+
+/// How many terminal columns a text takes: two for a character of the East Asian wide scripts
+/// (kanji, kana, hangul, fullwidth forms: a Japanese title takes twice its length), one for any
+/// other character, so the table stays aligned in the family's script.
+func columns(_ text: String) -> Int {
+    text.reduce(0) { total, character in
+        guard let first = character.unicodeScalars.first?.value else { return total }
+        let wide =
+            (0x1100...0x115F).contains(first) || (0x2E80...0x303E).contains(first)
+            || (0x3041...0x33FF).contains(first) || (0x3400...0x4DBF).contains(first)
+            || (0x4E00...0x9FFF).contains(first) || (0xA000...0xA4CF).contains(first)
+            || (0xAC00...0xD7A3).contains(first) || (0xF900...0xFAFF).contains(first)
+            || (0xFE30...0xFE4F).contains(first) || (0xFF00...0xFF60).contains(first)
+            || (0xFFE0...0xFFE6).contains(first) || (0x20000...0x3FFFD).contains(first)
+        return total + (wide ? 2 : 1)
+    }
 }

@@ -67,9 +67,10 @@ extension Manager {
         let zone = self.machine.household?.load.household.zone ?? Zone(name: "UTC", rules: .utc)
         let local = zone.local(now)
         let parts = self.machine.household?.load.household.dayParts ?? DayParts()
+        let words = self.machine.household?.load.household.words ?? .english
         let sample = Start(
             at: now, local: local, itemIds: [],
-            heading: Content.heading(date: local.date, time: local.clockTime, dayParts: parts),
+            heading: Content.heading(date: local.date, time: local.clockTime, dayParts: parts, words: words),
             title: "Daysome", body: "This is how a call looks and sounds", expiresAt: now.adding(seconds: 10), dst: nil)
         self.sample?.close?.cancel()
         if let id = self.sample?.id { self.notifier?.close(id) }

@@ -12,7 +12,7 @@ struct FieldReader {
         self.file = file
     }
 
-    private mutating func report(_ itemId: String?, _ field: String?, _ message: String) {
+    mutating func report(_ itemId: String?, _ field: String?, _ message: String) {
         self.problems.append(HouseholdProblem(file: self.file, itemId: itemId, field: field, message: message))
     }
 

@@ -14,10 +14,12 @@ public struct Household: Sendable, Equatable {
     public var items: [Item]
     /// Local date → item id → the detail to show for that item on that date only.
     public var mealChoices: [LocalDate: [String: String]]
+    /// The display's words for the text the daemon composes (English where the file gives none).
+    public var words: Words
 
     public init(
         zone: Zone, clock: ClockStyle = .twelveHour, settings: Settings = Settings(), dayParts: DayParts = DayParts(),
-        items: [Item], mealChoices: [LocalDate: [String: String]] = [:]
+        items: [Item], mealChoices: [LocalDate: [String: String]] = [:], words: Words = .english
     ) {
         self.zone = zone
         self.clock = clock
@@ -25,6 +27,7 @@ public struct Household: Sendable, Equatable {
         self.dayParts = dayParts
         self.items = items
         self.mealChoices = mealChoices
+        self.words = words
     }
 }
 
@@ -71,11 +74,16 @@ public struct DayParts: Sendable, Equatable {
     public init() {}
 
     /// The part of the day a local clock time falls in.
+    public func part(at time: ClockTime) -> DayPart {
+        if time >= self.night || time < self.morning { return .night }
+        if time >= self.evening { return .evening }
+        if time >= self.afternoon { return .afternoon }
+        return .morning
+    }
+
+    /// The English name of the part of the day a local clock time falls in.
     public func name(at time: ClockTime) -> String {
-        if time >= self.night || time < self.morning { return "night" }
-        if time >= self.evening { return "evening" }
-        if time >= self.afternoon { return "afternoon" }
-        return "morning"
+        self.part(at: time).rawValue
     }
 }
 

@@ -83,8 +83,10 @@ public enum HouseholdParser {
                     file: file, reason: .noValidItems(count: itemValues.count), problems: reader.problems))
         }
         let mealChoices = reader.mealChoices(root["mealChoices"])
+        let words = reader.words(root["words"])
         let household = Household(
-            zone: zone, clock: clock, settings: settings, dayParts: dayParts, items: items, mealChoices: mealChoices)
+            zone: zone, clock: clock, settings: settings, dayParts: dayParts, items: items, mealChoices: mealChoices,
+            words: words)
         return .success(HouseholdLoad(household: household, problems: reader.problems))
     }
 }

@@ -2,6 +2,8 @@
 // read is still used, but the value it could not read keeps what the last good household said,
 // not the default. The default of `notifyInOtherApps` is off (rule 7), so falling back to it
 // would let a broken value silence lunch. With no earlier household the defaults stand.
+// The household's `words` are deliberately not kept this way: a malformed word falls back to
+// English (WordsReader.swift says why), and an unusable file keeps the whole last good household.
 
 extension LoadedHousehold {
     /// This household with every settings value its file could not read taken from `previous`,

@@ -1,37 +1,45 @@
 // The words of a call: heading, title, body and clock times. Rule 4: the only words the
-// daemon adds are weekday and day-part names, "and", list punctuation and clock times; the
-// family's labels and details pass through untouched, whatever they say.
+// daemon adds are weekday and day-part names, "and", list punctuation and clock times, in
+// English unless the household's `words` give the family's own; the family's labels, details
+// and words pass through untouched, whatever they say.
 
 /// Composes the text of a start.
 public enum Content {
-    /// `Friday afternoon`: the weekday of the local date and the part of the day.
-    public static func heading(date: LocalDate, time: ClockTime, dayParts: DayParts) -> String {
-        "\(date.weekday.englishName) \(dayParts.name(at: time))"
+    /// `Friday afternoon`: the weekday of the local date and the part of the day, in the
+    /// household's words (`Samstagnachmittag`, `土曜日の午後`).
+    public static func heading(
+        date: LocalDate, time: ClockTime, dayParts: DayParts, words: Words = .english
+    ) -> String {
+        Words.fill(
+            words.heading,
+            ["weekday": words.name(of: date.weekday), "dayPart": words.name(of: dayParts.part(at: time))])
     }
 
-    /// Labels joined as English lists are: `Lunch`, `Lunch and Tablets`, `Lunch, Tablets and Drink`.
-    public static func title(_ labels: [String]) -> String {
-        switch labels.count {
-        case 0: return ""
-        case 1: return labels[0]
-        default: return labels.dropLast().joined(separator: ", ") + " and " + labels[labels.count - 1]
-        }
+    /// Labels joined as the household's lists are; in English `Lunch`, `Lunch and Tablets`,
+    /// `Lunch, Tablets and Drink`.
+    public static func title(_ labels: [String], words: Words = .english) -> String {
+        words.list(labels)
     }
 
     /// The details joined with ` · `, or the clock time when no item has one.
-    public static func body(details: [String?], time: ClockTime, clock: ClockStyle) -> String {
+    public static func body(
+        details: [String?], time: ClockTime, clock: ClockStyle, words: Words = .english
+    ) -> String {
         let present = details.compactMap { $0 }
-        return present.isEmpty ? self.clock(time, style: clock) : present.joined(separator: " · ")
+        return present.isEmpty ? self.clock(time, style: clock, words: words) : present.joined(separator: " · ")
     }
 
-    /// A clock time in the household's style: `1:00 pm`, `12:30 am`; or `13:00`, `09:05`.
-    public static func clock(_ time: ClockTime, style: ClockStyle) -> String {
+    /// A clock time in the household's style: `1:00 pm`, `12:30 am` (or the household's
+    /// `clock12` pattern and markers: `午後1:00`); or `13:00`, `09:05`.
+    public static func clock(_ time: ClockTime, style: ClockStyle, words: Words = .english) -> String {
         switch style {
         case .twentyFourHour:
             return time.description
         case .twelveHour:
             let hour = time.hour % 12 == 0 ? 12 : time.hour % 12
-            return "\(hour):\(twoDigits(Int64(time.minute))) \(time.hour < 12 ? "am" : "pm")"
+            return Words.fill(
+                words.clock12,
+                ["h": String(hour), "mm": twoDigits(Int64(time.minute)), "ampm": time.hour < 12 ? words.am : words.pm])
         }
     }
 

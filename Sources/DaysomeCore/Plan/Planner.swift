@@ -101,9 +101,10 @@ public enum Planner {
         let details = items.map { household.mealChoices[date]?[$0.id] ?? $0.detail }
         return Start(
             at: at, local: local, itemIds: items.map(\.id),
-            heading: Content.heading(date: date, time: local.clockTime, dayParts: household.dayParts),
-            title: Content.title(items.map(\.label)),
-            body: Content.body(details: details, time: local.clockTime, clock: household.clock),
+            heading: Content.heading(
+                date: date, time: local.clockTime, dayParts: household.dayParts, words: household.words),
+            title: Content.title(items.map(\.label), words: household.words),
+            body: Content.body(details: details, time: local.clockTime, clock: household.clock, words: household.words),
             expiresAt: expiresAt, dst: dst)
     }
 

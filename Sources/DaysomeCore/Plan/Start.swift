@@ -8,9 +8,9 @@ public struct Start: Sendable, Equatable {
     public let local: LocalDateTime
     /// The ids of the items starting then, in file order.
     public let itemIds: [String]
-    /// The display's top line: `Friday afternoon`.
+    /// The display's top line: `Friday afternoon`, or in the household's words `Freitagnachmittag`.
     public let heading: String
-    /// The labels, joined as English lists are.
+    /// The labels, joined as English lists are, or by the household's list patterns.
     public let title: String
     /// The details for that date, or the clock time where none has one.
     public let body: String

@@ -86,7 +86,7 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
 public enum Weekday: String, CaseIterable, Sendable {
     case mon, tue, wed, thu, fri, sat, sun
 
-    /// The English name, as the display's top line shows it.
+    /// The English name, as the display's top line shows it where the household gives no `words`.
     public var englishName: String {
         switch self {
         case .mon: return "Monday"
