@@ -1,6 +1,7 @@
 // The planner's rules, each test named after the rule it guards.
 
 import DaysomeCore
+import DaysomeFiles
 import Testing
 
 @Suite("Planner")
@@ -182,5 +183,26 @@ struct PlannerTests {
         #expect(Content.title(["Lunch"]) == "Lunch")
         #expect(Content.title(["Lunch", "Tablets"]) == "Lunch and Tablets")
         #expect(Content.title(["Lunch", "Tablets", "Drink"]) == "Lunch, Tablets and Drink")
+    }
+}
+
+@Suite("An item's end, decided per date between instants")
+struct EndPerDateTests {
+    @Test("An end earlier on the clock is reported, and still ends the card on a date whose clock change puts it later")
+    func endEarlierOnTheClockIsDecidedPerDate() throws {
+        let text = #"""
+            { "version": 1, "timeZone": "Europe/London", "settings": { "notifyInOtherApps": true },
+              "items": [ { "id": "pills", "label": "Pills", "kind": "other", "time": "02:45", "end": "01:50",
+                           "repeat": "daily" } ] }
+            """#
+        let load = try #require(try? HouseholdFile.parse(Array(text.utf8), file: "h.json", environment: [:]).get().load)
+        #expect(load.problems.map(\.field) == ["end"])
+        let plan = Planner.plan(load.household, from: instant("2026-03-28T12:00:00Z"), days: 2)
+        // 29 March: 02:45 BST is 01:45Z; 01:50 does not exist and is read before the gap, 01:50Z: after it.
+        #expect(plan.starts.first?.at == instant("2026-03-29T01:45:00Z"))
+        #expect(plan.starts.first?.expiresAt == instant("2026-03-29T01:50:00Z"))
+        // 30 March: 01:50 BST is before 02:45 BST: the card stays until the day ends.
+        #expect(plan.starts.last?.at == instant("2026-03-30T01:45:00Z"))
+        #expect(plan.starts.last?.expiresAt == instant("2026-03-30T23:00:00Z"))
     }
 }

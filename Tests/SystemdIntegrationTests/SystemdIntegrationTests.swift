@@ -467,13 +467,16 @@ struct SystemdIntegrationTests {
 
 /// Writes systemd/daysomed.service into the session's user unit directory, running the built
 /// daysomed on `household` with the systemd backend and the log notifier; returns the directory.
-private func installUnit(_ session: UserSession, household: String) throws -> String {
+/// Installs the shipped unit with its ExecStart pointed at the built daemon (and a household path,
+/// or the default one when nil).
+func installUnit(_ session: UserSession, household: String?) throws -> String {
     let original = readFile(packageRoot() + "/systemd/daysomed.service")
     let lines = original.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.filter { $0.hasPrefix("ExecStart=") }.count == 1, "one ExecStart= in the unit")
     let unit = lines.map { line in
         line.hasPrefix("ExecStart=")
-            ? "ExecStart=\(session.daysomed) --notifier log --household \(household) --backend systemd"
+            ? "ExecStart=\(session.daysomed) --notifier log"
+                + (household.map { " --household \($0)" } ?? "") + " --backend systemd"
             : String(line)
     }.joined(separator: "\n")
     let unitDirectory = session.configHome + "/systemd/user"

@@ -151,12 +151,15 @@ struct FieldReader {
         var end: ClockTime?
         if let endValue = object["end"], !endValue.isNull {
             if let text = endValue.stringValue, let parsed = ClockTime(hhmm: text) {
+                // Whether the end is after the start is decided per date, between instants (rule 8):
+                // on a date whose clock goes forward, an end earlier on the clock can land after it.
                 if parsed <= time {
                     self.report(
-                        id, "end", "\(parsed) is not after its time \(time); ignored, the card ends at the next item")
-                } else {
-                    end = parsed
+                        id, "end",
+                        "\(parsed) is not after its time \(time); the card ends at the next item, except on a date whose clock change puts \(parsed) after \(time)"
+                    )
                 }
+                end = parsed
             } else {
                 self.report(id, "end", "\(describe(endValue)) is not a 24-hour HH:MM time; ignored")
             }

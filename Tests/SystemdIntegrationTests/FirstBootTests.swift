@@ -1,0 +1,69 @@
+// The edges of a kiosk's life through the real unit in a real user manager: a first boot before
+// the display app has written anything, and state files lost while the manager kept the week.
+
+import DaysomeCore
+import Glibc
+import Testing
+
+@Suite("First boot and lost state, through the real unit")
+struct FirstBootTests {
+    @Test func theUnitStartsWithNoConfigDirectoryReportsItAndLaysWithinASecondOfTheFirstHousehold() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        _ = try installUnit(session, household: nil)
+        #expect(try await session.systemctl(["daemon-reload"]).status == 0)
+        let started = try await session.systemctl(["start", "daysomed.service"])
+        #expect(started.status == 0, "\(started)")
+        let paths = [
+            "--runtime-dir", session.userRuntime + "/daysome", "--state-dir", session.home + "/.local/state/daysome",
+        ]
+        let status = try await poll("the unit's daemon to publish its status", timeout: 10, interval: 0.05) {
+            () -> JSONObject? in
+            let result = try await session.ctl(["status", "--json"] + paths)
+            let object = (try? JSONParser.parse(result.stdout))?.objectValue
+            return object?["running"]?.boolValue == true ? object : nil
+        }
+        let household = try #require(status["household"]?.objectValue)
+        let path = try #require(household["path"]?.stringValue)
+        let directory = String(path[..<path.lastIndex(of: "/")!])
+        #expect(path == session.configHome + "/daysome/household.json", "\(household)")
+        var info = stat()
+        #expect(stat(directory, &info) != 0, "\(directory) exists before the display app ran")
+        let errors = household["errors"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        #expect(
+            errors.first?["file"]?.stringValue == path
+                && errors.first?["message"]?.stringValue?.contains("No such file") == true, "\(errors)")
+
+        // A minute later the display app runs for the first time and writes its household.
+        #expect(mkdir(directory, 0o700) == 0)
+        let written = monotonicSeconds()
+        try writeFile(path + ".new", oneItemHousehold(label: "Lunch", detail: "Soup", time: "23:59"))
+        #expect(rename(path + ".new", path) == 0)
+        let lay = try await poll("a lay after the first household", timeout: 5, interval: 0.02) { () -> Int? in
+            let queue = try await session.ctlJSON(["pending", "--json"] + paths)
+            return queue["lay"]?.doubleValue.map { Int($0) }
+        }
+        let seconds = monotonicSeconds() - written
+        print("[FirstBootTests] the unit laid lay \(lay) \(seconds) s after the first household was written")
+        #expect(seconds < 1)
+        let show = try await session.systemctl(["show", "-p", "ActiveState,NRestarts", "daysomed.service"])
+        #expect(show.stdout.contains("ActiveState=active") && show.stdout.contains("NRestarts=0"), "\(show)")
+        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
+    }
+
+    @Test func aLayNumberTheManagerStillHoldsIsNeverUsedAgainAfterTheStateFilesAreLost() async throws {
+        let session = try await UserSession.start()
+        defer { session.stop() }
+        try writeFile(session.household, oneItemHousehold(label: "Lunch", detail: "Soup", time: "23:59"))
+        let daemon = try await session.startDaemon()
+        let first = try await poll("a lay", timeout: 5) { try await session.status()["lay"]?.doubleValue }
+        #expect(try await session.daysomeUnits("daysome-lay\(Int(first))*.timer").count == 1)
+        // A clean stop keeps the week in the manager; a power cut then takes both state files.
+        daemon.stop()
+        unlink(session.stateDirectory + "/lay.json")
+        unlink(session.stateDirectory + "/history.jsonl")
+        try await session.startDaemon()
+        let second = try await poll("a new lay", timeout: 5) { try await session.status()["lay"]?.doubleValue }
+        #expect(second > first, "lay \(second) after the manager held daysome-lay\(Int(first))")
+    }
+}
