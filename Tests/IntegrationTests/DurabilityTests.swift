@@ -118,6 +118,23 @@ struct DurabilityTests {
         #expect(!daemon.poll())
     }
 
+    @Test func aDisplayPidThatIsAZombieIsAwayWithoutAFlipThatWouldClearTheLay() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        _ = try await session.startDaemonOnTheGoodHousehold()
+        let lay = try #require(try await session.pending().lay)
+        // A display that has exited but is not reaped yet: its pid still opens a pidfd.
+        let zombie = try SpawnedProcess("/bin/true", [], environment: [:])
+        defer { zombie.stop() }
+        await pause(0.3)
+        try writeFile(session.displayState + ".new", "foreground pid=\(zombie.pid)\n")
+        #expect(rename(session.displayState + ".new", session.displayState) == 0)
+        await pause(1)
+        #expect(try await session.pending().lay == lay, "the zombie's line flipped the display and replaced the lay")
+        #expect(!(try await session.history()).contains { $0.event == "cleared" && $0.lay == lay })
+        #expect(session.daemonStderr.contains("has exited; the display is away"), "\(session.daemonStderr)")
+    }
+
     @Test func aRestartedNotificationServerIsNeverSentACloseForTheOldServersIds() async throws {
         let session = try await Session.start()
         defer { session.stop() }
