@@ -7,7 +7,7 @@ import Glibc
 import SystemdKit
 
 extension Manager {
-    func watch() throws(Errno) {
+    func watch() throws {
         let paths = self.options.paths
         self.wheelTimer = try self.loop.addTimer(
             clock: CLOCK_REALTIME, at: UInt64.max, accuracy: 1_000, description: "wheel"
@@ -17,11 +17,17 @@ extension Manager {
         try self.wheelTimer?.setEnabled(.off)
         let changes: InotifyMask = [.closeWrite, .movedTo, .movedFrom, .delete, .create]
         let displayName = basename(of: paths.displayState)
-        self.displayWatch = try self.loop.addInotify(
-            path: directory(of: paths.displayState), mask: changes, description: "display-state"
-        ) {
-            [weak self] _, event in
-            if event.name == displayName { self?.displayFileChanged() }
+        do {
+            self.displayWatch = try self.loop.addInotify(
+                path: directory(of: paths.displayState), mask: changes, description: "display-state"
+            ) {
+                [weak self] _, event in
+                if event.name == displayName { self?.displayFileChanged() }
+            }
+        } catch {
+            // EMFILE here is the per-user inotify limit (fs.inotify.max_user_instances), not a file.
+            throw DaemonError.setup(
+                "Failed to watch '\(directory(of: paths.displayState))' for the display state: \(error)")
         }
         // The display's return must be seen before a start that is due in the same iteration.
         try self.displayWatch?.setPriority(-10)
