@@ -113,7 +113,9 @@ final class Manager {
         let display = self.readDisplay(startup: true) ?? .foreground
         let household = self.loadHousehold()
         let lastGood = self.loadKeptHousehold()
-        self.execute(self.machine.handle(.serverIdentified(self.serverIdentity()), now: currentInstant()))
+        // Before the first decision: ids of another server instance are forgotten, not closed at
+        // start-up. Nothing is published until the start has decided.
+        self.execute(unpublished(self.machine.handle(.serverIdentified(self.serverIdentity()), now: currentInstant())))
         if display == .away, let lay = self.machine.currentLay, let written = self.displayStateWritten(),
             written > lay.handledThrough
         {
@@ -124,9 +126,12 @@ final class Manager {
                 .notice,
                 "The display state changed at \(written.rfc3339) while the daemon was stopped; treating it as a return, then an away"
             )
+            // Only the settled state is published: a tester (or the display's carer switch) never
+            // reads the replayed return as the daemon's state.
             self.execute(
-                self.machine.start(
-                    display: .foreground, household: household, lastGood: lastGood, now: currentInstant()))
+                unpublished(
+                    self.machine.start(
+                        display: .foreground, household: household, lastGood: lastGood, now: currentInstant())))
             self.handle(.display(.away))
         } else {
             self.execute(
@@ -325,6 +330,14 @@ enum DaemonError: Error, CustomStringConvertible {
         switch self {
         case .setup(let message), .runtime(let message): return message
         }
+    }
+}
+
+/// Actions without their publication: for a step whose state is not the settled one yet.
+func unpublished(_ actions: [MachineAction]) -> [MachineAction] {
+    actions.filter {
+        if case .publish = $0 { return false }
+        return true
     }
 }
 

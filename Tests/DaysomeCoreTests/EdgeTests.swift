@@ -268,3 +268,24 @@ struct EdgeTests {
         #expect(HistoryRecord(json: good)?.lay == 3)
     }
 }
+
+@Suite("Rule 9 for settings across a restart")
+struct KeptSettingsTests {
+    @Test("A setting the file cannot read at start-up keeps the kept copy's value, not the default (off)")
+    func unreadableSettingAtStartUpKeepsTheKeptCopys() {
+        let now = instant("2026-06-01T08:00:00Z")
+        var unreadable = lunchAndTea()
+        unreadable.settings.notifyInOtherApps = false
+        let problem = HouseholdProblem(
+            file: "h.json", itemId: nil, field: "settings.notifyInOtherApps", message: "is not true or false")
+        let file = LoadedHousehold(
+            load: HouseholdLoad(household: unreadable, problems: [problem]), digest: 2, loadedAt: now)
+        let kept = LoadedHousehold(
+            load: HouseholdLoad(household: lunchAndTea(), problems: []), digest: 1, loadedAt: now, fromKeptCopy: true)
+        var machine = DaemonMachine(config: MachineConfig(), persisted: PersistedState(), now: now)
+        _ = machine.start(display: .away, household: .success(file), lastGood: kept, now: now)
+        #expect(machine.notifyInOtherApps)
+        #expect(machine.currentLay?.number == 1)
+        #expect(machine.household?.fromKeptCopy == false)
+    }
+}

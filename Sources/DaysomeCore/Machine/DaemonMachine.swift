@@ -88,10 +88,15 @@ public struct DaemonMachine: Sendable {
         lastGood: LoadedHousehold? = nil, now: Instant
     ) -> [MachineAction] {
         var actions: [MachineAction] = []
-        if case .failure = household, let lastGood {
-            actions += self.acceptHousehold(.success(lastGood), now: now).actions
-            actions.append(
-                .log(.notice, "Laying from the last good household, kept since \(lastGood.loadedAt.rfc3339)"))
+        if let lastGood {
+            // The kept copy is the last good household of rule 9: in force when the file cannot be
+            // used, and the source of any setting the file cannot read.
+            let kept = self.acceptHousehold(.success(lastGood), now: now).actions
+            if case .failure = household {
+                actions += kept
+                actions.append(
+                    .log(.notice, "Laying from the last good household, kept since \(lastGood.loadedAt.rfc3339)"))
+            }
         }
         actions += self.acceptHousehold(household, now: now).actions
         self.display = display
