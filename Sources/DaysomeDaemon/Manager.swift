@@ -51,9 +51,9 @@ final class Manager {
     var keptDigest: UInt64?
     /// The bytes of the household file last read well, to keep as the last good copy.
     var lastReadHousehold: (bytes: [UInt8], digest: UInt64)?
-    /// Pids the display named that have since exited: a later line naming one again (a crash
-    /// left the file, or the pid was reused) is away, decided once per pid.
-    var exitedDisplayPids: [Int32] = []
+    /// Pids the display named that have since exited, and when: a line written before that and
+    /// naming one again (a crash left the file, and the pid was reused) is away, decided once per pid.
+    var exitedDisplayPids: [(pid: Int32, at: timespec)] = []
 
     init(options: DaemonOptions, environment: [String: String]) throws(DaemonError) {
         self.options = options

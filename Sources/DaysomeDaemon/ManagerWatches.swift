@@ -105,10 +105,15 @@ extension Manager {
         if self.displayPid?.pid == pid { return .foreground }
         self.displayPid?.source.cancel()
         self.displayPid = nil
-        // Decided once per pid: a pid seen exiting stays dead, even when another process takes it.
-        if self.exitedDisplayPids.contains(pid) {
-            self.logger.log(.notice, "The display's process \(pid) exited earlier; the display is away")
-            return .away
+        // Decided once per pid: a line the display wrote before its process exited stays away, even
+        // when another process takes the pid. A line written after the exit is the display's new word
+        // (a relaunched display may, rarely, get the same pid).
+        if let exited = self.exitedDisplayPids.first(where: { $0.pid == pid }) {
+            if !self.displayStateWritten(after: exited.at) {
+                self.logger.log(.notice, "The display's process \(pid) exited earlier; the display is away")
+                return .away
+            }
+            self.exitedDisplayPids.removeAll { $0.pid == pid }
         }
         do {
             let fd = try Pidfd.open(pid: pid)
@@ -130,8 +135,18 @@ extension Manager {
     }
 
     func rememberExited(_ pid: Int32) {
-        self.exitedDisplayPids.append(pid)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        self.exitedDisplayPids.append((pid, now))
         if self.exitedDisplayPids.count > 64 { self.exitedDisplayPids.removeFirst() }
+    }
+
+    /// Whether the display state file was written after `instant` (to the nanosecond).
+    func displayStateWritten(after instant: timespec) -> Bool {
+        var info = stat()
+        guard lstat(self.options.paths.displayState, &info) == 0 else { return false }
+        let written = info.st_mtim
+        return (written.tv_sec, written.tv_nsec) > (instant.tv_sec, instant.tv_nsec)
     }
 
     func displayProcessExited(_ pid: Int32) {
