@@ -37,6 +37,9 @@ final class Manager {
     var sessionDisconnected: BusSlot?
     var chimePlayer: ChimePlayer?
     var returner: DisplayReturner?
+    /// The file's state combined with the session's lock: the display the machine is told.
+    var screenLock = ScreenLock()
+    var lockWatch: LockWatch?
     /// The sample call of `daysomectl try`, withdrawn after a short while.
     var sample: (id: UInt32?, close: EventSource?)?
 
@@ -104,8 +107,10 @@ final class Manager {
             self.execute(self.machine.start(display: .foreground, household: household, now: currentInstant()))
             self.handle(.display(.away))
         } else {
-            self.execute(self.machine.start(display: display, household: household, now: currentInstant()))
+            let effective = self.screenLock.fileSays(display)
+            self.execute(self.machine.start(display: effective, household: household, now: currentInstant()))
         }
+        self.watchLock()
         _ = ServiceManager.notify("READY=1\nSTATUS=\(self.statusLine())")
         self.logger.log(
             .info,
@@ -125,6 +130,9 @@ final class Manager {
     // MARK: The world, read into events
 
     func handle(_ event: MachineEvent) {
+        var event = event
+        // What the file says, combined with the lock: a locked session is away (LockWatch.swift).
+        if case .display(let said) = event { event = .display(self.screenLock.fileSays(said)) }
         if case .display(.foreground) = event, let sample = self.sample {
             // Rule 1 holds for the carer's sample too.
             if let id = sample.id { self.notifier?.close(id) }
@@ -243,6 +251,7 @@ final class Manager {
                                 ]))
                         ),
                         ("doNotDisturb", .string(self.options.doNotDisturb.rawValue)),
+                        ("lock", self.lockStatus),
                         // A user manager refuses WakeSystem (EPERM, and the timer fails): never asked for.
                         (
                             "wakeSystem",
