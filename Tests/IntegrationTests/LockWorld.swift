@@ -68,6 +68,57 @@ final class LockWorld {
         }
     }
 
+    /// Starts a second session bus on which org.freedesktop.ScreenSaver is activatable: its
+    /// service file runs `touch marker`, so a call that may auto-start leaves the marker behind.
+    /// Returns the bus's address.
+    func startActivatingSessionBus(marker: String) async throws -> String {
+        let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
+        let services = try self.session.directory.makeDirectory("activatable-services")
+        try self.session.directory.write(
+            "activatable-services/org.freedesktop.ScreenSaver.service",
+            "[D-BUS Service]\nName=org.freedesktop.ScreenSaver\nExec=/usr/bin/touch \(marker)\n")
+        let socket = "\(self.session.directory.path)/activating-bus"
+        let config = try self.session.directory.write(
+            "activating.conf",
+            """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              <servicedir>\(services)</servicedir>
+              <policy context="default">
+                <allow send_destination="*"/>
+                <allow receive_sender="*"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """)
+        let pipe = try makePipe()
+        defer { close(pipe.read) }
+        let process = try SpawnedProcess(
+            executable, ["--config-file=\(config)", "--nofork", "--print-address=1"],
+            environment: ["PATH": childPath], stdout: pipe.write,
+            stderrPath: "\(self.session.directory.path)/activating-bus.log")
+        close(pipe.write)
+        self.processes.append(process)
+        guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
+            throw HarnessError("the activating bus's dbus-daemon printed no address within 10 s")
+        }
+        return address
+    }
+
+    /// Calls GetActive on `address` as any client would, letting the bus auto-start the screensaver.
+    func getActiveAutoStarting(_ address: String) async throws -> ToolResult {
+        try await self.session.run(
+            self.gdbus,
+            [
+                "call", "--address", address, "--dest", "org.freedesktop.ScreenSaver", "--object-path",
+                "/org/freedesktop/ScreenSaver", "--method", "org.freedesktop.ScreenSaver.GetActive", "--timeout", "2",
+            ])
+    }
+
     /// Starts the stand-in ScreenSaver on the session's bus.
     func startScreenSaver() async throws {
         try await self.startStandIn(

@@ -156,6 +156,41 @@ struct ScreenLockIntegrationTests {
         _ = try await self.seconds(until: false, session, limit: 1)
     }
 
+    /// Probing never starts a server (no D-Bus auto-start): asking the screensaver whether it is
+    /// active must not start one that the bus could activate.
+    @Test func askingTheScreensaverNeverStartsOne() async throws {
+        let session = try await Session.start()
+        let world = try LockWorld(session)
+        defer {
+            world.stop()
+            session.stop()
+        }
+        let marker = "\(session.directory.path)/screensaver-was-started"
+        let address = try await world.startActivatingSessionBus(marker: marker)
+        try await world.startSystemBus()
+        try replaceFile(session.household, try farAwayHousehold())
+        try await session.signal("foreground")
+        try await session.startDaemon(
+            notifier: "log", environment: world.daemonEnvironment.merging(["DBUS_SESSION_BUS_ADDRESS": address]) { $1 })
+        var detail: String?
+        do {
+            _ = try await poll("status to say there is no screensaver", timeout: 10) { () -> Bool? in
+                detail = try await self.source(session, "screenSaver")?["detail"]?.stringValue
+                return detail == "no screensaver on the session bus" ? true : nil
+            }
+        } catch {
+            Issue.record("status says \(detail ?? "nothing") for the screensaver: \(session.daemonStderr)")
+            throw error
+        }
+        await pause(0.5)
+        #expect(access(marker, F_OK) != 0, "the daemon's GetActive started the screensaver")
+        // The bus would have started it: a plain call does.
+        _ = try await world.getActiveAutoStarting(address)
+        _ = try await poll("a plain call to auto-start the screensaver", timeout: 5) { () -> Bool? in
+            access(marker, F_OK) == 0 ? true : nil
+        }
+    }
+
     @Test func withNoLogindAtAllTheDaemonRunsAsTodaySayingSoOnce() async throws {
         let (session, world) = try await start(systemBus: false)
         defer {
