@@ -3,8 +3,9 @@
 // -> the user's `Display` session, which a lingering user's service reaches even in no session
 // of its own) on the system bus, and the screensaver's `ActiveChanged` on the session bus where
 // a desktop offers it. The core's `ScreenLock` combines what they say with the file; this file
-// only reads the buses. Every step is one asynchronous call or a signal: a missing logind, user,
-// session or screensaver is said once in the journal and leaves the file alone to decide.
+// only reads the buses, on connections of its own. Every step is one asynchronous call or a
+// signal: a missing logind, user, session or screensaver is said once in the journal and leaves
+// the file alone to decide. A bus that drops is tried again with the daemon's Reconnector.
 
 import DaysomeCore
 import Glibc
@@ -20,6 +21,11 @@ final class LockWatch {
     private let uid: UInt32
     private let changed: Changed
     private var systemBus: Bus?
+    private var systemDisconnected: BusSlot?
+    private var systemReconnector: Reconnector?
+    private var sessionBus: Bus?
+    private var sessionDisconnected: BusSlot?
+    private var sessionReconnector: Reconnector?
     private var user: LogindUser?
     private var session: LogindSession?
     private var logindOwner: BusSlot?
@@ -41,23 +47,56 @@ final class LockWatch {
         self.detail = [.logind: "not started", .screenSaver: "not started"]
     }
 
-    /// Starts both sources; `sessionBus` is the daemon's own (nil with `--notifier log`: one is opened).
-    func start(sessionBus: Bus?) {
-        self.startLogind()
-        self.startScreenSaver(sessionBus)
+    /// Starts both sources. A bus missing now is not tried again: the file alone decides.
+    func start() {
+        do {
+            try self.connectSystemBus()
+        } catch {
+            self.nothingFrom(.logind, "no system bus (\(error))")
+        }
+        do {
+            try self.connectSessionBus()
+        } catch {
+            self.nothingFrom(.screenSaver, "no session bus (\(error))")
+        }
+    }
+
+    /// sd-bus's own signal for a connection that dropped.
+    private static let disconnected =
+        "type='signal',sender='org.freedesktop.DBus.Local',path='/org/freedesktop/DBus/Local',interface='org.freedesktop.DBus.Local',member='Disconnected'"
+
+    /// The bus dropped (dbus restarted): nothing to say until it is back, then ask again. The old
+    /// connection's matches stay until the reconnect replaces them: this runs inside its dispatch.
+    private func lost(_ source: LockSource) {
+        if source == .logind {
+            self.session = nil
+            self.user = nil
+            if self.systemReconnector == nil {
+                self.systemReconnector = Reconnector(loop: self.loop, logger: self.logger, peer: "system bus") {
+                    [weak self] in (try? self?.connectSystemBus()) != nil
+                }
+            }
+            self.systemReconnector?.lost()
+        } else {
+            if self.sessionReconnector == nil {
+                self.sessionReconnector = Reconnector(
+                    loop: self.loop, logger: self.logger, peer: "session bus (screen lock)"
+                ) {
+                    [weak self] in (try? self?.connectSessionBus()) != nil
+                }
+            }
+            self.sessionReconnector?.lost()
+        }
+        self.nothingFrom(source, "lost the \(source == .logind ? "system" : "session") bus")
     }
 
     // MARK: logind
 
-    private func startLogind() {
-        let bus: Bus
-        do {
-            bus = try Bus.openSystem()
-            try bus.attach(to: self.loop)
-        } catch {
-            self.nothingFrom(.logind, "no system bus (\(error))")
-            return
-        }
+    /// Opens the system bus as sd-bus finds it and starts asking logind.
+    private func connectSystemBus() throws(Errno) {
+        let bus = try Bus.openSystem()
+        try bus.attach(to: self.loop)
+        self.systemDisconnected = try bus.addMatch(Self.disconnected) { [weak self] _ in self?.lost(.logind) }
         self.systemBus = bus
         let manager = LogindManager(bus: bus)
         // logind restarted: its objects are new; gone: it has nothing to say.
@@ -141,19 +180,13 @@ final class LockWatch {
 
     // MARK: The screensaver
 
-    private func startScreenSaver(_ sessionBus: Bus?) {
-        let bus: Bus
-        if let sessionBus {
-            bus = sessionBus
-        } else {
-            do {
-                bus = try Bus.openUser()
-                try bus.attach(to: self.loop)
-            } catch {
-                self.nothingFrom(.screenSaver, "no session bus (\(error))")
-                return
-            }
-        }
+    /// Opens a session bus connection of its own (the notifier's may be absent or reconnecting)
+    /// and starts following the screensaver.
+    private func connectSessionBus() throws(Errno) {
+        let bus = try Bus.openUser()
+        try bus.attach(to: self.loop)
+        self.sessionDisconnected = try bus.addMatch(Self.disconnected) { [weak self] _ in self?.lost(.screenSaver) }
+        self.sessionBus = bus
         let saver = ScreenSaver(bus: bus)
         self.screenSaver = saver
         self.screenSaverMatch = try? saver.onActiveChanged { [weak self] active in
@@ -208,7 +241,7 @@ extension Manager {
             self?.lockChanged(source, locked)
         }
         self.lockWatch = watch
-        watch.start(sessionBus: self.bus)
+        watch.start()
     }
 
     /// A source's new word: while locked the display is away; on unlock the file decides again,

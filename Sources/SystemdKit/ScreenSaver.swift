@@ -39,7 +39,8 @@ public final class ScreenSaver {
     }
 
     /// Calls `handler` with the new state whenever the screensaver becomes active or inactive.
-    /// Desktops emit it from more than one path, so the match names the interface only.
+    /// Only the owner of the screensaver's name is heard; desktops emit it from more than one
+    /// path, so the match names no path.
     ///
     /// D-Bus: signal `ActiveChanged(active b)`.
     ///
@@ -47,7 +48,8 @@ public final class ScreenSaver {
     ///
     /// The corresponding C function is `sd_bus_add_match`.
     public func onActiveChanged(_ handler: @escaping (Bool) -> Void) throws(Errno) -> BusSlot {
-        let rule = "type='signal',interface='\(Self.interfaceName)',member='ActiveChanged'"
+        let rule =
+            "type='signal',sender='\(Self.busName)',interface='\(Self.interfaceName)',member='ActiveChanged'"
         return try self.bus.addMatch(rule) { message in
             guard let active = try? message.readBool() else { return }
             handler(active)

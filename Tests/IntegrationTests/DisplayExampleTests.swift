@@ -51,11 +51,14 @@ struct DisplayExampleTests {
         return monotonicSeconds() - start
     }
 
-    /// Waits until `pending` is non-empty (laid) or empty (cleared).
+    /// Waits until `pending` is non-empty and the display away (laid), or empty and the display
+    /// foreground (cleared).
     func pendingIs(laid: Bool, _ session: Session, within limit: Double) async throws {
         _ = try await poll(laid ? "the week to be laid" : "nothing to be pending", timeout: limit, interval: 0.02) {
             () -> Bool? in
-            try await session.pending().starts.isEmpty != laid ? true : nil
+            guard try await session.pending().starts.isEmpty != laid else { return nil }
+            // The queue is published just before the status: wait for the status to agree too.
+            return try await session.status()["display"]?.stringValue == (laid ? "away" : "foreground") ? true : nil
         }
     }
 

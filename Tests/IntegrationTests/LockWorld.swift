@@ -11,6 +11,8 @@ final class LockWorld {
     let session: Session
     private var processes: [SpawnedProcess] = []
     private(set) var systemBusAddress = ""
+    /// The system bus and the stand-in logind on it, newest last, to stop them for a restart.
+    private var systemProcesses: [SpawnedProcess] = []
     let gdbus: String
 
     init(_ session: Session) throws {
@@ -28,12 +30,16 @@ final class LockWorld {
     }
 
     /// What daysomed needs to find the private system bus, as sd_bus_open_system finds it.
-    var daemonEnvironment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": self.systemBusAddress] }
+    /// Without the printed `guid=`: like a real system's address, it stays valid across a bus restart.
+    var daemonEnvironment: [String: String] {
+        ["DBUS_SYSTEM_BUS_ADDRESS": String(self.systemBusAddress.prefix { $0 != "," })]
+    }
 
     /// Starts the private system bus and, unless `logind` is false, the stand-in logind on it.
     func startSystemBus(logind: Bool = true) async throws {
         let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
         let socket = "\(self.session.directory.path)/system-bus"
+        unlink(socket)  // left by a bus this test stopped
         // Like the session bus's config, but a system bus: no service directories, anyone may own.
         let config = try self.session.directory.write(
             "system.conf",
@@ -59,12 +65,15 @@ final class LockWorld {
             stderrPath: "\(self.session.directory.path)/system-bus.log")
         close(pipe.write)
         self.processes.append(process)
+        self.systemProcesses.append(process)
         guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
             throw HarnessError("the system bus's dbus-daemon printed no address within 10 s")
         }
         self.systemBusAddress = address
         if logind {
-            try await self.startStandIn("logind.py", [String(getuid())], bus: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+            let logind = try await self.startStandIn(
+                "logind.py", [String(getuid())], bus: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+            self.systemProcesses.append(logind)
         }
     }
 
@@ -119,13 +128,22 @@ final class LockWorld {
             ])
     }
 
+    /// Stops the stand-in logind and the system bus, as a `systemctl restart dbus` would.
+    func stopSystemBus() {
+        for process in self.systemProcesses.reversed() { process.stop() }
+        self.systemProcesses = []
+    }
+
     /// Starts the stand-in ScreenSaver on the session's bus.
     func startScreenSaver() async throws {
         try await self.startStandIn(
             "screensaver.py", [], bus: ["DBUS_SESSION_BUS_ADDRESS": self.session.busAddress ?? ""])
     }
 
-    private func startStandIn(_ script: String, _ arguments: [String], bus: [String: String]) async throws {
+    @discardableResult
+    private func startStandIn(
+        _ script: String, _ arguments: [String], bus: [String: String]
+    ) async throws -> SpawnedProcess {
         let python = "/usr/bin/python3"
         guard access(python, X_OK) == 0 else { throw HarnessError("\(python) is missing: install python3-dbus") }
         let pipe = try makePipe()
@@ -140,6 +158,7 @@ final class LockWorld {
         guard await readLine(pipe.read, timeout: 15) == "ready" else {
             throw HarnessError("the stand-in \(script) did not start: \(readFile(log))")
         }
+        return process
     }
 
     /// Calls a method of the stand-in logind, as a locker or a login would.

@@ -44,12 +44,15 @@ struct ScreenLockIntegrationTests {
         }
     }
 
-    /// Seconds until `pending` is non-empty (laid) or empty (cleared), measured from now; fails after `limit`.
+    /// Seconds until `pending` is non-empty and the display away (laid), or empty and the display
+    /// foreground (cleared), measured from now; fails after `limit`.
     func seconds(until laid: Bool, _ session: Session, limit: Double) async throws -> Double {
         let start = monotonicSeconds()
         _ = try await poll(laid ? "the week to be laid" : "nothing to be pending", timeout: limit, interval: 0.02) {
             () -> Bool? in
-            try await session.pending().starts.isEmpty != laid ? true : nil
+            guard try await session.pending().starts.isEmpty != laid else { return nil }
+            // The queue is published just before the status: wait for the status to agree too.
+            return try await session.status()["display"]?.stringValue == (laid ? "away" : "foreground") ? true : nil
         }
         return monotonicSeconds() - start
     }
@@ -75,7 +78,7 @@ struct ScreenLockIntegrationTests {
         try await world.setLocked(false)
         let cleared = try await self.seconds(until: false, session, limit: 1)
         print("[ScreenLock] unlocked: nothing pending \(Int(cleared * 1_000)) ms later")
-        #expect(try await session.status()["display"]?.stringValue == "foreground")
+
     }
 
     @Test func aScreenBlankedButNotLockedChangesNothing() async throws {
@@ -189,6 +192,33 @@ struct ScreenLockIntegrationTests {
         _ = try await poll("a plain call to auto-start the screensaver", timeout: 5) { () -> Bool? in
             access(marker, F_OK) == 0 ? true : nil
         }
+    }
+
+    /// The system bus restarting drops logind's word (the file decides meanwhile); the daemon
+    /// reconnects on its backoff and follows the lock again, saying the loss once.
+    @Test func aSystemBusThatRestartsIsFollowedAgainWithoutALogLoop() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await self.watched(session, "logind")
+        try await world.setLocked(true)
+        _ = try await self.seconds(until: true, session, limit: 1)
+        world.stopSystemBus()
+        // Nothing says locked any more: the file (foreground) decides.
+        _ = try await self.seconds(until: false, session, limit: 2)
+        await pause(3)
+        try await world.startSystemBus()
+        _ = try await poll("the daemon to follow logind again", timeout: 15) { () -> Bool? in
+            try await self.source(session, "logind")?["watched"]?.boolValue == true ? true : nil
+        }
+        try await world.setLocked(true)
+        _ = try await self.seconds(until: true, session, limit: 1)
+        let lost = session.daemonStderr.split(separator: "\n").filter {
+            $0.contains("Lost the connection to the system bus")
+        }
+        #expect(lost.count == 1, "\(session.daemonStderr)")
     }
 
     @Test func withNoLogindAtAllTheDaemonRunsAsTodaySayingSoOnce() async throws {
