@@ -7,7 +7,9 @@ import DaysomeCore
 import Glibc
 import Testing
 
-@Suite("The guide's examples, as a display maker runs them", .timeLimit(.minutes(4)))
+/// One world at a time: each holds Xvfb, dunst and more, and a user has only 128 inotify
+/// instances, shared with the other suites running meanwhile.
+@Suite("The guide's examples, as a display maker runs them", .serialized, .timeLimit(.minutes(4)))
 struct DisplayExampleTests {
     /// A session with openbox, a far-away household, and the daemon started with no display file (away).
     func start(

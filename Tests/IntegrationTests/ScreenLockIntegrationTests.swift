@@ -6,7 +6,9 @@ import DaysomeCore
 import Glibc
 import Testing
 
-@Suite("daysomed follows the session's lock", .timeLimit(.minutes(4)))
+/// One world at a time: each holds Xvfb, dunst and more, and a user has only 128 inotify
+/// instances, shared with the other suites running meanwhile.
+@Suite("daysomed follows the session's lock", .serialized, .timeLimit(.minutes(4)))
 struct ScreenLockIntegrationTests {
     /// A session, its lock world, a far-away household, and the daemon with the file saying foreground.
     func start(logind: Bool = true, systemBus: Bool = true) async throws -> (Session, LockWorld) {
