@@ -27,6 +27,9 @@ final class Manager {
     var clockWatch: ClockJumpWatch?
     var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?
     var lastDisplayLine: DisplayStateLine?
+    /// The file's state combined with the session's lock: the display the machine is told.
+    var screenLock = ScreenLock()
+    var lockWatch: LockWatch?
     var reloadHousehold: EventSource?
     /// With `--backend systemd`: the manager that holds the starts.
     var systemd: SystemdBackend?
@@ -37,9 +40,6 @@ final class Manager {
     var sessionDisconnected: BusSlot?
     var chimePlayer: ChimePlayer?
     var returner: DisplayReturner?
-    /// The file's state combined with the session's lock: the display the machine is told.
-    var screenLock = ScreenLock()
-    var lockWatch: LockWatch?
     /// The sample call of `daysomectl try`, withdrawn after a short while.
     var sample: (id: UInt32?, close: EventSource?)?
 
@@ -107,15 +107,16 @@ final class Manager {
             self.execute(self.machine.start(display: .foreground, household: household, now: currentInstant()))
             self.handle(.display(.away))
         } else {
-            let effective = self.screenLock.fileSays(display)
-            self.execute(self.machine.start(display: effective, household: household, now: currentInstant()))
+            self.execute(self.machine.start(display: display, household: household, now: currentInstant()))
         }
-        self.watchLock()
         _ = ServiceManager.notify("READY=1\nSTATUS=\(self.statusLine())")
         self.logger.log(
             .info,
             "Started: display \(display.rawValue), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
         )
+        // No lock source has spoken yet, so the file alone decided the start; the watch may say locked.
+        _ = self.screenLock.fileSays(display)
+        self.watchLock()
         let code: Int32
         do {
             code = try self.loop.run()

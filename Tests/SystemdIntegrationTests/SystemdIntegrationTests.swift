@@ -422,7 +422,12 @@ struct SystemdIntegrationTests {
             session.stop()
         }
         try await lockWorld.startSystemBus()
-        _ = try installUnit(session, household: fixturePath("seed.json"), environment: lockWorld.daemonEnvironment)
+        let unitDirectory = try installUnit(session, household: fixturePath("seed.json"))
+        // Where the system bus is, as an administrator's drop-in would say it.
+        try session.directory.makeDirectory("home/.config/systemd/user/daysomed.service.d")
+        try writeFile(
+            unitDirectory + "/daysomed.service.d/system-bus.conf",
+            "[Service]\n" + lockWorld.daemonEnvironment.map { "Environment=\($0.key)=\($0.value)\n" }.joined())
         #expect(try await session.systemctl(["daemon-reload"]).status == 0)
         #expect(try await session.systemctl(["start", "daysomed.service"]).status == 0)
         let paths = [
@@ -505,16 +510,13 @@ struct SystemdIntegrationTests {
 
 /// Writes systemd/daysomed.service into the session's user unit directory, running the built
 /// daysomed on `household` with the systemd backend and the log notifier; returns the directory.
-private func installUnit(
-    _ session: UserSession, household: String, environment: [String: String] = [:]
-) throws -> String {
+private func installUnit(_ session: UserSession, household: String) throws -> String {
     let original = readFile(packageRoot() + "/systemd/daysomed.service")
     let lines = original.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.filter { $0.hasPrefix("ExecStart=") }.count == 1, "one ExecStart= in the unit")
     let unit = lines.map { line in
         line.hasPrefix("ExecStart=")
             ? "ExecStart=\(session.daysomed) --notifier log --household \(household) --backend systemd"
-                + environment.map { "\nEnvironment=\($0.key)=\($0.value)" }.joined()
             : String(line)
     }.joined(separator: "\n")
     let unitDirectory = session.configHome + "/systemd/user"
