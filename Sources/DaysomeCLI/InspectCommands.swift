@@ -127,6 +127,7 @@ func runStatus(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
     var lines: [String] = []
     lines.append("daysomed: running (pid \(status["pid"]?.countValue.map { String($0) } ?? "?"))")
     lines.append("Display: \(status["display"]?.stringValue ?? "?")")
+    if let lock = lockStatusLine(status["lock"]?.objectValue) { lines.append(lock) }
     lines.append(
         "Lay: "
             + (status["lay"]?.countValue.map { "\($0), laid until \(status["laidUntil"]?.stringValue ?? "?")" }

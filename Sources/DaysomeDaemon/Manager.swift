@@ -29,6 +29,9 @@ final class Manager {
     var clockWatch: ClockJumpWatch?
     var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?
     var lastDisplayLine: DisplayStateLine?
+    /// The file's state combined with the session's lock: the display the machine is told.
+    var screenLock = ScreenLock()
+    var lockWatch: LockWatch?
     var reloadHousehold: EventSource?
     /// With `--backend systemd`: the manager that holds the starts.
     var systemd: SystemdBackend?
@@ -143,6 +146,9 @@ final class Manager {
             .info,
             "Started: display \(display.rawValue), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
         )
+        // No lock source has spoken yet, so the file alone decided the start; the watch may say locked.
+        _ = self.screenLock.fileSays(display)
+        self.watchLock()
         let code: Int32
         do {
             code = try self.loop.run()
@@ -157,6 +163,9 @@ final class Manager {
     // MARK: The world, read into events
 
     func handle(_ event: MachineEvent) {
+        var event = event
+        // What the file says, combined with the lock: a locked session is away (LockWatch.swift).
+        if case .display(let said) = event { event = .display(self.screenLock.fileSays(said)) }
         if case .display(.foreground) = event, let sample = self.sample {
             // Rule 1 holds for the carer's sample too; one whose id has not arrived is closed on arrival.
             if let id = sample.id { self.notifier?.close(id) }
@@ -285,6 +294,7 @@ final class Manager {
                                 ]))
                         ),
                         ("doNotDisturb", .string(self.options.doNotDisturb.rawValue)),
+                        ("lock", self.lockStatus),
                         // A user manager refuses WakeSystem (EPERM, and the timer fails): never asked for.
                         (
                             "wakeSystem",

@@ -1,6 +1,6 @@
-// Bus: one sd_bus client connection, to the user bus or to an address, attached to an EventLoop
-// for asynchronous calls and signal matches. Leaves out serving objects (vtables), the system
-// bus, credentials, and sd_bus_call_method and friends, which are C variadics (see BusMessage).
+// Bus: one sd_bus client connection, to the user bus, the system bus or an address, attached to an
+// EventLoop for asynchronous calls and signal matches. Leaves out serving objects (vtables),
+// credentials, and sd_bus_call_method and friends, which are C variadics (see BusMessage).
 
 import CSystemd
 import Glibc
@@ -42,6 +42,16 @@ public final class Bus {
     public static func openUser() throws(Errno) -> Bus {
         var pointer: OpaquePointer?
         try check(sd_bus_open_user(&pointer))
+        return Bus(owning: pointer!)
+    }
+
+    /// Connects to the system bus as sd-bus finds it: `$DBUS_SYSTEM_BUS_ADDRESS`, else
+    /// /run/dbus/system_bus_socket.
+    ///
+    /// The corresponding C function is `sd_bus_open_system`.
+    public static func openSystem() throws(Errno) -> Bus {
+        var pointer: OpaquePointer?
+        try check(sd_bus_open_system(&pointer))
         return Bus(owning: pointer!)
     }
 

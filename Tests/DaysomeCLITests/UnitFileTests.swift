@@ -61,6 +61,22 @@ struct UnitFileTests {
         #expect(lines.contains("WantedBy=default.target"))
     }
 
+    /// The lock comes from logind on the system bus (/run/dbus/system_bus_socket): a Unix socket
+    /// outside the unit's writable paths, which connect(2) still reaches under ProtectSystem=strict.
+    @Test("The hardened unit still lets the daemon reach the system bus for the screen lock")
+    func systemBusIsReachable() throws {
+        let lines = try unitLines("daysomed.service")
+        let families = lines.filter { $0.hasPrefix("RestrictAddressFamilies=") }
+        #expect(families.contains { $0.split(separator: "=")[1].split(separator: " ").contains("AF_UNIX") })
+        #expect(lines.contains("SystemCallFilter=@system-service"), "connect, sendmsg and recvmsg come from here")
+        for line in lines {
+            for hiding in ["InaccessiblePaths=", "TemporaryFileSystem=", "PrivateNetwork=yes", "BindPaths="] {
+                #expect(
+                    !(line.hasPrefix(hiding) && (line.contains("/run") || hiding == "PrivateNetwork=yes")), "\(line)")
+            }
+        }
+    }
+
     @Test("Every unit runs daysomed or daysomectl by absolute path")
     func absolutePaths() throws {
         let listing = shell("ls \(repositoryRoot)/systemd/*.service")

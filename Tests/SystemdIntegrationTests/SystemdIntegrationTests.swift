@@ -412,6 +412,49 @@ struct SystemdIntegrationTests {
         #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
     }
 
+    /// The hardening (RestrictAddressFamilies, SystemCallFilter, ProtectSystem) leaves the system
+    /// bus reachable: the unit's daemon follows a stand-in logind's lock on a private system bus.
+    @Test func theHardenedUnitFollowsTheScreenLockOnTheSystemBus() async throws {
+        let session = try await UserSession.start()
+        let lockWorld = try LockWorld(session)
+        defer {
+            lockWorld.stop()
+            session.stop()
+        }
+        try await lockWorld.startSystemBus()
+        let unitDirectory = try installUnit(session, household: fixturePath("seed.json"))
+        // Where the system bus is, as an administrator's drop-in would say it.
+        try session.directory.makeDirectory("home/.config/systemd/user/daysomed.service.d")
+        try writeFile(
+            unitDirectory + "/daysomed.service.d/system-bus.conf",
+            "[Service]\n" + lockWorld.daemonEnvironment.map { "Environment=\($0.key)=\($0.value)\n" }.joined())
+        #expect(try await session.systemctl(["daemon-reload"]).status == 0)
+        #expect(try await session.systemctl(["start", "daysomed.service"]).status == 0)
+        let paths = [
+            "--runtime-dir", session.userRuntime + "/daysome", "--state-dir", session.home + "/.local/state/daysome",
+        ]
+        func status() async throws -> JSONObject { try await session.ctlJSON(["status", "--json"] + paths) }
+        do {
+            _ = try await poll("the unit's daemon to watch logind's lock", timeout: 15) { () -> Bool? in
+                let logind = try? await status()["lock"]?.objectValue?["sources"]?.objectValue?["logind"]?.objectValue
+                return logind?["watched"]?.boolValue == true ? true : nil
+            }
+        } catch {
+            let journal = try await session.systemctl(["status", "--no-pager", "-l", "daysomed.service"])
+            Issue.record("status: \((try? await status()).map { "\($0)" } ?? "none"); \(journal.stdout)")
+            throw error
+        }
+        #expect(try await session.ctl(["signal", "foreground"] + paths).status == 0)
+        _ = try await poll("the display to be foreground", timeout: 5) { () -> Bool? in
+            try await status()["display"]?.stringValue == "foreground" ? true : nil
+        }
+        try await lockWorld.setLocked(true)
+        _ = try await poll("the locked display to be away", timeout: 1, interval: 0.02) { () -> Bool? in
+            try await status()["display"]?.stringValue == "away" ? true : nil
+        }
+        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
+    }
+
     // MARK: The manager as the backstop
 
     @Test func aStartWhoseDaemonIsDownAtItsMinuteIsCalledOnceTheManagersFireBringsTheUnitBack() async throws {

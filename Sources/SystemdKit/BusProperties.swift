@@ -1,0 +1,124 @@
+// Reading D-Bus properties and following their changes: org.freedesktop.DBus.Properties.Get and
+// its PropertiesChanged signal, and a well-known name's owner coming and going. Asynchronous
+// only, so a slow peer never blocks the loop. The caller reads the variant ("v") itself,
+// because properties such as logind's `Display` are structs that BusVariant does not carry.
+
+import CSystemd
+import Glibc
+
+extension Bus {
+    /// Asks `destination` for one property; the loop calls `completion` once with what `read`
+    /// made of the reply's variant, or the error.
+    ///
+    /// D-Bus: method `org.freedesktop.DBus.Properties.Get(interface s, name s) -> (value v)`.
+    ///
+    /// - Parameter autoStart: false for a probe, so that asking never starts the service.
+    ///
+    /// The corresponding C functions are `sd_bus_message_new_method_call`,
+    /// `sd_bus_message_set_auto_start` and `sd_bus_call_async`.
+    public func getProperty<T>(
+        destination: String, path: String, interface: String, name: String, autoStart: Bool = true,
+        read: @escaping (BusMessage) throws(Errno) -> T,
+        completion: @escaping (Result<T, BusError>) -> Void
+    ) {
+        do throws(Errno) {
+            let message = try self.newMethodCall(
+                destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get")
+            try message.append(interface)
+            try message.append(name)
+            try message.setAutoStart(autoStart)
+            self.send(message, decode: read, completion: completion)
+        } catch {
+            completion(.failure(BusError(error)))
+        }
+    }
+
+    /// Sends `message` on a floating slot (the bus keeps the call until its reply) and hands the
+    /// decoded reply to `completion`.
+    func send<T>(
+        _ message: BusMessage, decode: @escaping (BusMessage) throws(Errno) -> T,
+        completion: @escaping (Result<T, BusError>) -> Void
+    ) {
+        do throws(Errno) {
+            let slot = try self.callAsync(message) { result in
+                completion(
+                    result.flatMap { reply in
+                        do throws(Errno) {
+                            return .success(try decode(reply))
+                        } catch {
+                            return .failure(BusError(error))
+                        }
+                    })
+            }
+            try slot.setFloating(true)
+        } catch {
+            completion(.failure(BusError(error)))
+        }
+    }
+
+    /// Calls `handler` whenever `sender` says property `name` of `interface` at `path` changed:
+    /// with what `read` made of the new value, or with nil when the signal only invalidated it
+    /// (ask again with `getProperty`). A malformed signal is dropped.
+    ///
+    /// D-Bus: signal `org.freedesktop.DBus.Properties.PropertiesChanged(interface s,
+    /// changed a{sv}, invalidated as)`.
+    ///
+    /// - Returns: the match; keep it as long as the handler should be called.
+    ///
+    /// The corresponding C function is `sd_bus_add_match`.
+    public func onPropertyChanged<T>(
+        sender: String, path: String, interface: String, name: String,
+        read: @escaping (BusMessage) throws(Errno) -> T,
+        _ handler: @escaping (T?) -> Void
+    ) throws(Errno) -> BusSlot {
+        let rule =
+            "type='signal',sender='\(sender)',path='\(path)',interface='org.freedesktop.DBus.Properties',"
+            + "member='PropertiesChanged',arg0='\(interface)'"
+        return try self.addMatch(rule) { message in
+            do throws(Errno) {
+                guard try message.readString() == interface else { return }
+                var value: T?
+                _ = try message.enterContainer("a", "{sv}")
+                while try message.enterContainer("e", "sv") {
+                    if try message.readString() == name {
+                        value = try read(message)
+                    } else {
+                        try message.skip("v")
+                    }
+                    try message.exitContainer()
+                }
+                try message.exitContainer()
+                let invalidated = try message.readStringArray()
+                if let value {
+                    handler(value)
+                } else if invalidated.contains(name) {
+                    handler(nil)
+                }
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// Calls `handler` with the new unique owner of the well-known `name` when one takes it, or
+    /// nil when its owner goes away.
+    ///
+    /// D-Bus: signal `org.freedesktop.DBus.NameOwnerChanged(name s, old_owner s, new_owner s)`.
+    ///
+    /// - Returns: the match; keep it as long as the handler should be called.
+    ///
+    /// The corresponding C function is `sd_bus_add_match`.
+    public func onNameOwnerChanged(_ name: String, _ handler: @escaping (String?) -> Void) throws(Errno) -> BusSlot {
+        let rule =
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
+        return try self.addMatch(rule) { message in
+            guard (try? message.readString()) == name, (try? message.readString()) != nil,
+                let newOwner = try? message.readString()
+            else {
+                return
+            }
+            handler(newOwner.isEmpty ? nil : newOwner)
+        }
+    }
+}

@@ -1,0 +1,293 @@
+// The display maker's guide, proven: each step of its table (§2) run against the guide's own
+// example files (docs/examples, shown verbatim in docs/display-makers.md) under Xvfb with openbox,
+// with the real daysomed and daysomectl. The windows are moved as she would move them: another
+// app in front, minimise, restore, close, and a display killed outright.
+
+import DaysomeCore
+import Glibc
+import Testing
+
+/// One world at a time: each holds Xvfb, dunst and more, and a user has only 128 inotify
+/// instances, shared with the other suites running meanwhile.
+@Suite("The guide's examples, as a display maker runs them", .serialized, .timeLimit(.minutes(4)))
+struct DisplayExampleTests {
+    /// A session with openbox, a far-away household, and the daemon started with no display file (away).
+    func start(
+        environment: [String: String] = [:], lock: Bool = false
+    ) async throws -> (
+        Session, ExampleWorld, LockWorld
+    ) {
+        let session = try await Session.start()
+        let world = try ExampleWorld(session)
+        let lockWorld = try LockWorld(session)
+        do {
+            try await world.startWindowManager()
+            if lock { try await lockWorld.startSystemBus() }
+            try replaceFile(session.household, try farAwayHousehold())
+            try await session.startDaemon(environment: lock ? lockWorld.daemonEnvironment : environment)
+            _ = try await poll("the week to be laid while no display runs", timeout: 5) { () -> Bool? in
+                try await session.pending().starts.isEmpty ? nil : true
+            }
+        } catch {
+            world.stop()
+            lockWorld.stop()
+            session.stop()
+            throw error
+        }
+        return (session, world, lockWorld)
+    }
+
+    func stop(_ worlds: (Session, ExampleWorld, LockWorld)) {
+        worlds.1.stop()
+        worlds.2.stop()
+        worlds.0.stop()
+    }
+
+    /// Seconds until the display state file starts with `prefix`; fails after `limit`.
+    func fileSays(_ prefix: String, _ session: Session, within limit: Double) async throws -> Double {
+        let start = monotonicSeconds()
+        _ = try await poll("the display state file to say '\(prefix)'", timeout: limit, interval: 0.005) {
+            () -> Bool? in
+            readFile(session.displayState).hasPrefix(prefix) ? true : nil
+        }
+        return monotonicSeconds() - start
+    }
+
+    /// Waits until `pending` is non-empty and the display away (laid), or empty and the display
+    /// foreground (cleared).
+    func pendingIs(laid: Bool, _ session: Session, within limit: Double) async throws {
+        _ = try await poll(laid ? "the week to be laid" : "nothing to be pending", timeout: limit, interval: 0.02) {
+            () -> Bool? in
+            guard try await session.pending().starts.isEmpty != laid else { return nil }
+            // The queue is published just before the status: wait for the status to agree too.
+            return try await session.status()["display"]?.stringValue == (laid ? "away" : "foreground") ? true : nil
+        }
+    }
+
+    /// The GTK example on screen and in front, saying foreground: its process and window.
+    func dayOnScreen(
+        _ session: Session, _ world: ExampleWorld, _ arguments: [String]? = nil
+    ) async throws -> (SpawnedProcess, String) {
+        let display = try world.startDayDisplay(arguments ?? ["--display-state", session.displayState])
+        let window = try await world.window(named: "Today")
+        // Read the instant the window is first seen: foreground must already be written (rule 1).
+        let seen = readFile(session.displayState)
+        #expect(seen.hasPrefix("foreground"), "the window was on screen while the file said '\(seen)'")
+        try await world.activate(window)
+        let withPid = !(arguments ?? []).contains("--no-pid")
+        _ = try await self.fileSays("foreground" + (withPid ? " pid=\(display.pid)" : "\n"), session, within: 5)
+        try await self.pendingIs(laid: false, session, within: 1)
+        return (display, window)
+    }
+
+    // MARK: The GTK 4 example (§3.2), a row of §2's table each
+
+    @Test func appStartsSayingForegroundBeforeTheWindowIsFirstShown() async throws {
+        let worlds = try await start()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        _ = try await self.dayOnScreen(session, world)
+    }
+
+    @Test func anotherAppInFrontIsAwayAndFocusBackIsForegroundAtOnce() async throws {
+        let worlds = try await start()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let (display, window) = try await self.dayOnScreen(session, world)
+        _ = try await world.startOtherApp()
+        let left = monotonicSeconds()
+        try await world.activate(try await world.window(named: "Elsewhere"))
+        _ = try await self.fileSays("away pid=\(display.pid)", session, within: 3)
+        let away = monotonicSeconds() - left
+        try await self.pendingIs(laid: true, session, within: 1)
+        let returned = monotonicSeconds()
+        try await world.activate(window)
+        _ = try await self.fileSays("foreground pid=\(display.pid)", session, within: 1)
+        let back = monotonicSeconds() - returned
+        try await self.pendingIs(laid: false, session, within: 1)
+        print(
+            "[Examples] focus elsewhere: away after \(Int(away * 1_000)) ms; focus back: foreground after \(Int(back * 1_000)) ms"
+        )
+    }
+
+    @Test func minimisedIsAwayAndRestoredIsForeground() async throws {
+        let worlds = try await start()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let (display, window) = try await self.dayOnScreen(session, world)
+        try await world.x(world.xdotool, ["windowminimize", window])
+        _ = try await self.fileSays("away pid=\(display.pid)", session, within: 3)
+        try await self.pendingIs(laid: true, session, within: 1)
+        try await world.activate(window)
+        _ = try await self.fileSays("foreground pid=\(display.pid)", session, within: 1)
+        try await self.pendingIs(laid: false, session, within: 1)
+    }
+
+    /// After a crash the file still says foreground: `status`, not the file, is the truth.
+    @Test func killedOutrightTheDisplayIsAwayByItsPidThoughTheFileSaysForeground() async throws {
+        let worlds = try await start()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let (display, _) = try await self.dayOnScreen(session, world)
+        display.send(SIGKILL)
+        try await self.pendingIs(laid: true, session, within: 1)
+        #expect(try await session.status()["display"]?.stringValue == "away")
+        #expect(readFile(session.displayState).hasPrefix("foreground pid=\(display.pid)"))
+    }
+
+    @Test func closingSaysAwayAfterTheWindowIsGone() async throws {
+        let worlds = try await start()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let (display, window) = try await self.dayOnScreen(session, world)
+        try await world.x(world.wmctrl, ["-i", "-c", window])
+        _ = try await self.fileSays("away pid=\(display.pid)", session, within: 5)
+        let visible = try await world.x(world.xdotool, ["search", "--onlyvisible", "--name", "^Today$"])
+        #expect(visible.stdout.isEmpty, "away was said while the window was still shown")
+        #expect(await display.exit(within: 5))
+        try await self.pendingIs(laid: true, session, within: 1)
+    }
+
+    @Test func sigtermQuitsCleanlySayingAway() async throws {
+        let worlds = try await start()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let (display, _) = try await self.dayOnScreen(session, world)
+        display.send(SIGTERM)
+        #expect(await display.exit(within: 5))
+        #expect(readFile(session.displayState) == "away pid=\(display.pid)\n")
+        try await self.pendingIs(laid: true, session, within: 1)
+    }
+
+    /// Flatpak (option 2), Snap and `--display-state` need the path and the pid choice without editing the code.
+    @Test func theStateFilesPathAndThePidChoiceAreParameters() async throws {
+        let worlds = try await start()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let (display, _) = try await self.dayOnScreen(
+            session, world, ["--display-state", session.displayState, "--no-pid"])
+        #expect(readFile(session.displayState) == "foreground\n")
+        display.send(SIGTERM)
+        #expect(await display.exit(within: 5))
+        #expect(readFile(session.displayState) == "away\n")
+    }
+
+    /// The example has no lock code: the daemon follows the lock itself.
+    @Test func aLockedTabletIsAwayWithTheExampleInFrontWithoutTheAppsHelp() async throws {
+        let worlds = try await start(lock: true)
+        defer { stop(worlds) }
+        let (session, world, lockWorld) = worlds
+        let (display, _) = try await self.dayOnScreen(session, world)
+        try await lockWorld.setLocked(true)
+        try await self.pendingIs(laid: true, session, within: 1)
+        #expect(readFile(session.displayState).hasPrefix("foreground pid=\(display.pid)"))
+        try await lockWorld.setLocked(false)
+        try await self.pendingIs(laid: false, session, within: 1)
+    }
+
+    // MARK: The shell launcher (§3.3), for kiosks
+
+    /// A display that records what the file said at its very first instruction, then runs.
+    func recordingDisplay(_ session: Session, seconds: String = "30") -> [String] {
+        let directory = session.directory.path
+        return [
+            "/bin/sh", "-c",
+            "cat '\(session.displayState)' >'\(directory)/seen' 2>/dev/null; echo ran >'\(directory)/ran'; exec sleep \(seconds)",
+        ]
+    }
+
+    func launcherWorld() async throws -> (Session, ExampleWorld, LockWorld) {
+        let session = try await Session.start()
+        let world = try ExampleWorld(session)
+        let lockWorld = try LockWorld(session)
+        do {
+            try replaceFile(session.household, try farAwayHousehold())
+            try await session.startDaemon()
+            _ = try world.makeTools()
+        } catch {
+            session.stop()
+            throw error
+        }
+        return (session, world, lockWorld)
+    }
+
+    @Test func theLauncherSaysForegroundBeforeTheDisplayStarts() async throws {
+        let worlds = try await launcherWorld()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let launcher = try world.startLauncher(self.recordingDisplay(session), path: "\(world.tools):\(childPath)")
+        _ = try await poll("the display to start", timeout: 5) { () -> Bool? in
+            access("\(session.directory.path)/ran", F_OK) == 0 ? true : nil
+        }
+        let seen = readFile("\(session.directory.path)/seen")
+        #expect(seen.hasPrefix("foreground pid="), "the display started while the file said '\(seen)'")
+        try await self.pendingIs(laid: false, session, within: 1)
+        launcher.send(SIGTERM)
+        #expect(await launcher.exit(within: 5))
+        _ = try await self.fileSays("away", session, within: 2)
+    }
+
+    @Test func theLauncherSaysAwayOnceTheDisplayHasEnded() async throws {
+        let worlds = try await launcherWorld()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let launcher = try world.startLauncher(
+            self.recordingDisplay(session, seconds: "1"), path: "\(world.tools):\(childPath)")
+        _ = try await self.fileSays("foreground pid=", session, within: 5)
+        #expect(await launcher.exit(within: 10))
+        #expect(launcher.exitCode == 0)
+        #expect(readFile(session.displayState).hasPrefix("away"))
+        try await self.pendingIs(laid: true, session, within: 1)
+    }
+
+    @Test func withoutDaysomectlOnPathTheLauncherFailsClosed() async throws {
+        let worlds = try await launcherWorld()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let launcher = try world.startLauncher(self.recordingDisplay(session), path: childPath)
+        #expect(await launcher.exit(within: 10))
+        #expect(launcher.exitCode != 0)
+        await pause(0.5)
+        #expect(access("\(session.directory.path)/ran", F_OK) != 0, "the display ran while the file said away")
+        #expect(try await session.status()["display"]?.stringValue == "away")
+        #expect(readFile("\(session.directory.path)/launcher.log").contains("daysomectl"))
+    }
+
+    @Test func theLauncherFindsDaysomectlNamedByDAYSOMECTLOffPath() async throws {
+        let worlds = try await launcherWorld()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let launcher = try world.startLauncher(
+            self.recordingDisplay(session), path: childPath, extra: ["DAYSOMECTL": "\(world.tools)/daysomectl"])
+        _ = try await self.fileSays("foreground pid=", session, within: 5)
+        try await self.pendingIs(laid: false, session, within: 1)
+        launcher.send(SIGTERM)
+        #expect(await launcher.exit(within: 5))
+    }
+
+    @Test func whenForegroundCannotBeSaidTheDisplayIsNotStarted() async throws {
+        let worlds = try await launcherWorld()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let launcher = try world.startLauncher(
+            self.recordingDisplay(session), path: "\(world.tools):\(childPath)", extra: ["DAYSOMECTL": "/bin/false"])
+        #expect(await launcher.exit(within: 10))
+        #expect(launcher.exitCode == 1)
+        await pause(0.5)
+        #expect(access("\(session.directory.path)/ran", F_OK) != 0, "the display ran while the file said away")
+    }
+
+    @Test func stoppingTheLauncherStopsTheDisplayThenSaysAway() async throws {
+        let worlds = try await launcherWorld()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let launcher = try world.startLauncher(self.recordingDisplay(session), path: "\(world.tools):\(childPath)")
+        _ = try await self.fileSays("foreground pid=", session, within: 5)
+        let line = readFile(session.displayState)
+        let pid = try #require(Int32(line.dropFirst("foreground pid=".count).prefix { $0.isNumber }))
+        launcher.send(SIGTERM)
+        #expect(await launcher.exit(within: 5))
+        #expect(readFile(session.displayState).hasPrefix("away"))
+        #expect(kill(pid, 0) != 0, "the display \(pid) outlived its launcher")
+    }
+}

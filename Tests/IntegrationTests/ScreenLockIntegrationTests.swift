@@ -1,0 +1,264 @@
+// A locked tablet is away, without the app's help: the real daysomed against a stand-in logind
+// on a private system bus and a stand-in screensaver on the session bus. The file says
+// `foreground` throughout unless a test says otherwise; only the lock decides.
+
+import DaysomeCore
+import Glibc
+import Testing
+
+/// One world at a time: each holds Xvfb, dunst and more, and a user has only 128 inotify
+/// instances, shared with the other suites running meanwhile.
+@Suite("daysomed follows the session's lock", .serialized, .timeLimit(.minutes(4)))
+struct ScreenLockIntegrationTests {
+    /// A session, its lock world, a far-away household, and the daemon with the file saying foreground.
+    func start(logind: Bool = true, systemBus: Bool = true) async throws -> (Session, LockWorld) {
+        let session = try await Session.start()
+        let world = try LockWorld(session)
+        do {
+            if systemBus { try await world.startSystemBus(logind: logind) }
+            try replaceFile(session.household, try farAwayHousehold())
+            try await session.signal("foreground")
+            let environment =
+                systemBus
+                ? world.daemonEnvironment
+                : ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(session.directory.path)/no-system-bus"]
+            try await session.startDaemon(environment: environment)
+        } catch {
+            world.stop()
+            session.stop()
+            throw error
+        }
+        return (session, world)
+    }
+
+    func lock(_ session: Session) async throws -> JSONObject {
+        try #require(try await session.status()["lock"]?.objectValue, "status has no lock object")
+    }
+
+    func source(_ session: Session, _ name: String) async throws -> JSONObject? {
+        try await self.lock(session)["sources"]?.objectValue?[name]?.objectValue
+    }
+
+    /// Waits until `source` is watched: its first answer reached the daemon.
+    func watched(_ session: Session, _ name: String) async throws {
+        _ = try await poll("\(name) to be watched", timeout: 10) { () -> Bool? in
+            try await self.source(session, name)?["watched"]?.boolValue == true ? true : nil
+        }
+    }
+
+    /// Seconds until `pending` is non-empty and the display away (laid), or empty and the display
+    /// foreground (cleared), measured from now; fails after `limit`.
+    func seconds(until laid: Bool, _ session: Session, limit: Double) async throws -> Double {
+        let start = monotonicSeconds()
+        _ = try await poll(laid ? "the week to be laid" : "nothing to be pending", timeout: limit, interval: 0.02) {
+            () -> Bool? in
+            guard try await session.pending().starts.isEmpty != laid else { return nil }
+            // The queue is published just before the status: wait for the status to agree too.
+            return try await session.status()["display"]?.stringValue == (laid ? "away" : "foreground") ? true : nil
+        }
+        return monotonicSeconds() - start
+    }
+
+    @Test func aLockedSessionIsAwayWithinASecondThoughTheFileSaysForeground() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await self.watched(session, "logind")
+        #expect(try await session.pending().starts.isEmpty, "laid over the display before any lock")
+
+        try await world.setLocked(true)
+        let laid = try await self.seconds(until: true, session, limit: 1)
+        print("[ScreenLock] locked (logind LockedHint): laid \(Int(laid * 1_000)) ms later")
+        let status = try await session.status()
+        #expect(status["display"]?.stringValue == "away")
+        #expect(try await self.lock(session)["locked"]?.boolValue == true)
+        #expect(try await self.lock(session)["fileSays"]?.stringValue == "foreground")
+        #expect(readFile(session.displayState).hasPrefix("foreground"), "the daemon must not write the file")
+
+        try await world.setLocked(false)
+        let cleared = try await self.seconds(until: false, session, limit: 1)
+        print("[ScreenLock] unlocked: nothing pending \(Int(cleared * 1_000)) ms later")
+
+    }
+
+    @Test func aScreenBlankedButNotLockedChangesNothing() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await self.watched(session, "logind")
+        try await world.logind(
+            "/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session.SetIdleHint", ["true"])
+        await pause(1.5)
+        #expect(try await session.pending().starts.isEmpty, "a blanked screen laid calls over the display")
+        #expect(try await session.status()["display"]?.stringValue == "foreground")
+    }
+
+    @Test func anUnlockLetsTheFileDecideAgainAsItWasWrittenWhileLocked() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await self.watched(session, "logind")
+        // Locked, then the display says away and foreground again behind the lock, then away:
+        // after the unlock the file's last word (away) stands.
+        try await world.setLocked(true)
+        _ = try await self.seconds(until: true, session, limit: 1)
+        try await session.signal("away")
+        try await session.signal("foreground")
+        try await session.signal("away")
+        try await world.setLocked(false)
+        await pause(1)
+        #expect(try await session.status()["display"]?.stringValue == "away")
+        #expect(!(try await session.pending().starts.isEmpty), "an unlock cleared what the file still says is away")
+
+        // A lock and an unlock racing a foreground write: the file's word stands once unlocked.
+        try await world.setLocked(true)
+        try await session.signal("foreground")
+        try await world.setLocked(false)
+        _ = try await self.seconds(until: false, session, limit: 1)
+        await pause(0.5)
+        #expect(try await session.status()["display"]?.stringValue == "foreground")
+        #expect(try await session.pending().starts.isEmpty)
+    }
+
+    @Test func aNewGraphicalSessionIsFollowed() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await self.watched(session, "logind")
+        try await world.logind("/org/freedesktop/login1/user/_\(getuid())", "org.example.StandIn.SetDisplay", ["c2"])
+        _ = try await poll("the daemon to follow session c2", timeout: 5) { () -> Bool? in
+            try await self.source(session, "logind")?["detail"]?.stringValue?.hasSuffix("/c2") == true ? true : nil
+        }
+        try await world.setLocked(true, session: "c1")
+        await pause(1)
+        #expect(try await session.pending().starts.isEmpty, "the old session's lock still counted")
+        try await world.setLocked(true, session: "c2")
+        _ = try await self.seconds(until: true, session, limit: 1)
+    }
+
+    @Test func theScreensaverLockingIsAwayAndItsEndLetsTheFileDecide() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await world.startScreenSaver()
+        try await self.watched(session, "logind")
+        // The daemon asked GetActive when it started, before the screensaver ran; its signal still counts.
+        try await world.setScreenSaverActive(true)
+        let laid = try await self.seconds(until: true, session, limit: 1)
+        print("[ScreenLock] screensaver ActiveChanged(true): laid \(Int(laid * 1_000)) ms later")
+        #expect(try await self.source(session, "screenSaver")?["locked"]?.boolValue == true)
+        try await world.setScreenSaverActive(false)
+        _ = try await self.seconds(until: false, session, limit: 1)
+    }
+
+    /// Probing never starts a server (no D-Bus auto-start): asking the screensaver whether it is
+    /// active must not start one that the bus could activate.
+    @Test func askingTheScreensaverNeverStartsOne() async throws {
+        let session = try await Session.start()
+        let world = try LockWorld(session)
+        defer {
+            world.stop()
+            session.stop()
+        }
+        let marker = "\(session.directory.path)/screensaver-was-started"
+        let address = try await world.startActivatingSessionBus(marker: marker)
+        try await world.startSystemBus()
+        try replaceFile(session.household, try farAwayHousehold())
+        try await session.signal("foreground")
+        try await session.startDaemon(
+            notifier: "log", environment: world.daemonEnvironment.merging(["DBUS_SESSION_BUS_ADDRESS": address]) { $1 })
+        var detail: String?
+        do {
+            _ = try await poll("status to say there is no screensaver", timeout: 10) { () -> Bool? in
+                detail = try await self.source(session, "screenSaver")?["detail"]?.stringValue
+                return detail == "no screensaver on the session bus" ? true : nil
+            }
+        } catch {
+            Issue.record("status says \(detail ?? "nothing") for the screensaver: \(session.daemonStderr)")
+            throw error
+        }
+        await pause(0.5)
+        #expect(access(marker, F_OK) != 0, "the daemon's GetActive started the screensaver")
+        // The bus would have started it: a plain call does.
+        _ = try await world.getActiveAutoStarting(address)
+        _ = try await poll("a plain call to auto-start the screensaver", timeout: 5) { () -> Bool? in
+            access(marker, F_OK) == 0 ? true : nil
+        }
+    }
+
+    /// The system bus restarting drops logind's word (the file decides meanwhile); the daemon
+    /// reconnects on its backoff and follows the lock again, saying the loss once.
+    @Test func aSystemBusThatRestartsIsFollowedAgainWithoutALogLoop() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await self.watched(session, "logind")
+        try await world.setLocked(true)
+        _ = try await self.seconds(until: true, session, limit: 1)
+        world.stopSystemBus()
+        // Nothing says locked any more: the file (foreground) decides.
+        _ = try await self.seconds(until: false, session, limit: 2)
+        await pause(3)
+        try await world.startSystemBus()
+        _ = try await poll("the daemon to follow logind again", timeout: 15) { () -> Bool? in
+            try await self.source(session, "logind")?["watched"]?.boolValue == true ? true : nil
+        }
+        try await world.setLocked(true)
+        _ = try await self.seconds(until: true, session, limit: 1)
+        let lost = session.daemonStderr.split(separator: "\n").filter {
+            $0.contains("Lost the connection to the system bus")
+        }
+        #expect(lost.count == 1, "\(session.daemonStderr)")
+    }
+
+    @Test func withNoLogindAtAllTheDaemonRunsAsTodaySayingSoOnce() async throws {
+        let (session, world) = try await start(systemBus: false)
+        defer {
+            world.stop()
+            session.stop()
+        }
+        _ = try await poll("status to say why logind is not watched", timeout: 5) { () -> String? in
+            try await self.source(session, "logind")?["detail"]?.stringValue.flatMap {
+                $0.hasPrefix("no system bus") ? $0 : nil
+            }
+        }
+        #expect(try await self.source(session, "logind")?["watched"]?.boolValue == false)
+        #expect(try await session.pending().starts.isEmpty)
+        try await session.signal("away")
+        _ = try await self.seconds(until: true, session, limit: 1)
+        try await session.signal("foreground")
+        _ = try await self.seconds(until: false, session, limit: 1)
+        await pause(1)
+        let said = session.daemonStderr.split(separator: "\n").filter { $0.contains("Screen lock: no system bus") }
+        #expect(said.count == 1, "said \(said.count) times: \(session.daemonStderr)")
+        #expect(try await session.status()["running"]?.boolValue == true)
+    }
+
+    @Test func aSystemBusWithoutLogindLeavesTheFileAloneToDecide() async throws {
+        let (session, world) = try await start(logind: false)
+        defer {
+            world.stop()
+            session.stop()
+        }
+        _ = try await poll("status to say logind has no user", timeout: 5) { () -> Bool? in
+            try await self.source(session, "logind")?["detail"]?.stringValue?.hasPrefix("logind has no user")
+                == true ? true : nil
+        }
+        try await session.signal("away")
+        _ = try await self.seconds(until: true, session, limit: 1)
+        try await session.signal("foreground")
+        _ = try await self.seconds(until: false, session, limit: 1)
+    }
+}
