@@ -30,47 +30,64 @@ let statusVerb = VerbSpec(
 func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
     let paths = paths(command, context)
     let running = DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory)
-    if let published = readJSON(paths.queueFile)?.objectValue, published["backend"]?.stringValue == "systemd" {
-        return ManagerQueue.pending(command, context, published: published, running: running)
+    let published = readQueue(paths)
+    if case .success(let queue) = published, queue.backend == "systemd" {
+        return ManagerQueue.pending(command, context, published: queue, running: running)
     }
     guard running else {
         return .failure(
             .failure, "no daemon is running for '\(paths.runtimeDirectory)': the wheel's queue died with it")
     }
-    guard let queue = readJSON(paths.queueFile)?.objectValue else {
-        return .failure(.failure, "the daemon for '\(paths.runtimeDirectory)' has not published its queue yet")
+    let queue: QueueSnapshot
+    switch published {
+    case .success(let read): queue = read
+    case .failure(let why): return .failure(.failure, why.description)
     }
     if command.has("--json") {
-        var members = queue.members.filter { $0.key != "daemonRunning" }
-        members.insert(("daemonRunning", .bool(true)), at: min(3, members.count))
-        return CommandOutput(stdout: JSONValue.object(JSONObject(members)).serialized(pretty: true) + "\n")
+        return CommandOutput(stdout: queue.json.serialized(pretty: true) + "\n")
     }
     return CommandOutput(stdout: queueTable(queue, now: context.now))
 }
 
+/// The queue the daemon published, through the snapshot type it was written with.
+func readQueue(_ paths: Paths) -> Result<QueueSnapshot, CommandFailure> {
+    guard let json = readJSON(paths.queueFile) else {
+        return .failure(
+            CommandFailure("the daemon for '\(paths.runtimeDirectory)' has not published its queue yet"))
+    }
+    do {
+        return .success(try QueueSnapshot(json: json))
+    } catch {
+        return .failure(CommandFailure("the queue in '\(paths.queueFile)' cannot be read: \(error)"))
+    }
+}
+
+/// Why a command could not go on, in one line.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
 /// The queue as a table shaped like `systemctl list-timers`: next, left, lay, title, handle.
-func queueTable(_ queue: JSONObject, now: Instant) -> String {
-    let starts = queue["pending"]?.arrayValue ?? []
-    var text = "Display \(queue["display"]?.stringValue ?? "?"); "
-    text += queue["lay"]?.countValue.map { "lay \($0)" } ?? "nothing laid"
-    text += "; backend \(queue["backend"]?.stringValue ?? "?")\n"
-    if queue["daemonRunning"]?.boolValue == false {
+func queueTable(_ queue: QueueSnapshot, now: Instant) -> String {
+    var text = "Display \(queue.display?.rawValue ?? "?"); "
+    text += queue.lay.map { "lay \($0)" } ?? "nothing laid"
+    text += "; backend \(queue.backend)\n"
+    if !queue.daemonRunning {
         text += "The daemon is not running: these timers bring it back when they fire.\n"
     }
-    guard !starts.isEmpty else { return text + "Nothing is pending.\n" }
+    guard !queue.pending.isEmpty else { return text + "Nothing is pending.\n" }
     var rows = [["NEXT", "LEFT", "LAY", "TITLE", "HANDLE"]]
-    for start in starts {
-        guard let object = start.objectValue else { continue }
-        let at = object["at"]?.stringValue.flatMap(parseUTC)
+    for start in queue.pending {
         rows.append([
-            object["local"]?.stringValue.map(humanLocal) ?? "?",
-            at.map { left(from: now, to: $0) } ?? "?",
-            object["lay"]?.countValue.map { String($0) } ?? "?",
-            printable(object["title"]?.stringValue ?? ""),
-            object["handle"]?.stringValue ?? "",
+            humanLocal(start.local), left(from: now, to: start.at), start.lay.map { String($0) } ?? "?",
+            printable(start.title), start.handle,
         ])
     }
-    return text + "\n" + table(rows) + "\n\(starts.count) starts pending.\n"
+    return text + "\n" + table(rows) + "\n\(queue.pending.count) starts pending.\n"
 }
 
 /// Runs `history`.

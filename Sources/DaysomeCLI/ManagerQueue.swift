@@ -10,7 +10,7 @@ import SystemdKit
 /// Reads the queue from the systemd manager.
 enum ManagerQueue {
     static func pending(
-        _ command: ParsedCommand, _ context: CommandContext, published: JSONObject, running: Bool
+        _ command: ParsedCommand, _ context: CommandContext, published: QueueSnapshot, running: Bool
     )
         -> CommandOutput
     {
@@ -27,13 +27,11 @@ enum ManagerQueue {
             return .failure(.failure, "cannot list the manager's daysome- timers: \(error)")
         }
         var raw: [JSONValue] = []
-        var pending: [(at: Instant, value: JSONValue)] = []
+        var pending: [QueueSnapshot.Entry] = []
         // The lay record by instant: a dense week joins 10,080 entries, so no linear search per entry.
-        var known: [String: JSONObject] = [:]
-        for record in (published["pending"]?.arrayValue ?? []).compactMap(\.objectValue) {
-            if let at = record["at"]?.stringValue, known[at] == nil { known[at] = record }
-        }
-        let currentLay = published["lay"]?.countValue
+        var known: [Instant: QueueSnapshot.Entry] = [:]
+        for record in published.pending where known[record.at] == nil { known[record.at] = record }
+        let currentLay = published.lay
         for unit in units.sorted(by: { $0.name < $1.name }) {
             guard let calendar = try? manager.timerCalendar(unit.name) else { continue }
             raw.append(
@@ -59,37 +57,23 @@ enum ManagerQueue {
             let now = UInt64(max(0, context.now.seconds)) * 1_000_000
             for entry in calendar.entries where entry.nextElapse > now && entry.nextElapse != UInt64.max {
                 let at = Instant(seconds: Int64(entry.nextElapse / 1_000_000))
-                let record = lay == currentLay ? known[at.rfc3339] : nil
+                let record = lay == currentLay ? known[at] : nil
                 pending.append(
-                    (
-                        at,
-                        .object(
-                            JSONObject([
-                                ("lay", lay.map { .number(Double($0)) } ?? .null), ("at", .string(at.rfc3339)),
-                                ("local", record?["local"] ?? .string(at.rfc3339)),
-                                ("itemIds", record?["itemIds"] ?? .array([])),
-                                (
-                                    "title",
-                                    record?["title"]
-                                        ?? .string(
-                                            lay == currentLay
-                                                ? "(not in the lay record)" : "(belongs to no current lay)")
-                                ),
-                                ("handle", .string(unit.name)),
-                            ]))
-                    ))
+                    QueueSnapshot.Entry(
+                        lay: lay, at: at, local: record?.local ?? at.rfc3339, itemIds: record?.itemIds ?? [],
+                        title: record?.title
+                            ?? (lay == currentLay ? "(not in the lay record)" : "(belongs to no current lay)"),
+                        handle: unit.name))
             }
         }
         if command.has("--raw") {
             return CommandOutput(stdout: JSONValue.array(raw).serialized(pretty: true) + "\n")
         }
-        let queue = JSONObject([
-            ("backend", .string("systemd")), ("display", published["display"] ?? .null),
-            ("lay", published["lay"] ?? .null), ("daemonRunning", .bool(running)),
-            ("pending", .array(pending.sorted { $0.at < $1.at }.map(\.value))),
-        ])
+        let queue = QueueSnapshot(
+            backend: "systemd", display: published.display, lay: published.lay, daemonRunning: running,
+            publisher: nil, pending: pending.sorted { $0.at < $1.at })
         if command.has("--json") {
-            return CommandOutput(stdout: JSONValue.object(queue).serialized(pretty: true) + "\n")
+            return CommandOutput(stdout: queue.json.serialized(pretty: true) + "\n")
         }
         return CommandOutput(stdout: queueTable(queue, now: context.now))
     }

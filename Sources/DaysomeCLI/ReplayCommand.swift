@@ -282,8 +282,10 @@ func runPendingWithPicture(_ command: ParsedCommand, _ context: CommandContext) 
     var output = runPending(plain, context)
     guard output.status == .success else { return output }
     let paths = paths(command, context)
-    guard let queue = readJSON(paths.queueFile)?.objectValue else {
-        return .failure(.failure, "the daemon for '\(paths.runtimeDirectory)' has not published its queue yet")
+    let queue: QueueSnapshot
+    switch readQueue(paths) {
+    case .success(let read): queue = read
+    case .failure(let why): return .failure(.failure, why.description)
     }
     output.draw(pendingPicture(queue, now: context.now, environment: context.environment), to: svgPath)
     return output
@@ -303,22 +305,18 @@ extension CommandOutput {
 }
 
 /// The live queue as a picture: each pending start to its expiry, from now.
-func pendingPicture(_ queue: JSONObject, now: Instant, environment: [String: String]) -> WeekPicture {
-    let zoneName = queue["timeZone"]?.stringValue ?? "UTC"
+func pendingPicture(_ queue: QueueSnapshot, now: Instant, environment: [String: String]) -> WeekPicture {
+    let zoneName = queue.publisher?.timeZone ?? "UTC"
     let tzdir = environment["TZDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/usr/share/zoneinfo"
     let rules = (try? ZoneFiles.load(name: zoneName, tzdir: tzdir)) ?? .utc
     let zone = Zone(name: zoneName, rules: rules)
-    var cards: [WeekPicture.Card] = []
-    for entry in queue["pending"]?.arrayValue ?? [] {
-        guard let object = entry.objectValue, let at = object["at"]?.stringValue.flatMap(parseUTC) else { continue }
-        let until = object["expiresAt"]?.stringValue.flatMap(parseUTC) ?? at
-        cards.append(
-            WeekPicture.Card(
-                at: at, title: object["title"]?.stringValue ?? "", until: until, state: .planned, end: .open))
+    let cards = queue.pending.map { entry in
+        WeekPicture.Card(
+            at: entry.at, title: entry.title, until: entry.expiresAt ?? entry.at, state: .planned, end: .open)
     }
     let to = max(cards.map(\.until).max() ?? now, now.adding(seconds: 86_400))
-    let display = DisplayState(rawValue: queue["display"]?.stringValue ?? "") ?? .away
-    let lay = queue["lay"]?.countValue.map { "lay \($0)" } ?? "nothing laid"
+    let display = queue.display ?? .away
+    let lay = queue.lay.map { "lay \($0)" } ?? "nothing laid"
     return WeekPicture(
         heading: "Daysome pending · \(zone.name)",
         summary: "\(describeLocal(now, zone)) → \(describeLocal(to, zone)) · \(lay) · \(cards.count) starts pending",

@@ -266,7 +266,7 @@ final class Manager {
         let server = self.notifier?.server ?? ServerInfo(name: nil, present: false, capabilities: [])
         do {
             try self.publisher.publish(
-                queue: self.publisher.queueJSON(self.machine, backend: self.options.backend),
+                queue: self.publisher.queue(self.machine, backend: self.options.backend).json,
                 status: self.publisher.statusJSON(
                     self.machine, options: self.options, server: server,
                     extras: [

@@ -108,31 +108,23 @@ final class Publisher {
         try self.history.append(records)
     }
 
-    /// The queue, in `pending --json`'s shape.
-    func queueJSON(_ machine: DaemonMachine, backend: BackendKind) -> JSONValue {
+    /// The live queue as the snapshot `daysomectl pending` reads back.
+    func queue(_ machine: DaemonMachine, backend: BackendKind) -> QueueSnapshot {
         let zone = machine.household?.load.household.zone
         // The wheel names its slot; with the systemd backend the manager holds the start, and
         // `daysomectl pending` reads it back from there, joining this record by instant.
         let handles = Dictionary(machine.pendingStarts.map { ($0.start.at, "wheel:\($0.id.rawValue)") }) { first, _ in
             first
         }
-        let pending = machine.laidStarts.map { start -> JSONValue in
-            .object(
-                JSONObject([
-                    ("lay", .number(Double(machine.currentLay?.number ?? 0))), ("at", .string(start.at.rfc3339)),
-                    ("local", .string(zone?.local(start.at).rfc3339 ?? start.local.rfc3339)),
-                    ("itemIds", .array(start.itemIds.map { .string($0) })), ("title", .string(start.title)),
-                    ("handle", .string(handles[start.at] ?? "systemd")),
-                    ("expiresAt", .string(start.expiresAt.rfc3339)),
-                ]))
+        let pending = machine.laidStarts.map { start in
+            QueueSnapshot.Entry(
+                lay: machine.currentLay?.number ?? 0, at: start.at,
+                local: zone?.local(start.at).rfc3339 ?? start.local.rfc3339, itemIds: start.itemIds,
+                title: start.title, handle: handles[start.at] ?? "systemd", expiresAt: start.expiresAt)
         }
-        return .object(
-            JSONObject([
-                ("backend", .string(backend.rawValue)), ("display", .string(machine.display.rawValue)),
-                ("lay", machine.currentLay.map { .number(Double($0.number)) } ?? .null), ("daemonRunning", .bool(true)),
-                ("pid", .number(Double(getpid()))), ("timeZone", zone.map { .string($0.name) } ?? .null),
-                ("pending", .array(pending)),
-            ]))
+        return QueueSnapshot(
+            backend: backend.rawValue, display: machine.display, lay: machine.currentLay?.number, daemonRunning: true,
+            publisher: QueueSnapshot.Publisher(pid: UInt64(getpid()), timeZone: zone?.name), pending: pending)
     }
 
     /// The status, in `status --json`'s shape (without `running`, which the tool decides from the lock).

@@ -1,0 +1,123 @@
+// The live queue as it crosses the process boundary: the daemon writes `queue.json` with this
+// type, and `daysomectl pending` (text, `--json`, `--svg`, and the systemd backend's join with
+// the manager's timers) reads it back through the same type. One encoder, one decoder: a key
+// renamed on one side fails the other's decoding instead of silently reading nothing.
+
+/// What `pending --json` prints and `queue.json` holds.
+public struct QueueSnapshot: Sendable, Equatable {
+    /// One start laid and not yet fired.
+    public struct Entry: Sendable, Equatable {
+        public var lay: UInt64?
+        public var at: Instant
+        /// The local wall time with its offset (`2026-12-01T13:00:00+00:00`), as the plan says it.
+        public var local: String
+        public var itemIds: [String]
+        public var title: String
+        /// The wheel slot (`wheel:42`) or the systemd timer unit that holds it.
+        public var handle: String
+        /// When its card would leave the display; the manager's read-back does not know it.
+        public var expiresAt: Instant?
+
+        public init(
+            lay: UInt64?, at: Instant, local: String, itemIds: [String], title: String, handle: String,
+            expiresAt: Instant? = nil
+        ) {
+            self.lay = lay
+            self.at = at
+            self.local = local
+            self.itemIds = itemIds
+            self.title = title
+            self.handle = handle
+            self.expiresAt = expiresAt
+        }
+    }
+
+    /// The daemon's own part: which process published it, and in which zone.
+    public struct Publisher: Sendable, Equatable {
+        public var pid: UInt64
+        public var timeZone: String?
+
+        public init(pid: UInt64, timeZone: String?) {
+            self.pid = pid
+            self.timeZone = timeZone
+        }
+    }
+
+    public var backend: String
+    public var display: DisplayState?
+    public var lay: UInt64?
+    public var daemonRunning: Bool
+    /// Present in what the daemon publishes; absent in what `pending` builds from the manager alone.
+    public var publisher: Publisher?
+    public var pending: [Entry]
+
+    public init(
+        backend: String, display: DisplayState?, lay: UInt64?, daemonRunning: Bool, publisher: Publisher?,
+        pending: [Entry]
+    ) {
+        self.backend = backend
+        self.display = display
+        self.lay = lay
+        self.daemonRunning = daemonRunning
+        self.publisher = publisher
+        self.pending = pending
+    }
+
+    /// The contract's keys, in its order, then ours.
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("backend", .string(self.backend)), ("display", self.display.map { .string($0.rawValue) } ?? .null),
+            ("lay", self.lay.map { .number(Double($0)) } ?? .null), ("daemonRunning", .bool(self.daemonRunning)),
+        ]
+        if let publisher {
+            members.append(("pid", .number(Double(publisher.pid))))
+            members.append(("timeZone", publisher.timeZone.map { .string($0) } ?? .null))
+        }
+        members.append(("pending", .array(self.pending.map(\.json))))
+        return .object(JSONObject(members))
+    }
+
+    /// Reads a queue back; every key the encoder writes is required.
+    /// - Throws: `SnapshotProblem` naming the first key that is missing or of the wrong type.
+    public init(json: JSONValue) throws(SnapshotProblem) {
+        let reader = try SnapshotReader(json, "queue")
+        self.backend = try reader.string("backend")
+        self.display = try reader.optionalString("display").map { text throws(SnapshotProblem) in
+            guard let state = DisplayState(rawValue: text) else {
+                throw SnapshotProblem(key: "queue.display", "is neither foreground nor away")
+            }
+            return state
+        }
+        self.lay = try reader.optionalCount("lay")
+        self.daemonRunning = try reader.bool("daemonRunning")
+        self.publisher =
+            reader.has("pid")
+            ? Publisher(pid: try reader.count("pid"), timeZone: try reader.optionalString("timeZone")) : nil
+        self.pending = try reader.array("pending").enumerated().map { index, entry throws(SnapshotProblem) in
+            try Entry(json: entry, at: "pending[\(index)]")
+        }
+    }
+}
+
+extension QueueSnapshot.Entry {
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("lay", self.lay.map { .number(Double($0)) } ?? .null), ("at", .string(self.at.rfc3339)),
+            ("local", .string(self.local)), ("itemIds", .array(self.itemIds.map { .string($0) })),
+            ("title", .string(self.title)), ("handle", .string(self.handle)),
+        ]
+        if let expiresAt { members.append(("expiresAt", .string(expiresAt.rfc3339))) }
+        return .object(JSONObject(members))
+    }
+
+    init(json: JSONValue, at path: String) throws(SnapshotProblem) {
+        let reader = try SnapshotReader(json, path)
+        self.lay = try reader.optionalCount("lay")
+        self.at = try reader.instant("at")
+        self.local = try reader.string("local")
+        self.itemIds = try reader.strings("itemIds")
+        self.title = try reader.string("title")
+        self.handle = try reader.string("handle")
+        self.expiresAt = reader.has("expiresAt") ? try reader.instant("expiresAt") : nil
+    }
+}

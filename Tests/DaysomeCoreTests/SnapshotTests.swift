@@ -1,0 +1,117 @@
+// What crosses the process boundary (the queue the daemon publishes and `daysomectl` reads, the
+// history lines) goes through one type with one encoder and one decoder: it reads back the same,
+// and a key renamed on either side fails the round trip instead of reading as nothing.
+
+import DaysomeCore
+import Testing
+
+/// Every variant of `json` with exactly one object key renamed, with the key's path.
+private func renamedKeys(_ json: JSONValue, at path: String = "") -> [(path: String, json: JSONValue)] {
+    switch json {
+    case .object(let object):
+        var variants: [(String, JSONValue)] = []
+        for (index, member) in object.members.enumerated() {
+            var renamed = object.members
+            renamed[index] = (member.key + "Renamed", member.value)
+            variants.append((path + "." + member.key, .object(JSONObject(renamed))))
+            for (inner, value) in renamedKeys(member.value, at: path + "." + member.key) {
+                var nested = object.members
+                nested[index] = (member.key, value)
+                variants.append((inner, .object(JSONObject(nested))))
+            }
+        }
+        return variants
+    case .array(let elements):
+        // The first element stands for all: they share one encoder.
+        guard let first = elements.first else { return [] }
+        return renamedKeys(first, at: path + "[0]").map { inner, value in
+            (inner, .array([value] + elements.dropFirst()))
+        }
+    default:
+        return []
+    }
+}
+
+private let aQueue = QueueSnapshot(
+    backend: "wheel", display: .away, lay: 12, daemonRunning: true,
+    publisher: QueueSnapshot.Publisher(pid: 4242, timeZone: "Europe/London"),
+    pending: [
+        QueueSnapshot.Entry(
+            lay: 12, at: instant("2026-12-01T13:00:00Z"), local: "2026-12-01T13:00:00+00:00",
+            itemIds: ["lunch", "pills"], title: "Lunch and Pills", handle: "wheel:7",
+            expiresAt: instant("2026-12-01T13:45:00Z")),
+        QueueSnapshot.Entry(
+            lay: 12, at: instant("2026-12-01T16:00:00Z"), local: "2026-12-01T16:00:00+00:00", itemIds: ["tea"],
+            title: "Tea", handle: "wheel:8", expiresAt: instant("2026-12-01T17:00:00Z")),
+    ])
+
+@Suite("Snapshots across the process boundary")
+struct SnapshotTests {
+    @Test("The queue the daemon publishes reads back the same through the type daysomectl reads it with")
+    func queueRoundTrip() throws {
+        #expect(try QueueSnapshot(json: aQueue.json) == aQueue)
+        #expect(try QueueSnapshot(json: JSONParser.parse(aQueue.json.serialized(pretty: true))) == aQueue)
+        // What pending builds from the manager alone: no publisher, no expiry, nothing laid.
+        let managerOnly = QueueSnapshot(
+            backend: "systemd", display: nil, lay: nil, daemonRunning: false, publisher: nil,
+            pending: [
+                QueueSnapshot.Entry(
+                    lay: nil, at: instant("2026-12-01T13:00:00Z"), local: "2026-12-01T13:00:00Z", itemIds: [],
+                    title: "(belongs to no current lay)", handle: "daysome-lay3.timer")
+            ])
+        #expect(try QueueSnapshot(json: managerOnly.json) == managerOnly)
+    }
+
+    @Test("The queue keeps the contract's keys in the contract's order")
+    func queueKeysAreTheContracts() {
+        #expect(
+            aQueue.json.objectValue?.keys == [
+                "backend", "display", "lay", "daemonRunning", "pid", "timeZone", "pending",
+            ])
+        #expect(
+            aQueue.json.objectValue?["pending"]?.arrayValue?.first?.objectValue?.keys
+                == ["lay", "at", "local", "itemIds", "title", "handle", "expiresAt"])
+    }
+
+    @Test("A key renamed on either side of the queue fails the round trip, and a required one is named")
+    func renamedQueueKeysFail() {
+        let variants = renamedKeys(aQueue.json)
+        #expect(variants.count == 7 + 7)
+        for (path, json) in variants {
+            do {
+                let read = try QueueSnapshot(json: json)
+                #expect(read != aQueue, "renaming \(path) went unnoticed")
+            } catch {
+                #expect(path.hasSuffix(String(error.key.split(separator: ".").last ?? "")), "\(path): \(error)")
+            }
+        }
+    }
+
+    @Test("A history line reads back the same, and a key renamed on either side fails the round trip")
+    func historyRoundTripAndRenamedKeys() {
+        let record = HistoryRecord(
+            time: instant("2026-12-01T13:00:01Z"), event: .delivered, lay: 12, at: instant("2026-12-01T13:00:00Z"),
+            itemIds: ["lunch"], reason: "2 s after its minute, within the grace window")
+        #expect(HistoryRecord(json: record.json) == record)
+        let variants = renamedKeys(record.json)
+        #expect(variants.count == 6)
+        for (path, json) in variants {
+            #expect(HistoryRecord(json: json) != record, "renaming \(path) went unnoticed")
+        }
+    }
+
+    @Test("A queue with a value of the wrong type is refused, naming its key")
+    func wrongTypesAreNamed() throws {
+        // A later duplicate key wins when read, as in the daemon's own parser.
+        var object = try #require(aQueue.json.objectValue)
+        object.members.append(("lay", .number(1e300)))
+        #expect(throws: SnapshotProblem(key: "queue.lay", "is neither a whole number nor null")) {
+            try QueueSnapshot(json: .object(object))
+        }
+        object.members.append(("lay", .number(12)))
+        object.members.append(("display", .string("sideways")))
+        #expect(throws: SnapshotProblem(key: "queue.display", "is neither foreground nor away")) {
+            try QueueSnapshot(json: .object(object))
+        }
+    }
+}
