@@ -135,6 +135,29 @@ struct DurabilityTests {
         #expect(session.daemonStderr.contains("has exited; the display is away"), "\(session.daemonStderr)")
     }
 
+    @Test func aTrySampleIsWithdrawnWhenTheDisplayReturnsBeforeTheServersIdArrives() async throws {
+        let session = try await Session.start(notificationServer: false)
+        defer { session.stop() }
+        let server = try await session.startSlowNotificationServer(delay: 1)
+        try replaceFile(session.household, try farAwayHousehold())
+        try await session.startDaemon()
+        let tried = try await session.ctl(["try"] + session.daemonPaths)
+        #expect(tried.status == 0 && tried.stdout.contains("a sample call is shown"), "\(tried)")
+        // She comes back while the server still holds the sample's id.
+        try await session.signal("foreground")
+        let closed: String
+        do {
+            closed = try await poll("the sample closed once its id arrived", timeout: 4, interval: 0.05) {
+                () -> String? in
+                let log = readFile(server)
+                return log.contains("close 1") ? log : nil
+            }
+        } catch {
+            throw HarnessError("\(error); the server saw: \(readFile(server)); daysomed: \(session.daemonStderr)")
+        }
+        #expect(closed.hasPrefix("notify 1 Daysome"), "\(closed)")
+    }
+
     @Test func aRestartedNotificationServerIsNeverSentACloseForTheOldServersIds() async throws {
         let session = try await Session.start()
         defer { session.stop() }

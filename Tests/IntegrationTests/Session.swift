@@ -64,12 +64,12 @@ final class Session: ShowsNotifications {
         }
     }
 
-    /// A session with a private bus, Xvfb and dunst running.
-    static func start() async throws -> Session {
+    /// A session with a private bus and, unless told otherwise, Xvfb and dunst running.
+    static func start(notificationServer: Bool = true) async throws -> Session {
         let session = try Session()
         do {
             try await session.startSessionBus()
-            try await session.startNotificationServer()
+            if notificationServer { try await session.startNotificationServer() }
         } catch {
             session.stop()
             throw error
@@ -114,6 +114,25 @@ final class Session: ShowsNotifications {
             try await self.dunstctl(["count", "displayed"]).status == 0
         }
         self.processes.append(dunst)
+    }
+
+    /// A stand-in notification server (`Tests/StandIns/slow-notifications.py`) whose Notify replies
+    /// come `delay` seconds late; it prints each Notify and CloseNotification it gets to the returned log.
+    func startSlowNotificationServer(delay: Double) async throws -> String {
+        let python = "/usr/bin/python3"
+        guard access(python, X_OK) == 0 else { throw HarnessError("\(python) is missing: install python3-dbus") }
+        let log = "\(self.directory.path)/slow-notifications.log"
+        let pipe = try makePipe()
+        defer { close(pipe.read) }
+        let process = try SpawnedProcess(
+            python, ["\(packageRoot())/Tests/StandIns/slow-notifications.py", String(delay), log],
+            environment: self.environment, stdout: pipe.write, stderrPath: log + ".err")
+        close(pipe.write)
+        self.processes.append(process)
+        guard await readLine(pipe.read, timeout: 15) == "ready" else {
+            throw HarnessError("the slow notification server did not start: \(readFile(log + ".err"))")
+        }
+        return log
     }
 
     // MARK: A power cut

@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""A stand-in notification server that answers Notify late, for the tests.
+
+org.freedesktop.Notifications on the session bus, whose Notify reply (the id) comes DELAY seconds
+after the call, as a busy server's may: the window in which a daemon has posted but holds no id.
+Every Notify and CloseNotification is written to the log file LOG as a line ("notify 1
+<summary>", "close 1"); "ready" goes to stdout once its name is owned.
+"""
+
+import sys
+
+import dbus
+import dbus.mainloop.glib
+import dbus.service
+from gi.repository import GLib
+
+INTERFACE = "org.freedesktop.Notifications"
+
+
+class Server(dbus.service.Object):
+    def __init__(self, bus, delay, log):
+        super().__init__(bus, "/org/freedesktop/Notifications")
+        self.delay = delay
+        self.log = log
+        self.next_id = 1
+
+    @dbus.service.method(INTERFACE, out_signature="ssss")
+    def GetServerInformation(self):
+        return ("slow-stand-in", "daysome tests", "1", "1.2")
+
+    @dbus.service.method(INTERFACE, out_signature="as")
+    def GetCapabilities(self):
+        return ["body", "actions"]
+
+    @dbus.service.method(INTERFACE, in_signature="susssasa{sv}i", out_signature="u",
+                         async_callbacks=("reply", "error"))
+    def Notify(self, app, replaces, icon, summary, body, actions, hints, timeout, reply, error):
+        notification = self.next_id
+        self.next_id += 1
+        self.write(f"notify {notification} {summary}")
+
+        def answer():
+            reply(dbus.UInt32(notification))
+            return False
+
+        GLib.timeout_add(int(self.delay * 1000), answer)
+
+    @dbus.service.method(INTERFACE, in_signature="u")
+    def CloseNotification(self, notification):
+        self.write(f"close {notification}")
+        self.NotificationClosed(notification, dbus.UInt32(3))
+
+    def write(self, line):
+        with open(self.log, "a", encoding="utf-8") as log:
+            log.write(line + "\n")
+
+    @dbus.service.signal(INTERFACE, signature="uu")
+    def NotificationClosed(self, notification, reason):
+        pass
+
+
+def main():
+    delay, log = float(sys.argv[1]), sys.argv[2]
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bus = dbus.SessionBus()
+    server = Server(bus, delay, log)
+    name = dbus.service.BusName(INTERFACE, bus, do_not_queue=True)  # noqa: F841 (kept: the name goes with it)
+    print("ready", flush=True)
+    GLib.MainLoop().run()
+    del server
+
+
+if __name__ == "__main__":
+    main()
