@@ -30,6 +30,7 @@ let package = Package(
         .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(name: "ZoneTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"], swiftSettings: strict),
+        .testTarget(name: "DaysomeFilesTests", dependencies: ["DaysomeFiles"], swiftSettings: strict),
         .testTarget(
             name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(
