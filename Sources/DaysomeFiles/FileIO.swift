@@ -151,12 +151,11 @@ public enum FileIO {
     /// `fsync`s the directory holding `path`: a rename or a new file is on disk only once its
     /// directory is.
     public static func syncDirectory(of path: String) throws(FileError) {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileError(path: directory, errno: Glibc.errno, operation: "open directory") }
+        let parent = directory(of: path)
+        let fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(path: parent, errno: Glibc.errno, operation: "open directory") }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw FileError(path: directory, errno: Glibc.errno, operation: "sync directory") }
+        guard fsync(fd) == 0 else { throw FileError(path: parent, errno: Glibc.errno, operation: "sync directory") }
     }
 
     /// Sets a file that cannot be trusted aside as `<path>.corrupt-<time>` (kept for a person to
