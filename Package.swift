@@ -34,7 +34,8 @@ let package = Package(
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "DaysomeErrno"], swiftSettings: strict),
         .testTarget(name: "DaysomeFilesTests", dependencies: ["DaysomeFiles"], swiftSettings: strict),
         .testTarget(
-            name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeFiles"], swiftSettings: strict),
+            name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles"],
+            swiftSettings: strict),
         .testTarget(
             name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(
