@@ -13,12 +13,14 @@ let package = Package(
     targets: [
         // libsystemd (sd-bus, sd-event, sd-daemon, sd-journal) and the Linux headers Glibc lacks.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // One error number type with a thread-safe text, below both SystemdKit and DaysomeFiles. No I/O.
+        .target(name: "DaysomeErrno", swiftSettings: strict),
         // Thin typed wrappers: the only module that imports CSystemd.
-        .target(name: "SystemdKit", dependencies: ["CSystemd"], swiftSettings: strict),
+        .target(name: "SystemdKit", dependencies: ["CSystemd", "DaysomeErrno"], swiftSettings: strict),
         // The pure core: no I/O, no clock reads, no globals. Time is a parameter.
         .target(name: "DaysomeCore", swiftSettings: strict),
         // Files the daemon and the tool share: zone files, atomic writes, default paths, the queue and history.
-        .target(name: "DaysomeFiles", dependencies: ["DaysomeCore"], swiftSettings: strict),
+        .target(name: "DaysomeFiles", dependencies: ["DaysomeCore", "DaysomeErrno"], swiftSettings: strict),
         // The daemon: one sd-event loop executing the core's actions.
         .target(
             name: "DaysomeDaemon", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict),
@@ -29,9 +31,11 @@ let package = Package(
         .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI"], swiftSettings: strict),
         .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(name: "ZoneTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
-        .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"], swiftSettings: strict),
+        .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "DaysomeErrno"], swiftSettings: strict),
+        .testTarget(name: "DaysomeFilesTests", dependencies: ["DaysomeFiles"], swiftSettings: strict),
         .testTarget(
-            name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeFiles"], swiftSettings: strict),
+            name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles"],
+            swiftSettings: strict),
         .testTarget(
             name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(

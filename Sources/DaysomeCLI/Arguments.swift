@@ -2,6 +2,8 @@
 // table that also generates the help. Pure: it takes [String] and returns a value or a
 // UsageError, so every accepted and refused command line is a unit test.
 
+import DaysomeCore
+
 /// One option a verb takes.
 public struct OptionSpec: Sendable {
     /// `--days`.
@@ -157,22 +159,64 @@ public func helpText(program: String, summary: String, verbs: [VerbSpec], verb: 
     if let verb, let spec = verbs.first(where: { $0.name == verb }) {
         var text = "\(spec.summary)\n\nUSAGE:\n  \(spec.usage(program: program))\n"
         if !spec.options.isEmpty {
-            let rows = spec.options.map { ($0.name + ($0.valueName.map { " " + $0 } ?? ""), $0.help) }
-            text += "\nOPTIONS:\n" + aligned(rows + [("-h, --help", "Show this help.")])
+            text += "\nOPTIONS:\n" + aligned(spec.helpOptions.map(\.row))
         }
         if !spec.details.isEmpty { text += "\n" + spec.details + "\n" }
         return text
     }
     var text = "\(summary)\n\nUSAGE:\n  \(program) COMMAND [OPTIONS]\n\nCOMMANDS:\n"
     text += aligned(verbs.map { ($0.name, $0.summary) })
-    text +=
-        "\nOPTIONS:\n"
-        + aligned([
-            ("-h, --help", "Show help; '\(program) COMMAND --help' for one command."),
-            ("--version", "Show the version."),
-        ])
-    text += "\nExit status: 0 on success, 1 on a runtime failure, 2 on bad usage or bad input.\n"
+    text += "\nOPTIONS:\n" + aligned(programOptions(program).map(\.row))
+    text += "\n" + exitSentence + "\n"
     return text
+}
+
+/// The options before a verb, as `--help` lists them.
+func programOptions(_ program: String) -> [HelpOption] {
+    [
+        HelpOption(names: ["-h", "--help"], lines: ["Show help; '\(program) COMMAND --help' for one command."]),
+        HelpOption(names: ["--version"], lines: ["Show the version."]),
+    ]
+}
+
+/// The exit codes every command shares, as the design fixes them.
+let exitCodes: [(code: Int, meaning: String)] = [
+    (0, "on success"), (1, "on a runtime failure"), (2, "on bad usage or bad input"),
+]
+
+/// The sentence that ends the program's help.
+var exitSentence: String {
+    "Exit status: " + exitCodes.map { "\($0.code) \($0.meaning)" }.joined(separator: ", ") + "."
+}
+
+extension VerbSpec {
+    /// The option rows the verb's `--help` prints: its options, then `-h, --help`; none when it
+    /// takes no options.
+    var helpOptions: [HelpOption] {
+        guard !self.options.isEmpty else { return [] }
+        return self.options.map { HelpOption(names: [$0.name], value: $0.valueName, lines: [$0.help]) }
+            + [HelpOption(names: ["-h", "--help"], lines: ["Show this help."])]
+    }
+}
+
+extension HelpOption {
+    /// The row's two columns: `--days N`, then the help.
+    var row: (String, String) {
+        (self.names.joined(separator: ", ") + (self.value.map { " " + $0 } ?? ""), self.help)
+    }
+}
+
+/// The program's help as data (`--help-data`), from the same tables as `helpText`.
+public func helpData(program: String, about: String, version: String, verbs: [VerbSpec]) -> HelpData {
+    HelpData(
+        program: program, version: version, summary: about, description: "",
+        usage: "\(program) COMMAND [OPTIONS]", options: programOptions(program),
+        commands: verbs.map { spec in
+            HelpCommand(
+                name: spec.name, summary: spec.summary, usage: spec.usage(program: program),
+                arguments: spec.arguments, options: spec.helpOptions, details: spec.details)
+        },
+        exitStatus: exitCodes)
 }
 
 /// Two columns, the first padded to the widest entry.

@@ -24,10 +24,17 @@ public enum DaysomeCtl {
     /// The verb table, for help and man pages.
     public static var specs: [VerbSpec] { self.verbs.map(\.spec) }
 
-    static let summary = "daysomectl: signal the Daysome daemon, and inspect its plan, queue, history and status."
+    /// What the tool is for, as the help's first line and the man page's NAME say it.
+    static let about = "signal the Daysome daemon, and inspect its plan, queue, history and status"
+    static let summary = "daysomectl: \(about)."
 
     /// Runs one command line (without the program name).
     public static func run(_ argv: [String], context: CommandContext) -> CommandOutput {
+        // For scripts/gen-man and the bash completion only, so it stays out of --help and the parser.
+        if argv == ["--help-data"] {
+            let data = helpData(program: "daysomectl", about: self.about, version: daysomeVersion, verbs: self.specs)
+            return CommandOutput(stdout: data.json.serialized(pretty: true) + "\n")
+        }
         let invocation: Invocation
         do {
             invocation = try parseCommandLine(argv, verbs: self.specs)

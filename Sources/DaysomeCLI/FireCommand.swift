@@ -72,21 +72,11 @@ func request(_ path: String, _ line: String) -> Result<String, FileError> {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return .failure(FileError(path: path, errno: errno, operation: "connect to")) }
     defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-        return .failure(FileError(path: path, errno: ENAMETOOLONG, operation: "connect to"))
+    let address: UnixSocketAddress
+    do { address = try UnixSocketAddress(path: path) } catch { return .failure(error) }
+    guard address.connect(fd) == 0 else {
+        return .failure(FileError(path: path, errno: errno, operation: "connect to"))
     }
-    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-        for (index, byte) in bytes.enumerated() { buffer[index] = byte }
-    }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
-    guard connected == 0 else { return .failure(FileError(path: path, errno: errno, operation: "connect to")) }
     var timeout = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     writeText(line + "\n", to: fd)

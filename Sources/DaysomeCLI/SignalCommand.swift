@@ -32,7 +32,7 @@ func runSignal(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
     let path = displayStatePath(command, context)
     let line = DisplayStateLine(state: state, pid: pid)
     do {
-        try FileIO.makeDirectories(parentDirectory(path), mode: 0o700)
+        try FileIO.makeDirectories(directory(of: path), mode: 0o700)
         try FileIO.writeAtomically(path, line.line, mode: 0o600)
     } catch {
         return .failure(.failure, error.description)
@@ -51,12 +51,6 @@ func displayStatePath(_ command: ParsedCommand, _ context: CommandContext) -> St
         return published
     }
     return paths.displayState
-}
-
-/// The directory part of a path.
-func parentDirectory(_ path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "." }
-    return slash == path.startIndex ? "/" : String(path[..<slash])
 }
 
 /// A small JSON file the daemon wrote, or nil.

@@ -120,10 +120,6 @@ extension WeekPicture {
 
     func x(_ second: Double) -> Double { Geometry.gutter + Geometry.chartWidth * second / 86_400 }
 
-    func rowIndex(of instant: Instant, rows: [DayRow]) -> Int? {
-        rows.firstIndex { $0.start <= instant && instant < $0.end } ?? (instant == self.to ? rows.indices.last : nil)
-    }
-
     /// Places a row's labels in lanes below the bars, latest first, so that no label covers
     /// another and no leader crosses a label. A long label wraps onto lanes of its own.
     func placeLabels(row: DayRow) -> [PlacedLabel] {

@@ -126,7 +126,7 @@ final class ChildProcesses {
         defer { cArgs.forEach { free($0) } }
         let result = posix_spawn(&pid, argv[0], nil, &attributes, cArgs, environ)
         guard result == 0 else {
-            self.logger.log(failure, "Failed to start '\(argv[0])': \(String(cString: strerror(result)))")
+            self.logger.log(failure, "Failed to start '\(argv[0])': \(Errno(rawValue: result).text)")
             return false
         }
         do {

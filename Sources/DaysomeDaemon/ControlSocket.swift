@@ -1,7 +1,8 @@
 // The daemon's control socket in its runtime directory: one line in, one line out. A fire from
 // the systemd manager says `fire <lay>`; the daemon, which posts every notification itself over
 // its one connection, answers what it did. Only the owner of the runtime directory (0700) can
-// reach it.
+// reach it. Each client is read without blocking on an IO source of its own, with a deadline of
+// its own, so a client that says nothing never holds up the loop or another client.
 
 import DaysomeFiles
 import Glibc
@@ -9,41 +10,38 @@ import SystemdKit
 
 /// A Unix stream socket answering one-line requests on the loop.
 final class ControlSocket {
+    /// The longest request read: every request is a short line (`fire 42`, `try`).
+    static let lineLimit = 512
+    /// How long a client has to say its line, in microseconds, before it is closed unanswered.
+    static let deadline: UInt64 = 2_000_000
+
     private let fd: Int32
     private let path: String
+    private let loop: EventLoop
+    private let handler: (String) -> String
     private var source: EventSource?
+    /// The clients still saying their line, by descriptor.
+    private var clients: [Int32: ControlClient] = [:]
 
     /// Binds `path` (replacing a stale socket: the caller holds the runtime directory's lock).
     init(path: String, loop: EventLoop, handler: @escaping (String) -> String) throws(FileError) {
+        let address = try UnixSocketAddress(path: path, operation: "bind")
         unlink(path)
         let fd = socket(
             AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw FileError(path: path, errno: errno, operation: "create socket") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
-            throw FileError(path: path, errno: ENAMETOOLONG, operation: "bind")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else {
+        guard address.bind(fd) == 0, listen(fd, 16) == 0 else {
             let saved = errno
             close(fd)
             throw FileError(path: path, errno: saved, operation: "listen on")
         }
         self.fd = fd
         self.path = path
+        self.loop = loop
+        self.handler = handler
         do {
-            self.source = try loop.addIO(fd: fd, events: .readable, description: "control") { _, _ in
-                ControlSocket.acceptAll(fd, handler)
+            self.source = try loop.addIO(fd: fd, events: .readable, description: "control") { [weak self] _, _ in
+                self?.acceptAll()
             }
         } catch {
             close(fd)
@@ -53,33 +51,91 @@ final class ControlSocket {
 
     deinit {
         self.source?.cancel()
+        for client in self.clients.values { client.close() }
         close(self.fd)
         unlink(self.path)
     }
 
-    /// Accepts every waiting client, reads its line, answers and closes.
-    private static func acceptAll(_ listener: Int32, _ handler: (String) -> String) {
+    /// Accepts every waiting client and gives each its own IO source and deadline.
+    private func acceptAll() {
         while true {
             // accept4 is a GNU extension the Glibc module does not export.
-            let client = accept(listener, nil, nil)
+            let client = accept(self.fd, nil, nil)
             guard client >= 0 else { return }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            // A client has at most a fifth of a second to say its line: the loop must not stall.
-            var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
-            setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var buffer = [UInt8](repeating: 0, count: 512)
-            var line: [UInt8] = []
-            while line.count < 512 {
-                let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
-                if count <= 0 { break }
-                line += buffer[0..<count]
-                if line.contains(0x0A) { break }
-            }
-            let request = String(decoding: line.prefix { $0 != 0x0A }, as: UTF8.self)
-            // MSG_NOSIGNAL: a client that hung up gets EPIPE dropped, never a SIGPIPE that ends the daemon.
-            let answer = Array((handler(request) + "\n").utf8)
-            _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            close(client)
+            // An accepted socket does not inherit the listener's O_NONBLOCK on Linux.
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            self.watch(client)
         }
+    }
+
+    /// Reads `client` whenever it is readable, and closes it unanswered at its deadline.
+    private func watch(_ client: Int32) {
+        let pending = ControlClient(fd: client)
+        do {
+            pending.io = try self.loop.addIO(fd: client, events: .readable, description: "control-client") {
+                [weak self] _, _ in
+                self?.read(client)
+            }
+            pending.deadline = try self.loop.addTimer(
+                clock: CLOCK_MONOTONIC, after: Self.deadline, description: "control-client-deadline"
+            ) { [weak self] _ in
+                self?.finish(client)
+            }
+        } catch {
+            // Out of memory or descriptors in sd-event: drop this client, keep serving others.
+            pending.close()
+            return
+        }
+        self.clients[client] = pending
+    }
+
+    /// Drains what `client` has sent; answers once its line is complete.
+    ///
+    /// The line ends at a newline, at end of file, or at `lineLimit` bytes, as a blocking read
+    /// would have ended it.
+    private func read(_ client: Int32) {
+        guard let pending = self.clients[client] else { return }
+        var buffer = [UInt8](repeating: 0, count: Self.lineLimit)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(client, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            if count < 0 {
+                self.finish(client)
+                return
+            }
+            pending.line += buffer[0..<count]
+            if count == 0 || pending.line.contains(0x0A) || pending.line.count >= Self.lineLimit { break }
+        }
+        let request = String(decoding: pending.line.prefix(Self.lineLimit).prefix { $0 != 0x0A }, as: UTF8.self)
+        // MSG_NOSIGNAL: a client that hung up gets EPIPE dropped, never a SIGPIPE that ends the daemon.
+        let answer = Array((self.handler(request) + "\n").utf8)
+        _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        self.finish(client)
+    }
+
+    /// Stops watching `client` and closes it.
+    private func finish(_ client: Int32) {
+        self.clients.removeValue(forKey: client)?.close()
+    }
+}
+
+/// One accepted client: its descriptor, what it has said so far, and its two sources.
+private final class ControlClient {
+    let fd: Int32
+    var line: [UInt8] = []
+    var io: EventSource?
+    var deadline: EventSource?
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// Cancels both sources, then closes the descriptor (sd-event must stop watching it first).
+    func close() {
+        self.io?.cancel()
+        self.deadline?.cancel()
+        _ = Glibc.close(self.fd)
     }
 }

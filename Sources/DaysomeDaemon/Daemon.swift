@@ -15,6 +15,9 @@ public enum Daemon {
             case .help:
                 print(DaemonOptions.help)
                 return 0
+            case .helpData:
+                print(DaemonOptions.helpData(version: daysomeVersion).json.serialized(pretty: true))
+                return 0
             case .version:
                 print("daysomed \(daysomeVersion)")
                 return 0

@@ -46,46 +46,12 @@ public struct DaemonOptions: Sendable, Equatable {
         self.paths = paths
     }
 
-    /// The help text, also the source of the man page.
-    public static let help = """
-        daysomed: the Daysome notification daemon. While the day display is away, it calls her to each
-        start of the household's week; when the display comes back, it takes every call away.
-
-        USAGE:
-          daysomed [--household PATH] [--display-state PATH] [--runtime-dir DIR] [--state-dir DIR]
-                   [--backend wheel|systemd] [--notifier freedesktop|log] [--grace SECONDS]
-                   [--chime-file PATH] [--player PATH] [--display-unit UNIT] [--display-command PATH]
-                   [--dnd respect|override]
-
-        OPTIONS:
-          --household PATH          The household file (default $XDG_CONFIG_HOME/daysome/household.json).
-          --display-state PATH      The display state file (default $XDG_RUNTIME_DIR/daysome/display).
-          --runtime-dir DIR         The live queue and status (default $XDG_RUNTIME_DIR/daysome).
-          --state-dir DIR           The lay counter, current lay and history (default $XDG_STATE_HOME/daysome).
-          --backend KIND            wheel: the daemon's own timer wheel (default); systemd: one transient
-                                    timer per lay in the user's systemd manager.
-          --notifier KIND           freedesktop: org.freedesktop.Notifications on the session bus (default);
-                                    log: write each call to the journal or stderr.
-          --grace SECONDS           How late a start may still be delivered, 0 to 3600 (default 300).
-          --chime-file PATH         A sound file to play instead of the built-in bell.
-          --player PATH             The program that plays it (default: the first of pw-play, paplay, aplay).
-          --display-unit UNIT       A systemd user unit that shows the day display: restarted to bring it back.
-          --display-command PATH    A program, run without a shell, that brings the day display back.
-          --dnd MODE                respect (default): normal urgency, so a Do Not Disturb holds calls back
-                                    and the bell is silent while the server is paused; override: critical
-                                    urgency (GNOME and KDE show calls through DND) and the bell plays.
-          -h, --help                Show this help.
-          --version                 Show the version.
-
-        Runs in the foreground, logs to the journal (stderr when there is none), speaks sd_notify
-        (READY, STATUS, WATCHDOG, STOPPING) and exits cleanly on SIGTERM.
-        Exit status: 0 on a clean stop, 1 on a runtime failure, 2 on bad usage.
-        """
-
     /// What the command line asked for.
     public enum Parsed: Equatable, Sendable {
         case run(DaemonOptions)
         case help
+        /// `--help-data`: the help as JSON for scripts/gen-man and the bash completion.
+        case helpData
         case version
     }
 
@@ -97,6 +63,7 @@ public struct DaemonOptions: Sendable, Equatable {
             var token = argv[index]
             index += 1
             if token == "-h" || token == "--help" { return .help }
+            if token == "--help-data" { return .helpData }
             if token == "--version" { return .version }
             var value: String?
             if let equals = token.firstIndex(of: "="), token.hasPrefix("--") {

@@ -350,15 +350,3 @@ func unpublished(_ actions: [MachineAction]) -> [MachineAction] {
         return true
     }
 }
-
-/// The directory part of a path (`.` for a bare name).
-func directory(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "." }
-    return slash == path.startIndex ? "/" : String(path[..<slash])
-}
-
-/// The last component of a path.
-func basename(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return path }
-    return String(path[path.index(after: slash)...])
-}

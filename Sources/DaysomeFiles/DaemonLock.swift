@@ -1,6 +1,8 @@
-// The runtime directory's owner: a running daemon holds an exclusive flock on `daemon.lock`
-// for its whole life. The kernel drops it when the process dies, however it dies, so the tool
-// can tell a live queue from one left by a dead daemon without trusting a pid.
+// The runtime directory's owner: a running daemon holds an exclusive open-file-description
+// (OFD) lock on `daemon.lock` for its whole life. The kernel drops it when the process dies,
+// however it dies, so the tool can tell a live queue from one left by a dead daemon without
+// trusting a pid. The tool only asks (`F_OFD_GETLK`) and never takes the lock, so a probe can
+// never make a starting daemon find its own lock taken.
 
 import Glibc
 
@@ -16,36 +18,50 @@ public final class DaemonLock {
         let path = Self.path(in: runtimeDirectory)
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw FileError(path: path, errno: errno, operation: "open") }
-        // `isHeld` (every `daysomectl status` or `pending`) holds a shared lock for a moment:
-        // try again for a quarter of a second before deciding that a daemon owns the directory.
-        var attempts = 0
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        var lock = Self.wholeFile(F_WRLCK)
+        while fcntl(fd, ofdSetLock, &lock) != 0 {
             let saved = errno
-            attempts += 1
-            guard (saved == EWOULDBLOCK || saved == EINTR) && attempts < 50 else {
-                close(fd)
-                throw FileError(path: path, errno: saved, operation: "lock")
-            }
-            usleep(5_000)
+            if saved == EINTR { continue }
+            close(fd)
+            // A conflicting lock is EAGAIN or EACCES (fcntl(2)): both mean another daemon owns it.
+            throw FileError(path: path, errno: saved == EACCES ? EWOULDBLOCK : saved, operation: "lock")
         }
         self.fd = fd
     }
 
     deinit { close(self.fd) }
 
-    /// Whether a live daemon holds the lock of a runtime directory (read-only probe).
+    /// Whether a live daemon holds the lock of a runtime directory: asks the kernel who holds
+    /// it, without taking it.
     public static func isHeld(runtimeDirectory: String) -> Bool {
         let fd = open(Self.path(in: runtimeDirectory), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        // A shared lock is refused only while the daemon holds its exclusive one.
-        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
-            flock(fd, LOCK_UN)
-            return false
-        }
-        return errno == EWOULDBLOCK
+        // F_OFD_GETLK answers F_UNLCK when a write lock could be taken, and otherwise describes
+        // the lock in the way. It takes nothing, so probes never race the daemon's start.
+        var lock = Self.wholeFile(F_WRLCK)
+        guard fcntl(fd, ofdGetLock, &lock) == 0 else { return false }
+        return lock.l_type != Int16(F_UNLCK)
+    }
+
+    /// A lock description over the whole file; `l_pid` must be 0 for OFD locks.
+    private static func wholeFile(_ type: Int32) -> flock {
+        var lock = flock()
+        lock.l_type = Int16(type)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 0
+        lock.l_pid = 0
+        return lock
     }
 }
+
+// The Glibc module is imported without _GNU_SOURCE, so <fcntl.h>'s OFD commands are not visible.
+// Their values are Linux ABI (asm-generic/fcntl.h), the same on every architecture.
+/// `F_OFD_GETLK`: which lock, if any, would conflict with the one described.
+private let ofdGetLock: Int32 = 36
+/// `F_OFD_SETLK`: take or release a lock owned by the open file description, without waiting.
+private let ofdSetLock: Int32 = 37
 
 /// Creates a private directory (0700) or checks an existing one: refused when it is a symlink,
 /// not a directory, not ours, or writable by group or others.

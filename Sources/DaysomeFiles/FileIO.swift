@@ -3,29 +3,53 @@
 // Errors carry the path and the errno text a person needs; nothing here logs.
 
 import DaysomeCore
+// Re-exported: FileError's cause carries an Errno, so its readers need the type.
+@_exported import DaysomeErrno
 import Glibc
 
-/// A failed file operation, with the path and the system's reason.
+/// A failed file operation, with the path and the reason.
 public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why a file operation failed: the system's errno, or a refusal of our own.
+    public enum Cause: Sendable, Equatable {
+        /// The system call failed with this errno.
+        case system(Errno)
+        /// A pipe, socket or device stood where a regular file was wanted.
+        case notRegularFile
+        /// The file was larger than the read's limit.
+        case tooLarge
+    }
+
     public let path: String
-    public let errno: Int32
+    /// Why it failed.
+    public let cause: Cause
     /// What was being done: `read`, `write`, `rename`, …
     public let operation: String
 
+    /// A failure with the system's `errno`.
     public init(path: String, errno: Int32, operation: String) {
+        self.init(path: path, cause: .system(Errno(rawValue: errno)), operation: operation)
+    }
+
+    /// A failure for any cause.
+    public init(path: String, cause: Cause, operation: String) {
         self.path = path
-        self.errno = errno
+        self.cause = cause
         self.operation = operation
     }
 
-    /// The errno a `read(_:limit:followLinks:regularOnly:)` of a pipe, socket or device fails with.
-    public static let notRegularFile = ENOSTR
+    /// The system's error number, or nil for a refusal of our own (`notRegularFile`, `tooLarge`).
+    public var errno: Int32? {
+        if case .system(let errno) = self.cause { return errno.rawValue }
+        return nil
+    }
 
-    /// The errno text alone: `No such file or directory`.
+    /// The reason alone: `No such file or directory`.
     public var reason: String {
-        if self.errno == EFBIG { return "file too large" }
-        if self.errno == Self.notRegularFile { return "not a regular file (a pipe, socket or device)" }
-        return String(cString: strerror(self.errno))
+        switch self.cause {
+        case .system(let errno): return errno.text
+        case .notRegularFile: return "not a regular file (a pipe, socket or device)"
+        case .tooLarge: return "file too large"
+        }
     }
 
     /// `Failed to read '/path': No such file or directory`.
@@ -34,13 +58,13 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Whole-file reads and atomic writes.
 public enum FileIO {
-    /// Reads a whole file, refusing one larger than `limit` bytes (EFBIG).
+    /// Reads a whole file, refusing one larger than `limit` bytes (`tooLarge`).
     /// - Parameter followLinks: false opens with `O_NOFOLLOW`, so a symlink planted in place of the file fails (ELOOP).
     public static func read(_ path: String, limit: Int, followLinks: Bool = true) throws(FileError) -> [UInt8] {
         try self.read(path, limit: limit, followLinks: followLinks, regularOnly: false)
     }
 
-    /// Reads a whole file, refusing one larger than `limit` bytes (EFBIG).
+    /// Reads a whole file, refusing one larger than `limit` bytes (`tooLarge`).
     /// - Parameters:
     ///   - followLinks: false opens with `O_NOFOLLOW`, so a symlink planted in place of the file fails (ELOOP).
     ///   - regularOnly: true opens without blocking and refuses anything but a regular file
@@ -58,7 +82,7 @@ public enum FileIO {
             throw FileError(path: path, errno: EISDIR, operation: "read")
         }
         if regularOnly && (fstat(fd, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG) {
-            throw FileError(path: path, errno: FileError.notRegularFile, operation: "read")
+            throw FileError(path: path, cause: .notRegularFile, operation: "read")
         }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -70,7 +94,7 @@ public enum FileIO {
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > limit { throw FileError(path: path, errno: EFBIG, operation: "read") }
+            if bytes.count > limit { throw FileError(path: path, cause: .tooLarge, operation: "read") }
         }
         return bytes
     }
@@ -127,12 +151,11 @@ public enum FileIO {
     /// `fsync`s the directory holding `path`: a rename or a new file is on disk only once its
     /// directory is.
     public static func syncDirectory(of path: String) throws(FileError) {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileError(path: directory, errno: Glibc.errno, operation: "open directory") }
+        let parent = directory(of: path)
+        let fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(path: parent, errno: Glibc.errno, operation: "open directory") }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw FileError(path: directory, errno: Glibc.errno, operation: "sync directory") }
+        guard fsync(fd) == 0 else { throw FileError(path: parent, errno: Glibc.errno, operation: "sync directory") }
     }
 
     /// Sets a file that cannot be trusted aside as `<path>.corrupt-<time>` (kept for a person to

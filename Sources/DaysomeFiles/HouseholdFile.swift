@@ -30,7 +30,7 @@ public enum HouseholdFile {
         do {
             bytes = try FileIO.read(path, limit: HouseholdParser.sizeLimit, regularOnly: regularOnly)
         } catch {
-            if error.errno == EFBIG {
+            if error.cause == .tooLarge {
                 return .failure(
                     HouseholdFileError(
                         file: path,

@@ -1,4 +1,5 @@
 import DaysomeCore
+import DaysomeErrno
 import Glibc
 
 /// Finding and reading zone files: the only part of the module that touches the file system.
@@ -182,7 +183,7 @@ public struct ZoneLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case .invalidName: return "invalid time zone name \(quoted)"
         case .unknownZone: return "unknown time zone \(quoted)"
         case .unreadable(let code):
-            return "cannot read time zone \(quoted): \(String(cString: strerror(code))) (errno \(code))"
+            return "cannot read time zone \(quoted): \(Errno(rawValue: code).text) (errno \(code))"
         case .malformed(let detail): return "bad time zone file for \(quoted): \(detail)"
         }
     }

@@ -81,13 +81,6 @@ public final class Bus {
         try check(sd_bus_attach_event(self.pointer, loop.pointer, 0))
     }
 
-    /// Stops dispatching from the loop it was attached to.
-    ///
-    /// The corresponding C function is `sd_bus_detach_event`.
-    public func detach() throws(Errno) {
-        try check(sd_bus_detach_event(self.pointer))
-    }
-
     /// The unique name the bus gave this connection, e.g. ":1.42".
     ///
     /// The corresponding C function is `sd_bus_get_unique_name`.

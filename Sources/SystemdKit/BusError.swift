@@ -49,8 +49,6 @@ public struct BusError: Error, Sendable, CustomStringConvertible {
     public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
     /// The error when a name has no owner and cannot be activated.
     public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
-    /// The error when no reply came in time.
-    public static let noReply = "org.freedesktop.DBus.Error.NoReply"
     /// The error for a method the object does not have.
     public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
 }

@@ -120,7 +120,7 @@ public final class SystemdManager {
     /// Builds StartTransientUnit for a timer and its service: signature `ssa(sv)a(sa(sv))`, with
     /// `TimersCalendar a(ss)`, `AccuracyUSec t`, `RemainAfterElapse b`, `Persistent b`, `WakeSystem b`,
     /// and the service's `ExecStart a(sasb)` and `Environment as`.
-    public func startTransientTimerMessage(_ timer: TransientTimer) throws(BusError) -> BusMessage {
+    private func startTransientTimerMessage(_ timer: TransientTimer) throws(BusError) -> BusMessage {
         let message = try self.call("StartTransientUnit")
         do {
             try message.append(timer.name)
@@ -197,14 +197,6 @@ public final class SystemdManager {
         }
     }
 
-    /// Starts a transient timer and waits for the manager's answer.
-    ///
-    /// The corresponding C function is `sd_bus_call`.
-    @discardableResult
-    public func startTransientTimerAndWait(_ timer: TransientTimer) throws(BusError) -> String {
-        try Self.readPath(try self.bus.call(try self.startTransientTimerMessage(timer), timeout: Self.callTimeout))
-    }
-
     /// A unit job call (`StartUnit`, `StopUnit`, `RestartUnit`: signature `ss`, mode "replace").
     private func unitJob(_ member: String, _ name: String) throws(BusError) -> BusMessage {
         let message = try self.call(member)
@@ -240,13 +232,6 @@ public final class SystemdManager {
         -> BusSlot
     {
         try self.unitJobAsync("StopUnit", name, completion: completion)
-    }
-
-    /// Stops a unit and waits for the manager to accept the job.
-    ///
-    /// The corresponding C function is `sd_bus_call`.
-    public func stopUnitAndWait(_ name: String) throws(BusError) {
-        _ = try self.bus.call(try self.unitJob("StopUnit", name), timeout: Self.callTimeout)
     }
 
     /// Starts a unit (`StartUnit(ss)`, mode "replace") and waits for the manager to accept the job.

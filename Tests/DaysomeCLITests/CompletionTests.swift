@@ -3,6 +3,7 @@
 // new verb or option that those readers would misread fails in `swift test`, not at packaging.
 
 import DaysomeCLI
+import DaysomeCore
 import Testing
 
 @Suite("Help shape read by the completion and the man pages")
@@ -76,5 +77,33 @@ struct CompletionTests {
                 #expect(help.contains("\n" + row), "\(verb.name): no row starting '\(row)'")
             }
         }
+    }
+
+    @Test("--help-data lists every verb with the option rows its --help prints")
+    func helpData() throws {
+        let output = ctl(["--help-data"])
+        #expect(output.status == .success)
+        let json = try JSONParser.parse(output.stdout)
+        let commands = json.objectValue?["commands"]?.arrayValue ?? []
+        #expect(commands.compactMap { $0.objectValue?["name"]?.stringValue } == self.verbs.map(\.name))
+        for (command, verb) in zip(commands, self.verbs) {
+            let object = command.objectValue
+            let help = helpText(program: "daysomectl", summary: "", verbs: self.verbs, verb: verb.name)
+            let rows = object?["options"]?.arrayValue ?? []
+            let names = rows.flatMap { $0.objectValue?["names"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+            #expect(names == verb.options.map(\.name) + (verb.options.isEmpty ? [] : ["-h", "--help"]), "\(verb.name)")
+            for row in rows {
+                let text = row.objectValue?["help"]?.stringValue ?? ""
+                #expect(help.contains(text), "\(verb.name): '\(text)' is not in its --help")
+            }
+            #expect(object?["usage"]?.stringValue == verb.usage(program: "daysomectl"))
+            #expect(help.contains("USAGE:\n  " + (object?["usage"]?.stringValue ?? "?")))
+            #expect(object?["arguments"]?.arrayValue?.compactMap(\.stringValue) == verb.arguments)
+        }
+        let codes = json.objectValue?["exitStatus"]?.arrayValue?.compactMap { $0.objectValue?["code"]?.countValue }
+        #expect(codes == [0, 1, 2])
+        #expect(
+            ctl(["--help"]).stdout.hasSuffix(
+                "Exit status: 0 on success, 1 on a runtime failure, 2 on bad usage or bad input.\n"))
     }
 }

@@ -1,6 +1,7 @@
 // daysomed's command line: the design's options with the design's defaults, and one clear
 // error for anything else.
 
+import DaysomeCore
 import DaysomeFiles
 import Testing
 
@@ -81,5 +82,30 @@ struct DaemonOptionsTests {
         ] {
             #expect(DaemonOptions.help.contains(option + " "), "\(option)")
         }
+    }
+
+    @Test("--help-data gives the man page the rows --help prints, and every option it accepts")
+    func helpDataHasTheHelpRows() throws {
+        #expect(try DaemonOptions.parse(["--help-data"], environment: [:]) == .helpData)
+        let data = DaemonOptions.helpData(version: "9.9")
+        let json = try JSONParser.parse(data.json.serialized(pretty: true))
+        let options = json.objectValue?["options"]?.arrayValue ?? []
+        let names = options.flatMap { $0.objectValue?["names"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+        for option in [
+            "--household", "--display-state", "--runtime-dir", "--state-dir", "--backend", "--notifier", "--grace",
+            "--chime-file", "--player", "--display-unit", "--display-command", "--dnd", "-h", "--help", "--version",
+        ] {
+            #expect(names.contains(option), "\(option)")
+        }
+        // Each row's help, wrapped as --help prints it, reads as the one line the data gives.
+        let text = DaemonOptions.help
+        for option in data.options {
+            #expect(text.contains(option.lines[0]), "\(option.names)")
+            #expect(!option.help.contains("  "), "\(option.names): \(option.help)")
+        }
+        #expect(json.objectValue?["summary"]?.stringValue == "the Daysome notification daemon")
+        #expect(text.hasPrefix("daysomed: the Daysome notification daemon. "))
+        #expect(text.hasSuffix(data.exitSentence))
+        #expect(data.exitSentence == "Exit status: 0 on a clean stop, 1 on a runtime failure, 2 on bad usage.")
     }
 }

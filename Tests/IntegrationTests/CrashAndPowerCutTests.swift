@@ -206,12 +206,12 @@ struct CrashAndPowerCutTests {
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
         try await session.startDaemon()
-        // `daysomectl status` and `pending` probe the daemon's lock with a shared flock for a
-        // moment; here a loop of such probes, each held a millisecond, runs throughout.
-        let lock = session.runtimeDirectory + "/daemon.lock"
+        // `daysomectl status` and `pending` probe the daemon's lock; here a loop of real status
+        // probes runs throughout, and no probe may make a starting daemon find its lock taken.
+        let status = ([session.daysomectl, "status"] + session.daemonPaths).map { "'\($0)'" }.joined(separator: " ")
         let prober = try SpawnedProcess(
             try findExecutable("sh", package: "dash"),
-            ["-c", "while :; do flock -s -n '\(lock)' sleep 0.001; done"], environment: ["PATH": childPath])
+            ["-c", "while :; do \(status) >/dev/null 2>&1; done"], environment: ["PATH": childPath])
         defer { prober.stop() }
         var started = 0
         for _ in 0..<10 {

@@ -4,6 +4,7 @@
 // instance that is gone, and the durability protocol read off the daemon's own system calls.
 
 import DaysomeCore
+import DaysomeFiles
 import Glibc
 import Testing
 
@@ -93,6 +94,27 @@ struct DurabilityTests {
         await pause(0.5)
         #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1)) after clients hung up")
         #expect(try await session.status()["running"]?.boolValue == true)
+    }
+
+    @Test func aSilentClientDoesNotDelayAnotherClientsAnswer() async throws {
+        let session = try await Session.start()
+        defer { session.stop() }
+        let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
+        let path = session.runtimeDirectory + "/control"
+        // Ten clients connect and say nothing: read in turn on the loop, each would hold it up.
+        let silent = try (0..<10).map { _ in try connectControl(path) }
+        defer { for client in silent { close(client) } }
+        let asked = monotonicSeconds()
+        let client = try connectControl(path)
+        defer { close(client) }
+        _ = "hello\n".withCString { write(client, $0, strlen($0)) }
+        let answer = readLine(client, timeoutSeconds: 5)
+        let waited = monotonicSeconds() - asked
+        #expect(answer == "error: unknown request\n", "answer \(answer ?? "none")")
+        #expect(waited < 1, "the answer took \(waited) s behind silent clients")
+        // A client that never finishes its line is closed unanswered at its own deadline.
+        #expect(readLine(silent[0], timeoutSeconds: 5) == "", "a silent client was answered or kept open")
+        #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1))")
     }
 
     @Test func aMissingHouseholdDirectoryIsWatchedAndLaidTheMomentTheAppWritesIt() async throws {
@@ -272,19 +294,26 @@ private func realPath(_ path: String) -> String {
 /// A connected stream socket to the daemon's control socket.
 private func connectControl(_ path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-        for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
-    }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
+    let connected = try UnixSocketAddress(path: path).connect(fd)
     guard connected == 0 else {
         close(fd)
         throw HarnessError("connect \(path): \(errnoText(errno))")
     }
     return fd
+}
+
+/// What `fd` sends until its first newline or end of file: "" when it closes without a word, nil
+/// when nothing ends within `timeoutSeconds`.
+private func readLine(_ fd: Int32, timeoutSeconds: Int) -> String? {
+    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var line: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 512)
+    while !line.contains(0x0A) {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 { return nil }
+        if count == 0 { break }
+        line += buffer[0..<count]
+    }
+    return String(decoding: line, as: UTF8.self)
 }

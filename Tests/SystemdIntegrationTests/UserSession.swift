@@ -5,6 +5,7 @@
 // Everything is stopped by pid, newest first, the manager last.
 
 import DaysomeCore
+import DaysomeFiles
 import Glibc
 
 /// One test's user manager, notification server and daemon.
@@ -161,7 +162,7 @@ final class UserSession: ShowsNotifications {
 
     /// Creates this session's cgroups (one per hierarchy that tracks processes) and returns them.
     private func makeCgroups() -> [String] {
-        let name = "daysome-sdtest-" + lastComponent(self.directory.path)
+        let name = "daysome-sdtest-" + basename(of: self.directory.path)
         var roots = ["/sys/fs/cgroup/systemd", "/sys/fs/cgroup/unified"].filter {
             access("\($0)/cgroup.procs", W_OK) == 0
         }
@@ -444,11 +445,6 @@ final class UserSession: ShowsNotifications {
         ])
         return (plan["starts"]?.arrayValue ?? []).compactMap { $0.objectValue?["at"]?.stringValue }
     }
-}
-
-/// The last component of a path.
-func lastComponent(_ path: String) -> String {
-    String(path.split(separator: "/").last ?? "")
 }
 
 /// Removes a cgroup and the cgroups under it, deepest first (rmdir only: their files go with them).

@@ -11,6 +11,20 @@ import Testing
         #expect(Errno.canceled.description == "Operation canceled (ECANCELED)")
     }
 
+    @Test func textIsTheSystemsTextAloneFromAnyThread() async {
+        #expect(Errno.noSuchFileOrDirectory.text == "No such file or directory")
+        // strerror_r fills a buffer of the caller's: texts read at once on many threads never mix.
+        let texts = await withTaskGroup(of: Bool.self) { group in
+            for code in [ENOENT, EACCES, EPIPE, ENOLINK] {
+                group.addTask {
+                    (0..<2_000).allSatisfy { _ in Errno(rawValue: code).text == Errno(rawValue: code).text }
+                }
+            }
+            return await group.reduce(true) { $0 && $1 }
+        }
+        #expect(texts)
+    }
+
     @Test func unnamedValueShowsItsNumber() {
         #expect(Errno(rawValue: ENOLINK).description == "Link has been severed (errno \(ENOLINK))")
     }
