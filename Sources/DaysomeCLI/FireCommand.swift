@@ -37,9 +37,10 @@ func runFire(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutp
     let deadline = monotonicMilliseconds() + Int64(wait) * 1_000
     var askedManager = false
     while true {
-        switch request(path, "fire \(lay)") {
+        switch request(path, ControlRequest.fire(lay: lay).line) {
         case .success(let reply):
-            return CommandOutput(stdout: "lay \(lay): \(reply)\n")
+            // Read through the type the daemon wrote it with; a line it does not know is shown as is.
+            return CommandOutput(stdout: "lay \(lay): \(FireReply(line: reply)?.line ?? reply)\n")
         case .failure(let error):
             if !askedManager {
                 askedManager = true

@@ -15,7 +15,7 @@ func runTry(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutpu
     guard DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory) else {
         return .failure(.failure, "no daemon is running for '\(paths.runtimeDirectory)'")
     }
-    switch request(paths.controlSocket, "try") {
+    switch request(paths.controlSocket, ControlRequest.tryCall.line) {
     case .success(let reply): return CommandOutput(stdout: reply + "\n")
     case .failure(let error): return .failure(.failure, error.description)
     }

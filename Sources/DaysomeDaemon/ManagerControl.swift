@@ -18,25 +18,29 @@ extension Manager {
         }
     }
 
-    /// Answers one control request: `fire <lay>` from a systemd timer's service, `try` from a carer.
-    func control(_ request: String) -> String {
-        if request == "try" { return self.tryCall() }
-        let words = request.split(separator: " ")
-        guard words.count == 2, words[0] == "fire", let lay = UInt64(words[1]) else {
-            return "error: unknown request"
+    /// Answers one control request line: `fire <lay>` from a systemd timer's service, `try` from a carer.
+    func control(_ line: String) -> String {
+        switch ControlRequest(line: line) {
+        case .tryCall: return self.tryCall()
+        case .fire(let lay): return self.fire(lay).line
+        case nil: return FireReply.unknownRequest.line
         }
+    }
+
+    /// A fire of lay N from the systemd manager: deliver what is due, and say what happened.
+    func fire(_ lay: UInt64) -> FireReply {
         let before = Set(self.machine.persisted.delivered.map(\.key))
         self.handle(.fired(lay: lay))
         let shown = self.machine.persisted.delivered
-        if shown.contains(where: { !before.contains($0.key) }) { return "delivered" }
+        if shown.contains(where: { !before.contains($0.key) }) { return .delivered }
         // With exact alarms the daemon called at the minute on its own deadline, before this fire.
         let now = currentInstant()
         if self.machine.currentLay?.number == lay, self.machine.display == .away,
             let call = shown.last(where: { $0.key.lay == lay && $0.key.at <= now })
         {
-            return "already delivered at its minute (\(call.key.at.rfc3339))"
+            return .alreadyDelivered(at: call.key.at)
         }
-        return "nothing due for lay \(lay)"
+        return .nothingDue(lay: lay)
     }
 
     /// Plays the bell, unless a respected Do Not Disturb holds calls back or no player exists.

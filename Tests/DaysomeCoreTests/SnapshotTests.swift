@@ -115,3 +115,30 @@ struct SnapshotTests {
         }
     }
 }
+
+@Suite("The control protocol, one type per direction")
+struct ControlMessageTests {
+    @Test("Every control request and fire reply reads back the same through the type both sides use")
+    func roundTrips() {
+        for request in [ControlRequest.fire(lay: 0), .fire(lay: 9_007_199_254_740_992), .tryCall] {
+            #expect(ControlRequest(line: request.line) == request)
+        }
+        let replies: [FireReply] = [
+            .delivered, .alreadyDelivered(at: instant("2026-12-01T13:00:00Z")), .nothingDue(lay: 7), .unknownRequest,
+        ]
+        for reply in replies { #expect(FireReply(line: reply.line) == reply) }
+        #expect(
+            FireReply.alreadyDelivered(at: instant("2026-12-01T13:00:00Z")).line
+                == "already delivered at its minute (2026-12-01T13:00:00Z)")
+    }
+
+    @Test("A request or reply worded otherwise is refused, never guessed at")
+    func otherWordsAreRefused() {
+        for line in ["", "fire", "fire x", "fire 1 2", "fire -1", "Fire 1", "try ", "fires 1"] {
+            #expect(ControlRequest(line: line) == nil, "\(line)")
+        }
+        for line in ["Delivered", "already delivered at its minute (soon)", "nothing due for lay x", "ok"] {
+            #expect(FireReply(line: line) == nil, "\(line)")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+// The control socket's protocol, one line each way, as one type per direction: the daemon reads
+// requests and writes replies with these, and `daysomectl fire` and `try` write requests and
+// read replies with the same ones, so neither side can drift from the other.
+
+/// What a client asks the daemon.
+public enum ControlRequest: Sendable, Equatable {
+    /// A systemd timer of lay N fired (`daysomectl fire --lay N`): deliver what is due.
+    case fire(lay: UInt64)
+    /// A carer asks for one sample call now (`daysomectl try`).
+    case tryCall
+
+    /// The request's line, without its newline: `fire 12`, `try`.
+    public var line: String {
+        switch self {
+        case .fire(let lay): return "fire \(lay)"
+        case .tryCall: return "try"
+        }
+    }
+
+    /// Reads a request line; nil for anything else.
+    public init?(line: String) {
+        if line == "try" {
+            self = .tryCall
+            return
+        }
+        let words = line.split(separator: " ", omittingEmptySubsequences: false)
+        guard words.count == 2, words[0] == "fire", let lay = UInt64(words[1]) else { return nil }
+        self = .fire(lay: lay)
+    }
+}
+
+/// What the daemon answers a fire.
+public enum FireReply: Sendable, Equatable {
+    /// The start that was due has been posted now.
+    case delivered
+    /// With exact alarms the daemon called at the minute itself, before the manager's fire.
+    case alreadyDelivered(at: Instant)
+    /// Nothing of that lay was due (an older lay, the display in front, or already handled).
+    case nothingDue(lay: UInt64)
+    /// The daemon could not read the request.
+    case unknownRequest
+
+    public var line: String {
+        switch self {
+        case .delivered: return "delivered"
+        case .alreadyDelivered(let at): return "already delivered at its minute (\(at.rfc3339))"
+        case .nothingDue(let lay): return "nothing due for lay \(lay)"
+        case .unknownRequest: return "error: unknown request"
+        }
+    }
+
+    /// Reads a reply line; nil for a line no daemon of this version writes.
+    public init?(line: String) {
+        let alreadyPrefix = "already delivered at its minute ("
+        let nothingPrefix = "nothing due for lay "
+        if line == "delivered" {
+            self = .delivered
+        } else if line == "error: unknown request" {
+            self = .unknownRequest
+        } else if line.hasPrefix(alreadyPrefix), line.hasSuffix(")"),
+            let at = parseUTC(String(line.dropFirst(alreadyPrefix.count).dropLast()))
+        {
+            self = .alreadyDelivered(at: at)
+        } else if line.hasPrefix(nothingPrefix), let lay = UInt64(line.dropFirst(nothingPrefix.count)) {
+            self = .nothingDue(lay: lay)
+        } else {
+            return nil
+        }
+    }
+}
