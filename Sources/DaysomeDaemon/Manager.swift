@@ -118,7 +118,7 @@ final class Manager {
         let lastGood = self.loadKeptHousehold()
         // Before the first decision: ids of another server instance are forgotten, not closed at
         // start-up. Nothing is published until the start has decided.
-        self.execute(unpublished(self.machine.handle(.serverIdentified(self.serverIdentity()), now: currentInstant())))
+        self.execute(unpublished(self.machine.handle(.serverIdentified(self.serverIdentity()), now: self.now())))
         if display == .away, let lay = self.machine.currentLay, let written = self.displayStateWritten(),
             written > lay.handledThrough
         {
@@ -134,11 +134,11 @@ final class Manager {
             self.execute(
                 unpublished(
                     self.machine.start(
-                        display: .foreground, household: household, lastGood: lastGood, now: currentInstant())))
+                        display: .foreground, household: household, lastGood: lastGood, now: self.now())))
             self.handle(.display(.away))
         } else {
             self.execute(
-                self.machine.start(display: display, household: household, lastGood: lastGood, now: currentInstant()))
+                self.machine.start(display: display, household: household, lastGood: lastGood, now: self.now()))
         }
         self.keepHousehold()
         _ = ServiceManager.notify("READY=1\nSTATUS=\(self.statusLine())")
@@ -172,11 +172,18 @@ final class Manager {
             sample.close?.cancel()
             self.sample = nil
         }
-        self.execute(self.machine.handle(event, now: currentInstant()))
+        self.execute(self.machine.handle(event, now: self.now()))
         if case .serverRestarted = event {
-            self.execute(self.machine.handle(.serverIdentified(self.serverIdentity()), now: currentInstant()))
+            self.execute(self.machine.handle(.serverIdentified(self.serverIdentity()), now: self.now()))
         }
         if case .household = event { self.keepHousehold() }
+    }
+
+    /// The time, whole seconds, as the event loop has it: the one place the daemon reads the clock
+    /// once running. In the loop's callbacks it is the instant the iteration woke (sd-event's
+    /// cached time), so every decision of one wake-up sees the same now.
+    func now() -> Instant {
+        Instant(seconds: Int64(self.loop.now(CLOCK_REALTIME) / 1_000_000))
     }
 
     /// The notification server instance answering now, and this boot: what an id is stamped with.
@@ -240,7 +247,7 @@ final class Manager {
 
     func post(_ key: DeliveryKey, _ start: Start) {
         guard let notifier = self.notifier else { return }
-        notifier.post(start, now: currentInstant()) { [weak self] result in
+        notifier.post(start, now: self.now()) { [weak self] result in
             switch result {
             case .success(let id): self?.handle(.posted(key, notificationId: id))
             case .failure(let error): self?.handle(.postFailed(key, reason: error.message))

@@ -34,7 +34,7 @@ extension Manager {
         let shown = self.machine.persisted.delivered
         if shown.contains(where: { !before.contains($0.key) }) { return .delivered }
         // With exact alarms the daemon called at the minute on its own deadline, before this fire.
-        let now = currentInstant()
+        let now = self.now()
         if self.machine.currentLay?.number == lay, self.machine.display == .away,
             let call = shown.last(where: { $0.key.lay == lay && $0.key.at <= now })
         {
@@ -61,7 +61,7 @@ extension Manager {
     /// `daysomectl try`: one sample call now, withdrawn after ten seconds, so a carer hears what
     /// she will hear. Over the display only the bell plays (rule 1: nothing shown over it).
     func tryCall() -> String {
-        let now = currentInstant()
+        let now = self.now()
         let chimeOn = self.machine.household?.load.household.settings.chime != .off
         let sound = chimeOn ? self.playChime() : "the bell is off (settings.chime)"
         guard self.machine.display == .away else {

@@ -160,7 +160,7 @@ extension Manager {
 
     func loadHousehold() -> Result<LoadedHousehold, HouseholdFileError> {
         let path = self.options.paths.household
-        let now = currentInstant()
+        let now = self.now()
         // One read: the digest is that of the bytes parsed, even while the file is being replaced.
         return HouseholdFile.loadWithDigest(path, environment: self.environment, regularOnly: true).map {
             self.lastReadHousehold = (bytes: $0.bytes, digest: $0.digest)
@@ -174,7 +174,7 @@ extension Manager {
         let path = LastGoodHousehold.path(in: self.options.paths)
         let (copy, problem) = LastGoodHousehold.load(from: path)
         if let problem {
-            let aside = (try? FileIO.setAside(path, now: currentInstant())).map { "set aside as '\($0)'" } ?? "kept"
+            let aside = (try? FileIO.setAside(path, now: self.now())).map { "set aside as '\($0)'" } ?? "kept"
             let reported = HouseholdProblem(
                 file: path, itemId: nil, field: problem.field, message: "\(problem.message); \(aside)")
             self.stateProblems.append(reported)
