@@ -165,6 +165,9 @@ final class Manager {
             case .post(let key, let start):
                 flushRecords()
                 self.post(key, start)
+            case .replace(let key, let start, let replacing):
+                flushRecords()
+                self.post(key, start, replacing: replacing)
             case .close(_, let id):
                 self.notifier?.close(id)
             case .publish:
@@ -187,9 +190,9 @@ final class Manager {
         flushRecords()
     }
 
-    func post(_ key: DeliveryKey, _ start: Start) {
+    func post(_ key: DeliveryKey, _ start: Start, replacing: UInt32 = 0) {
         guard let notifier = self.notifier else { return }
-        notifier.post(start, now: currentInstant()) { [weak self] result in
+        notifier.post(start, replacing: replacing, now: currentInstant()) { [weak self] result in
             switch result {
             case .success(let id): self?.handle(.posted(key, notificationId: id))
             case .failure(let error): self?.handle(.postFailed(key, reason: error.message))
@@ -242,7 +245,7 @@ final class Manager {
                                     ),
                                 ]))
                         ),
-                        ("doNotDisturb", .string(self.options.doNotDisturb.rawValue)),
+                        ("doNotDisturb", .string(self.respectsDoNotDisturb ? "respect" : "override")),
                         // A user manager refuses WakeSystem (EPERM, and the timer fails): never asked for.
                         (
                             "wakeSystem",

@@ -33,8 +33,8 @@ extension Manager {
         let bus = try Bus.openUser()
         try bus.attach(to: self.loop)
         let notifier = try FreedesktopNotifier(
-            bus: bus, urgency: self.options.doNotDisturb == .override ? 2 : 1,
-            closedByServer: { [weak self] id in self?.handle(.closedByServer(notificationId: id)) },
+            bus: bus, respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
+            closedByServer: { [weak self] in self?.handle(.serverClosed(notificationId: $0, reason: $1)) },
             clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
             restarted: { [weak self] in self?.handle(.serverRestarted) })
         self.sessionDisconnected = try bus.addMatch(Self.disconnectedMatch) { [weak self] _ in

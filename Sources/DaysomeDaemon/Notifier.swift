@@ -5,21 +5,34 @@
 import DaysomeCore
 import SystemdKit
 
-/// What the daemon knows of the notification server.
+/// What the daemon knows of the notification server, and what it does for it.
 struct ServerInfo: Sendable, Equatable {
     var name: String?
     var present: Bool
     var capabilities: [String]
+    /// The urgency the next call gets there, and why (`OnEveryDesktop.urgency`).
+    var choice: UrgencyChoice? = nil
+    /// What the server last said of its Do Not Disturb.
+    var doNotDisturb: ServerDoNotDisturb = .unknown
 }
 
 /// Posts and closes calls; replies come back through the loop.
 protocol Notifier: AnyObject {
     /// What the server says of itself (refreshed when it restarts).
     var server: ServerInfo { get }
-    /// Posts a call; `completion` gets the server's id or why it failed.
-    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void)
+    /// Posts a call, in place of the call `replacing` still on screen (0 for none); `completion`
+    /// gets the server's id or why it failed.
+    func post(
+        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void)
     /// Closes a call the daemon posted.
     func close(_ id: UInt32)
+}
+
+extension Notifier {
+    /// Posts a call that takes no other's place.
+    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
+        self.post(start, replacing: 0, now: now, completion: completion)
+    }
 }
 
 /// Why a post failed, in the server's or the bus's words.
@@ -33,17 +46,19 @@ final class FreedesktopNotifier: Notifier {
     private(set) var server = ServerInfo(name: nil, present: false, capabilities: [])
     private var slots: [BusSlot] = []
 
-    /// Normal (1) respects a Do Not Disturb; critical (2) shows through it where the server allows.
-    private let urgency: UInt8
+    /// Whether a Do Not Disturb holds calls back: the household's choice, else the daemon's `--dnd`.
+    private let respectDoNotDisturb: () -> Bool
 
-    /// Subscribes to the server's signals; `restarted` runs when its bus name changes owner, and
-    /// `clicked` when she activates a call (its `default` action).
+    /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away
+    /// or was replaced, `closedByServer` when the server closed a card itself (with its reason),
+    /// and `clicked` when she activates a call (its `default` action).
     init(
-        bus: Bus, urgency: UInt8, closedByServer: @escaping (UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
+        bus: Bus, respectDoNotDisturb: @escaping () -> Bool,
+        closedByServer: @escaping (UInt32, UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
         restarted: @escaping () -> Void
     ) throws(Errno) {
         self.notifications = Notifications(bus: bus)
-        self.urgency = urgency
+        self.respectDoNotDisturb = respectDoNotDisturb
         self.slots.append(
             try self.notifications.onActionInvoked { id, key in
                 if key == "default" { clicked(id) }
@@ -51,46 +66,81 @@ final class FreedesktopNotifier: Notifier {
         self.slots.append(
             try self.notifications.onClosed { id, reason in
                 // Reason 3 is our own CloseNotification; the others are the server's or her doing.
-                if reason.rawValue != 3 { closedByServer(id) }
+                if reason != .closedByCall { closedByServer(id, reason.rawValue) }
             })
         self.slots.append(
-            try self.notifications.onOwnerChanged { [weak self] _ in
-                self?.refresh()
-                restarted()
+            try self.notifications.onOwnerChange { [weak self] old, new in
+                if new == nil { self?.serverGone() } else { self?.refresh() }
+                // A server that appears where none was (a post activated it) voids no id.
+                if old != nil { restarted() }
             })
-        self.refresh()
+        // The bus driver says at once whether a server runs; asking never starts one.
+        if (try? self.notifications.serverIsRunning()) == true {
+            self.server.present = true
+            self.refresh()
+        }
     }
 
-    /// The bus under the server went away: nothing can be posted until it is back.
+    /// The server (or the bus under it) went away: nothing can be posted until one is back.
     func serverGone() {
         self.server = ServerInfo(name: nil, present: false, capabilities: [])
     }
 
-    /// Asks the server for its name and capabilities (a short synchronous call at start and after a restart).
+    /// Asks the running server for its name and capabilities, from the loop, without ever
+    /// starting a server.
     func refresh() {
-        do throws(BusError) {
-            let info = try self.notifications.getServerInformation()
-            let capabilities = try self.notifications.getCapabilities()
-            self.server = ServerInfo(name: info.name, present: true, capabilities: capabilities)
-        } catch {
-            self.server = ServerInfo(name: nil, present: false, capabilities: [])
+        self.server.present = true
+        self.notifications.probeServer { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let info):
+                self.server = ServerInfo(name: info.name, present: true, capabilities: info.capabilities)
+                self.server.choice = self.choose()
+                self.readDoNotDisturb()
+            case .failure:
+                self.serverGone()
+            }
         }
     }
 
-    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
+    /// The urgency a call gets on this server now, and why.
+    private func choose() -> UrgencyChoice {
+        OnEveryDesktop.urgency(
+            serverName: self.server.name, doNotDisturb: self.server.doNotDisturb,
+            respectDoNotDisturb: self.respectDoNotDisturb())
+    }
+
+    /// Reads the server's Do Not Disturb where it tells it (dunst's `paused`), in the background.
+    private func readDoNotDisturb() {
+        self.notifications.probeFlag(interface: "org.dunstproject.cmd0", property: "paused") { [weak self] paused in
+            guard let self, let paused else { return }
+            self.server.doNotDisturb = paused ? .on : .off
+            self.server.choice = self.choose()
+        }
+    }
+
+    func post(
+        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
+    ) {
         let markup = self.server.capabilities.contains("body-markup")
         let body = markup ? Content.markupEscaped(start.heading + "\n" + start.body) : start.heading + "\n" + start.body
-        // The expire timeout is only a hint: the daemon closes the call itself at expiresAt.
-        let milliseconds = max(1, min(Int64(Int32.max), (start.expiresAt.seconds - now.seconds) * 1_000))
+        // A Do Not Disturb matters only where the household respects it: then read it now.
+        if self.respectDoNotDisturb(), self.server.present {
+            self.server.doNotDisturb = self.isPaused().map { $0 ? .on : .off } ?? self.server.doNotDisturb
+        }
+        let choice = self.choose()
+        self.server.choice = choice
         // The daemon plays its own bell: suppress-sound keeps a server that plays sounds (GNOME)
         // from calling twice for one start. The default action is what a click on the call runs.
+        // The expire timeout is only a backstop, after the daemon's own close at expiresAt.
         self.notifications.notify(
-            appName: "Daysome", summary: start.title, body: body, actions: ["default", "Open the day"],
+            appName: "Daysome", replacesID: replacing, summary: start.title, body: body,
+            actions: ["default", "Open the day"],
             hints: [
-                ("urgency", .byte(self.urgency)), ("category", .string("x-daysome.call")),
+                ("urgency", .byte(choice.urgency.rawValue)), ("category", .string("x-daysome.call")),
                 ("desktop-entry", .string("daysome")), ("suppress-sound", .bool(true)),
             ],
-            expireTimeout: Int32(milliseconds)
+            expireTimeout: OnEveryDesktop.expireTimeout(expiresAt: start.expiresAt, now: now)
         ) { result in
             switch result {
             case .success(let id): completion(.success(id))
@@ -103,23 +153,33 @@ final class FreedesktopNotifier: Notifier {
         self.notifications.close(id: id)
     }
 
-    /// Whether the server says it is paused (dunst's Do Not Disturb); false where it cannot say.
-    func isPaused() -> Bool {
+    /// Whether a respected Do Not Disturb holds the bell now: the server says it is paused.
+    func holdsTheBell() -> Bool {
+        guard self.respectDoNotDisturb(), self.server.present else { return false }
+        if let paused = self.isPaused() { self.server.doNotDisturb = paused ? .on : .off }
+        return self.server.doNotDisturb == .on
+    }
+
+    /// Whether the running server says it is paused (dunst's Do Not Disturb); nil where it cannot
+    /// say. A short call (200 ms at most) that never starts a server; made only for a household
+    /// that respects Do Not Disturb, just before a call or the bell.
+    private func isPaused() -> Bool? {
         guard
             let message = try? self.notifications.bus.newMethodCall(
                 destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                 interface: "org.freedesktop.DBus.Properties", member: "Get")
-        else { return false }
+        else { return nil }
         do {
+            try message.setAutoStart(false)
             try message.append("org.dunstproject.cmd0")
             try message.append("paused")
         } catch {
-            return false
+            return nil
         }
         guard let reply = try? self.notifications.bus.call(message, timeout: 200_000),
             (try? reply.enterContainer("v", "b")) == true
-        else { return false }
-        return (try? reply.readBool()) ?? false
+        else { return nil }
+        return try? reply.readBool()
     }
 }
 
@@ -133,7 +193,10 @@ final class LogNotifier: Notifier {
         self.logger = logger
     }
 
-    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
+    func post(
+        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
+    ) {
+        if replacing != 0 { self.close(replacing) }
         let id = self.nextId
         self.nextId += 1
         self.logger.log(

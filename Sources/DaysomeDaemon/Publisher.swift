@@ -150,10 +150,12 @@ final class Publisher {
                     (
                         "notificationServer",
                         .object(
-                            JSONObject([
-                                ("name", server.name.map { .string($0) } ?? .null), ("present", .bool(server.present)),
-                                ("capabilities", .array(server.capabilities.map { .string($0) })),
-                            ]))
+                            JSONObject(
+                                [
+                                    ("name", server.name.map { .string($0) } ?? .null),
+                                    ("present", .bool(server.present)),
+                                    ("capabilities", .array(server.capabilities.map { .string($0) })),
+                                ] + server.statusFields))
                     ),
                     ("canDeliver", .bool(canDeliver)),
                     ("laidUntil", machine.currentLay.map { .string($0.laidUntil.rfc3339) } ?? .null),

@@ -36,6 +36,14 @@ public final class BusMessage {
 
     // MARK: Building
 
+    /// Whether the bus may start (D-Bus-activate) the destination's service to deliver this call.
+    /// A probe sets it off, so that asking about a server never starts one.
+    ///
+    /// The corresponding C function is `sd_bus_message_set_auto_start`.
+    public func setAutoStart(_ on: Bool) throws(Errno) {
+        try check(sd_bus_message_set_auto_start(self.pointer, on ? 1 : 0))
+    }
+
     private func appendBasic<T>(_ type: Character, _ value: T) throws(Errno) {
         var value = value
         try check(withUnsafePointer(to: &value) { sd_bus_message_append_basic(self.pointer, code(type), $0) })

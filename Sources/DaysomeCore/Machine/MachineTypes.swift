@@ -58,8 +58,11 @@ public enum MachineEvent: Sendable {
     case posted(DeliveryKey, notificationId: UInt32)
     /// The server refused or did not answer a Notify.
     case postFailed(DeliveryKey, reason: String)
-    /// The server closed a notification itself (dismissed, expired on its side).
+    /// The server closed a notification itself (dismissed, expired on its side), reason unknown.
     case closedByServer(notificationId: UInt32)
+    /// The server closed a notification itself, with its `NotificationClosed` reason (1 expired,
+    /// 2 dismissed, 4 other): history records it.
+    case serverClosed(notificationId: UInt32, reason: UInt32)
     /// The notification server's bus name changed owner: every id it gave is void.
     case serverRestarted
     /// A timer of the systemd manager fired for a lay: deliver what is due, if that lay is current.
@@ -74,6 +77,9 @@ public enum MachineEvent: Sendable {
 public enum MachineAction: Sendable, Equatable {
     /// Post a notification for a start.
     case post(DeliveryKey, Start)
+    /// Post a notification for a start in place of a call still on screen (`replaces_id`): one
+    /// card at a time.
+    case replace(DeliveryKey, Start, replacing: UInt32)
     /// Close a posted notification.
     case close(DeliveryKey, notificationId: UInt32)
     /// Append to the history.
