@@ -33,10 +33,11 @@ extension Manager {
         let bus = try Bus.openUser()
         try bus.attach(to: self.loop)
         let notifier = try FreedesktopNotifier(
-            bus: bus, respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
+            bus: bus, loop: self.loop, respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
             closedByServer: { [weak self] in self?.handle(.serverClosed(notificationId: $0, reason: $1)) },
             clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
-            restarted: { [weak self] in self?.handle(.serverRestarted) })
+            restarted: { [weak self] in self?.handle(.serverRestarted) },
+            learned: { [weak self] in self?.publish() })
         self.sessionDisconnected = try bus.addMatch(Self.disconnectedMatch) { [weak self] _ in
             self?.sessionBusLost()
         }

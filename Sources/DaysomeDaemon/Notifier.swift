@@ -3,6 +3,7 @@
 // timeouts). `log` writes calls to the journal for machines with no notification server.
 
 import DaysomeCore
+import Glibc
 import SystemdKit
 
 /// What the daemon knows of the notification server, and what it does for it.
@@ -14,6 +15,8 @@ struct ServerInfo: Sendable, Equatable {
     var choice: UrgencyChoice? = nil
     /// What the server last said of its Do Not Disturb.
     var doNotDisturb: ServerDoNotDisturb = .unknown
+    /// Its vendor (`GetServerInformation`), for the quirks that name and vendor tell apart.
+    var vendor: String? = nil
 }
 
 /// Posts and closes calls; replies come back through the loop.
@@ -48,17 +51,26 @@ final class FreedesktopNotifier: Notifier {
 
     /// Whether a Do Not Disturb holds calls back: the household's choice, else the daemon's `--dnd`.
     private let respectDoNotDisturb: () -> Bool
+    /// Runs when a probe's answer changed what is known of the server (status publishes it).
+    private let learned: () -> Void
+    /// Where a probe that found the server not yet answering is tried again.
+    private let loop: EventLoop
+    private var retry: EventSource?
+    private var retries = 0
 
     /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away
     /// or was replaced, `closedByServer` when the server closed a card itself (with its reason),
-    /// and `clicked` when she activates a call (its `default` action).
+    /// `clicked` when she activates a call (its `default` action), and `learned` when a probe
+    /// answered.
     init(
-        bus: Bus, respectDoNotDisturb: @escaping () -> Bool,
+        bus: Bus, loop: EventLoop, respectDoNotDisturb: @escaping () -> Bool,
         closedByServer: @escaping (UInt32, UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
-        restarted: @escaping () -> Void
+        restarted: @escaping () -> Void, learned: @escaping () -> Void
     ) throws(Errno) {
         self.notifications = Notifications(bus: bus)
         self.respectDoNotDisturb = respectDoNotDisturb
+        self.learned = learned
+        self.loop = loop
         self.slots.append(
             try self.notifications.onActionInvoked { id, key in
                 if key == "default" { clicked(id) }
@@ -94,12 +106,29 @@ final class FreedesktopNotifier: Notifier {
             guard let self else { return }
             switch result {
             case .success(let info):
-                self.server = ServerInfo(name: info.name, present: true, capabilities: info.capabilities)
+                self.retries = 0
+                self.server = ServerInfo(
+                    name: info.name, present: true, capabilities: info.capabilities, vendor: info.vendor)
                 self.server.choice = self.choose()
                 self.readDoNotDisturb()
             case .failure:
-                self.serverGone()
+                // A slow server (GNOME's proxy on a busy machine) may answer the next probe.
+                let running = (try? self.notifications.serverIsRunning()) == true
+                self.server = ServerInfo(name: nil, present: running, capabilities: [])
+                if running { self.probeAgain() }
             }
+            self.learned()
+        }
+    }
+
+    /// A server that owns its name but does not answer yet (GNOME's notification service just
+    /// after it starts) is asked again a second later, up to five times.
+    private func probeAgain() {
+        guard self.retries < 5 else { return }
+        self.retries += 1
+        self.retry = try? self.loop.addTimer(clock: CLOCK_MONOTONIC, after: 1_000_000, description: "server probe") {
+            [weak self] _ in
+            self?.refresh()
         }
     }
 
@@ -116,12 +145,14 @@ final class FreedesktopNotifier: Notifier {
             guard let self, let paused else { return }
             self.server.doNotDisturb = paused ? .on : .off
             self.server.choice = self.choose()
+            self.learned()
         }
     }
 
     func post(
         _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
     ) {
+        if self.server.present && self.server.name == nil { self.refresh() }
         let markup = self.server.capabilities.contains("body-markup")
         let body = markup ? Content.markupEscaped(start.heading + "\n" + start.body) : start.heading + "\n" + start.body
         // A Do Not Disturb matters only where the household respects it: then read it now.
@@ -150,6 +181,14 @@ final class FreedesktopNotifier: Notifier {
     }
 
     func close(_ id: UInt32) {
+        if OnEveryDesktop.keepsClosedCards(serverName: self.server.name, vendor: self.server.vendor) {
+            // notification-daemon 3.20 says NotificationClosed but leaves the bubble up; a
+            // replacement that expires at once takes it down.
+            self.notifications.notify(
+                appName: "Daysome", replacesID: id, summary: "", body: "", hints: [("transient", .bool(true))],
+                expireTimeout: 1
+            ) { _ in }
+        }
         self.notifications.close(id: id)
     }
 

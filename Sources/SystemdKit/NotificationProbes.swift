@@ -6,6 +6,13 @@
 import CSystemd
 import Glibc
 
+/// What a notification server says of itself.
+public struct ServerDescription: Sendable, Equatable {
+    public let name: String
+    public let vendor: String
+    public let capabilities: [String]
+}
+
 extension Notifications {
     /// A method call to the server that the bus may not auto-start it for.
     private func probe(_ interface: String, _ member: String) throws(Errno) -> BusMessage {
@@ -19,7 +26,7 @@ extension Notifications {
     private func send(_ message: BusMessage, completion: @escaping (Result<BusMessage, BusError>) -> Void) {
         do throws(Errno) {
             // The bus keeps the call until its reply comes; no slot to hold.
-            try self.bus.callAsync(message, timeout: 2_000_000, completion).setFloating(true)
+            try self.bus.callAsync(message, timeout: 10_000_000, completion).setFloating(true)
         } catch {
             completion(.failure(BusError(error)))
         }
@@ -47,13 +54,13 @@ extension Notifications {
         }
     }
 
-    /// Asks a running server for its name and capabilities, without starting one: `completion`
-    /// gets both from the loop, or the first error (ServiceUnknown where no server runs).
+    /// Asks a running server for its name, vendor and capabilities, without starting one:
+    /// `completion` gets them from the loop, or the first error (ServiceUnknown where no server runs).
     ///
     /// D-Bus: `GetServerInformation() -> ssss`, then `GetCapabilities() -> as`, each with the
     /// no-auto-start flag. The corresponding C function is `sd_bus_call_async`.
     public func probeServer(
-        completion: @escaping (Result<(name: String, capabilities: [String]), BusError>) -> Void
+        completion: @escaping (Result<ServerDescription, BusError>) -> Void
     ) {
         let information: BusMessage
         do throws(Errno) {
@@ -67,17 +74,17 @@ extension Notifications {
             case .failure(let error):
                 completion(.failure(error))
             case .success(let reply):
-                guard let self, let name = try? reply.readString() else {
+                guard let self, let name = try? reply.readString(), let vendor = try? reply.readString() else {
                     completion(.failure(BusError(Errno(rawValue: EBADMSG))))
                     return
                 }
-                self.probeCapabilities(name: name, completion: completion)
+                self.probeCapabilities(name: name, vendor: vendor, completion: completion)
             }
         }
     }
 
     private func probeCapabilities(
-        name: String, completion: @escaping (Result<(name: String, capabilities: [String]), BusError>) -> Void
+        name: String, vendor: String, completion: @escaping (Result<ServerDescription, BusError>) -> Void
     ) {
         do throws(Errno) {
             self.send(try self.probe(Notifications.interfaceName, "GetCapabilities")) { result in
@@ -86,7 +93,7 @@ extension Notifications {
                         guard let capabilities = try? reply.readStringArray() else {
                             return .failure(BusError(Errno(rawValue: EBADMSG)))
                         }
-                        return .success((name, capabilities))
+                        return .success(ServerDescription(name: name, vendor: vendor, capabilities: capabilities))
                     })
             }
         } catch {

@@ -126,6 +126,14 @@ struct OnEveryDesktopTests {
         #expect(dunst.bellHeld)
     }
 
+    @Test("Only notification-daemon 3.20 (GNOME's) keeps a closed bubble up and gets it replaced first")
+    func notificationDaemonKeepsClosedCards() {
+        #expect(OnEveryDesktop.keepsClosedCards(serverName: "Notification Daemon", vendor: "GNOME"))
+        #expect(!OnEveryDesktop.keepsClosedCards(serverName: "Notification Daemon", vendor: "MATE"))
+        #expect(!OnEveryDesktop.keepsClosedCards(serverName: "dunst", vendor: "knopwob"))
+        #expect(!OnEveryDesktop.keepsClosedCards(serverName: nil, vendor: nil))
+    }
+
     @Test("settings.respectDoNotDisturb reads true or false, is absent by default, and a bad value is reported")
     func respectDoNotDisturbSetting() {
         func settings(_ json: String) -> (Settings, [HouseholdProblem]) {

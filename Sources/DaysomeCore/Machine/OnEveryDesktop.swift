@@ -112,6 +112,13 @@ public enum OnEveryDesktop {
         }
     }
 
+    /// Whether the server leaves a card on screen after CloseNotification (notification-daemon
+    /// 3.20 emits NotificationClosed and keeps the bubble): the daemon then first replaces the
+    /// card with one that expires at once.
+    public static func keepsClosedCards(serverName: String?, vendor: String?) -> Bool {
+        serverName == "Notification Daemon" && vendor == "GNOME"
+    }
+
     /// The history reason of a call that a newer call took the place of (`replaces_id`).
     public static func replacedReason(by newer: Instant) -> String {
         "replaced by the call at \(newer.rfc3339)"
