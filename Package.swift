@@ -47,6 +47,8 @@ let package = Package(
             name: "SystemdIntegrationTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         // A real sound server's null sink, a session bus and a user manager: the bell and bring-back.
         .testTarget(name: "HeardAndSeenTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        // The same real call on dunst, xfce4-notifyd, notification-daemon, MATE, LXQt and GNOME Shell, side by side.
+        .testTarget(name: "DesktopMatrixTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

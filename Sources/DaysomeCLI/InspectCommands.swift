@@ -158,6 +158,7 @@ func runStatus(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
     lines.append(
         "Notification server: "
             + (server?["present"]?.boolValue == true ? server?["name"]?.stringValue ?? "present" : "none answering"))
+    lines += serverCare(server)
     let notify = status["notifyInOtherApps"]?.boolValue == true
     lines.append(
         "Notifications in other apps: " + (notify ? "on" : "off (a carer turns on settings.notifyInOtherApps)"))

@@ -37,9 +37,9 @@ extension DaemonOptions {
         row("--display-unit", "UNIT", "A systemd user unit that shows the day display: restarted to bring it back."),
         row("--display-command", "PATH", "A program, run without a shell, that brings the day display back."),
         row(
-            "--dnd", "MODE", "respect (default): normal urgency, so a Do Not Disturb holds calls back",
-            "and the bell is silent while the server is paused; override: critical",
-            "urgency (GNOME and KDE show calls through DND) and the bell plays."),
+            "--dnd", "MODE", "For households without settings.respectDoNotDisturb: override (default)",
+            "shows calls through a forgotten Do Not Disturb and the bell plays;",
+            "respect lets a Do Not Disturb hold calls back, banner and bell."),
         HelpOption(names: ["-h", "--help"], lines: ["Show this help."]),
         HelpOption(names: ["--version"], lines: ["Show the version."]),
     ]

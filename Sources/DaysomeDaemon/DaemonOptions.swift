@@ -16,11 +16,12 @@ public enum NotifierKind: String, Sendable {
     case log
 }
 
-/// How a call meets Do Not Disturb.
+/// How a call meets Do Not Disturb, for households that do not say (`settings.respectDoNotDisturb`).
 public enum DoNotDisturb: String, Sendable {
-    /// Normal urgency: the server's Do Not Disturb holds the call back, and the bell is silent while it is paused.
+    /// A Do Not Disturb holds calls back: the server holds the banner, and the bell is silent with it.
     case respect
-    /// Critical urgency: shown through GNOME's and KDE's Do Not Disturb, and the bell always plays.
+    /// Seen through a forgotten Do Not Disturb (the design's default): critical where only critical
+    /// passes (GNOME Shell), and the bell plays.
     case override
 }
 
@@ -40,7 +41,7 @@ public struct DaemonOptions: Sendable, Equatable {
     /// A program (absolute path, run without a shell) that brings the day display back.
     public var displayCommand: String?
     /// How a call meets a Do Not Disturb the family forgot.
-    public var doNotDisturb: DoNotDisturb = .respect
+    public var doNotDisturb: DoNotDisturb = .override
 
     public init(paths: Paths) {
         self.paths = paths

@@ -188,7 +188,7 @@ final class Manager {
 
     /// The notification server instance answering now, and this boot: what an id is stamped with.
     func serverIdentity() -> String? {
-        guard let instance = self.notifier?.server.instance else { return nil }
+        guard let instance = self.notifier?.instance else { return nil }
         return "\(self.bootId ?? "boot?") \(instance)"
     }
 
@@ -223,6 +223,9 @@ final class Manager {
             case .post(let key, let start):
                 flushRecords()
                 self.post(key, start)
+            case .replace(let key, let start, let replacing):
+                flushRecords()
+                self.post(key, start, replacing: replacing)
             case .close(_, let id):
                 self.notifier?.close(id)
             case .publish:
@@ -245,9 +248,9 @@ final class Manager {
         flushRecords()
     }
 
-    func post(_ key: DeliveryKey, _ start: Start) {
+    func post(_ key: DeliveryKey, _ start: Start, replacing: UInt32 = 0) {
         guard let notifier = self.notifier else { return }
-        notifier.post(start, now: self.now()) { [weak self] result in
+        notifier.post(start, replacing: replacing, now: self.now()) { [weak self] result in
             switch result {
             case .success(let id): self?.handle(.posted(key, notificationId: id))
             case .failure(let error): self?.handle(.postFailed(key, reason: error.message))
@@ -300,7 +303,7 @@ final class Manager {
                                     ),
                                 ]))
                         ),
-                        ("doNotDisturb", .string(self.options.doNotDisturb.rawValue)),
+                        ("doNotDisturb", .string(self.respectsDoNotDisturb ? "respect" : "override")),
                         ("lock", self.lockStatus),
                         // A user manager refuses WakeSystem (EPERM, and the timer fails): never asked for.
                         (

@@ -33,16 +33,27 @@ extension Manager {
         let bus = try Bus.openUser()
         try bus.attach(to: self.loop)
         let notifier = try FreedesktopNotifier(
-            bus: bus, urgency: self.options.doNotDisturb == .override ? 2 : 1,
-            closedByServer: { [weak self] id in self?.handle(.closedByServer(notificationId: id)) },
+            bus: bus, loop: self.loop, respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
+            closedByServer: { [weak self] in self?.handle(.serverClosed(notificationId: $0, reason: $1)) },
             clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
-            restarted: { [weak self] in self?.handle(.serverRestarted) })
-        // The instance answering now: ids of another (before a reboot or restart) are never closed.
+            restarted: { [weak self] in self?.handle(.serverRestarted) },
+            learned: { [weak self] in self?.serverLearned() })
         self.sessionDisconnected = try bus.addMatch(Self.disconnectedMatch) { [weak self] _ in
             self?.sessionBusLost()
         }
         self.bus = bus
         self.notifier = notifier
+    }
+
+    /// A probe answered: publish what is known of the server, and tell the machine which instance
+    /// answers when that changed (a server a post activated on a first boot stamps its ids too).
+    func serverLearned() {
+        let identity = self.serverIdentity()
+        if identity != self.machine.serverIdentity {
+            self.handle(.serverIdentified(identity))
+        } else {
+            self.publish()
+        }
     }
 
     /// sd-bus's own signal for a connection that dropped.

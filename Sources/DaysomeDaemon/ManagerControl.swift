@@ -47,9 +47,9 @@ extension Manager {
     /// Returns what happened, in words for `try` to pass on.
     @discardableResult
     func playChime() -> String {
-        if self.options.doNotDisturb == .respect, (self.notifier as? FreedesktopNotifier)?.isPaused() == true {
+        if (self.notifier as? FreedesktopNotifier)?.holdsTheBell() == true {
             self.logger.log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent")
-            return "the bell stays silent: the notification server is paused (Do Not Disturb, --dnd respect)"
+            return "the bell stays silent: the notification server is paused (Do Not Disturb, respected)"
         }
         guard let player = self.chimePlayer, player.player != nil else {
             return "no sound player was found (pw-play, paplay, aplay): the bell is silent"

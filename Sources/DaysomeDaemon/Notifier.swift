@@ -3,26 +3,42 @@
 // timeouts). `log` writes calls to the journal for machines with no notification server.
 
 import DaysomeCore
+import Glibc
 import SystemdKit
 
-/// What the daemon knows of the notification server.
+/// What the daemon knows of the notification server, and what it does for it.
 struct ServerInfo: Sendable, Equatable {
     var name: String?
     var present: Bool
     var capabilities: [String]
-    /// Which instance answered: the bus's id and the server's unique name on it. A notification
-    /// id means something only to the instance that gave it.
-    var instance: String? = nil
+    /// The urgency the next call gets there, and why (`OnEveryDesktop.urgency`).
+    var choice: UrgencyChoice? = nil
+    /// What the server last said of its Do Not Disturb.
+    var doNotDisturb: ServerDoNotDisturb = .unknown
+    /// Its vendor (`GetServerInformation`), for the quirks that name and vendor tell apart.
+    var vendor: String? = nil
 }
 
 /// Posts and closes calls; replies come back through the loop.
 protocol Notifier: AnyObject {
     /// What the server says of itself (refreshed when it restarts).
     var server: ServerInfo { get }
-    /// Posts a call; `completion` gets the server's id or why it failed.
-    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void)
+    /// Which server instance answers now (the bus's id and the server's unique name on it), nil
+    /// when none runs: a notification id means something only to the instance that gave it.
+    var instance: String? { get }
+    /// Posts a call, in place of the call `replacing` still on screen (0 for none); `completion`
+    /// gets the server's id or why it failed.
+    func post(
+        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void)
     /// Closes a call the daemon posted.
     func close(_ id: UInt32)
+}
+
+extension Notifier {
+    /// Posts a call that takes no other's place.
+    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
+        self.post(start, replacing: 0, now: now, completion: completion)
+    }
 }
 
 /// Why a post failed, in the server's or the bus's words.
@@ -34,19 +50,31 @@ struct NotifierError: Error, Sendable {
 final class FreedesktopNotifier: Notifier {
     private let notifications: Notifications
     private(set) var server = ServerInfo(name: nil, present: false, capabilities: [])
+    private(set) var instance: String?
     private var slots: [BusSlot] = []
 
-    /// Normal (1) respects a Do Not Disturb; critical (2) shows through it where the server allows.
-    private let urgency: UInt8
+    /// Whether a Do Not Disturb holds calls back: the household's choice, else the daemon's `--dnd`.
+    private let respectDoNotDisturb: () -> Bool
+    /// Runs when a probe's answer changed what is known of the server (status publishes it).
+    private let learned: () -> Void
+    /// Where a probe that found the server not yet answering is tried again.
+    private let loop: EventLoop
+    private var retry: EventSource?
+    private var retries = 0
 
-    /// Subscribes to the server's signals; `restarted` runs when its bus name changes owner, and
-    /// `clicked` when she activates a call (its `default` action).
+    /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away
+    /// or was replaced, `closedByServer` when the server closed a card itself (with its reason),
+    /// `clicked` when she activates a call (its `default` action), and `learned` when a probe
+    /// answered.
     init(
-        bus: Bus, urgency: UInt8, closedByServer: @escaping (UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
-        restarted: @escaping () -> Void
+        bus: Bus, loop: EventLoop, respectDoNotDisturb: @escaping () -> Bool,
+        closedByServer: @escaping (UInt32, UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
+        restarted: @escaping () -> Void, learned: @escaping () -> Void
     ) throws(Errno) {
         self.notifications = Notifications(bus: bus)
-        self.urgency = urgency
+        self.respectDoNotDisturb = respectDoNotDisturb
+        self.learned = learned
+        self.loop = loop
         self.slots.append(
             try self.notifications.onActionInvoked { id, key in
                 if key == "default" { clicked(id) }
@@ -54,49 +82,104 @@ final class FreedesktopNotifier: Notifier {
         self.slots.append(
             try self.notifications.onClosed { id, reason in
                 // Reason 3 is our own CloseNotification; the others are the server's or her doing.
-                if reason.rawValue != 3 { closedByServer(id) }
+                if reason != .closedByCall { closedByServer(id, reason.rawValue) }
             })
         self.slots.append(
-            try self.notifications.onOwnerChanged { [weak self] _ in
-                self?.refresh()
-                restarted()
+            try self.notifications.onOwnerChange { [weak self] old, new in
+                self?.instance = new.map { "\((try? bus.busId) ?? "?") \($0)" }
+                if new == nil { self?.serverGone() } else { self?.refresh() }
+                // A server that appears where none was (a post activated it) voids no id.
+                if old != nil { restarted() }
             })
-        self.refresh()
+        // The bus driver says at once whether a server runs, and which; asking never starts one.
+        self.instance = (try? self.notifications.serverOwner()).flatMap { $0 }.map {
+            "\((try? bus.busId) ?? "?") \($0)"
+        }
+        if (try? self.notifications.serverIsRunning()) == true {
+            self.server.present = true
+            self.refresh()
+        }
     }
 
-    /// The bus under the server went away: nothing can be posted until it is back.
+    /// The server (or the bus under it) went away: nothing can be posted until one is back.
     func serverGone() {
         self.server = ServerInfo(name: nil, present: false, capabilities: [])
     }
 
-    /// Asks the server for its name and capabilities (a short synchronous call at start and after a restart).
+    /// Asks the running server for its name and capabilities, from the loop, without ever
+    /// starting a server.
     func refresh() {
-        do throws(BusError) {
-            let info = try self.notifications.getServerInformation()
-            let capabilities = try self.notifications.getCapabilities()
-            let busId = (try? self.notifications.bus.busId) ?? "?"
-            self.server = ServerInfo(
-                name: info.name, present: true, capabilities: capabilities,
-                instance: info.owner.map { "\(busId) \($0)" })
-        } catch {
-            self.server = ServerInfo(name: nil, present: false, capabilities: [])
+        self.server.present = true
+        self.notifications.probeServer { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let info):
+                self.retries = 0
+                self.server = ServerInfo(
+                    name: info.name, present: true, capabilities: info.capabilities, vendor: info.vendor)
+                self.server.choice = self.choose()
+                self.readDoNotDisturb()
+            case .failure:
+                // A slow server (GNOME's proxy on a busy machine) may answer the next probe.
+                let running = (try? self.notifications.serverIsRunning()) == true
+                self.server = ServerInfo(name: nil, present: running, capabilities: [])
+                if running { self.probeAgain() }
+            }
+            self.learned()
         }
     }
 
-    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
+    /// A server that owns its name but does not answer yet (GNOME's notification service just
+    /// after it starts) is asked again a second later, up to five times.
+    private func probeAgain() {
+        guard self.retries < 5 else { return }
+        self.retries += 1
+        self.retry = try? self.loop.addTimer(clock: CLOCK_MONOTONIC, after: 1_000_000, description: "server probe") {
+            [weak self] _ in
+            self?.refresh()
+        }
+    }
+
+    /// The urgency a call gets on this server now, and why.
+    private func choose() -> UrgencyChoice {
+        OnEveryDesktop.urgency(
+            serverName: self.server.name, doNotDisturb: self.server.doNotDisturb,
+            respectDoNotDisturb: self.respectDoNotDisturb())
+    }
+
+    /// Reads the server's Do Not Disturb where it tells it (dunst's `paused`), in the background.
+    private func readDoNotDisturb() {
+        self.notifications.probeFlag(interface: "org.dunstproject.cmd0", property: "paused") { [weak self] paused in
+            guard let self, let paused else { return }
+            self.server.doNotDisturb = paused ? .on : .off
+            self.server.choice = self.choose()
+            self.learned()
+        }
+    }
+
+    func post(
+        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
+    ) {
+        if self.server.present && self.server.name == nil { self.refresh() }
         let markup = self.server.capabilities.contains("body-markup")
         let body = markup ? Content.markupEscaped(start.heading + "\n" + start.body) : start.heading + "\n" + start.body
-        // The expire timeout is only a hint: the daemon closes the call itself at expiresAt.
-        let milliseconds = max(1, min(Int64(Int32.max), (start.expiresAt.seconds - now.seconds) * 1_000))
+        // A Do Not Disturb matters only where the household respects it: then read it now.
+        if self.respectDoNotDisturb(), self.server.present {
+            self.server.doNotDisturb = self.isPaused().map { $0 ? .on : .off } ?? self.server.doNotDisturb
+        }
+        let choice = self.choose()
+        self.server.choice = choice
         // The daemon plays its own bell: suppress-sound keeps a server that plays sounds (GNOME)
         // from calling twice for one start. The default action is what a click on the call runs.
+        // The expire timeout is only a backstop, after the daemon's own close at expiresAt.
         self.notifications.notify(
-            appName: "Daysome", summary: start.title, body: body, actions: ["default", "Open the day"],
+            appName: "Daysome", replacesID: replacing, summary: start.title, body: body,
+            actions: ["default", "Open the day"],
             hints: [
-                ("urgency", .byte(self.urgency)), ("category", .string("x-daysome.call")),
+                ("urgency", .byte(choice.urgency.rawValue)), ("category", .string("x-daysome.call")),
                 ("desktop-entry", .string("daysome")), ("suppress-sound", .bool(true)),
             ],
-            expireTimeout: Int32(milliseconds)
+            expireTimeout: OnEveryDesktop.expireTimeout(expiresAt: start.expiresAt, now: now)
         ) { result in
             switch result {
             case .success(let id): completion(.success(id))
@@ -106,26 +189,44 @@ final class FreedesktopNotifier: Notifier {
     }
 
     func close(_ id: UInt32) {
+        if OnEveryDesktop.keepsClosedCards(serverName: self.server.name, vendor: self.server.vendor) {
+            // notification-daemon 3.20 says NotificationClosed but leaves the bubble up; a
+            // replacement that expires at once takes it down.
+            self.notifications.notify(
+                appName: "Daysome", replacesID: id, summary: "", body: "", hints: [("transient", .bool(true))],
+                expireTimeout: 1
+            ) { _ in }
+        }
         self.notifications.close(id: id)
     }
 
-    /// Whether the server says it is paused (dunst's Do Not Disturb); false where it cannot say.
-    func isPaused() -> Bool {
+    /// Whether a respected Do Not Disturb holds the bell now: the server says it is paused.
+    func holdsTheBell() -> Bool {
+        guard self.respectDoNotDisturb(), self.server.present else { return false }
+        if let paused = self.isPaused() { self.server.doNotDisturb = paused ? .on : .off }
+        return self.server.doNotDisturb == .on
+    }
+
+    /// Whether the running server says it is paused (dunst's Do Not Disturb); nil where it cannot
+    /// say. A short call (200 ms at most) that never starts a server; made only for a household
+    /// that respects Do Not Disturb, just before a call or the bell.
+    private func isPaused() -> Bool? {
         guard
             let message = try? self.notifications.bus.newMethodCall(
                 destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                 interface: "org.freedesktop.DBus.Properties", member: "Get")
-        else { return false }
+        else { return nil }
         do {
+            try message.setAutoStart(false)
             try message.append("org.dunstproject.cmd0")
             try message.append("paused")
         } catch {
-            return false
+            return nil
         }
         guard let reply = try? self.notifications.bus.call(message, timeout: 200_000),
             (try? reply.enterContainer("v", "b")) == true
-        else { return false }
-        return (try? reply.readBool()) ?? false
+        else { return nil }
+        return try? reply.readBool()
     }
 }
 
@@ -134,13 +235,17 @@ final class LogNotifier: Notifier {
     private let logger: Logger
     private var nextId: UInt32 = 1
     // The log's ids are this process's counter: closing an earlier process's id only logs it.
-    let server = ServerInfo(name: "log", present: true, capabilities: [], instance: "log")
+    let server = ServerInfo(name: "log", present: true, capabilities: [])
+    let instance: String? = "log"
 
     init(logger: Logger) {
         self.logger = logger
     }
 
-    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
+    func post(
+        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
+    ) {
+        if replacing != 0 { self.close(replacing) }
         let id = self.nextId
         self.nextId += 1
         self.logger.log(

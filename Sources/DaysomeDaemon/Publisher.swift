@@ -186,10 +186,12 @@ final class Publisher {
                     (
                         "notificationServer",
                         .object(
-                            JSONObject([
-                                ("name", server.name.map { .string($0) } ?? .null), ("present", .bool(server.present)),
-                                ("capabilities", .array(server.capabilities.map { .string($0) })),
-                            ]))
+                            JSONObject(
+                                [
+                                    ("name", server.name.map { .string($0) } ?? .null),
+                                    ("present", .bool(server.present)),
+                                    ("capabilities", .array(server.capabilities.map { .string($0) })),
+                                ] + server.statusFields))
                     ),
                     ("canDeliver", .bool(canDeliver)),
                     ("notLaidReason", machine.notLaidReason.map { .string($0) } ?? .null),

@@ -40,6 +40,9 @@ struct VirtualDaemon {
                 } else {
                     self.reply(key)
                 }
+            case .replace(let key, let start, let replacing):
+                self.shown.remove(replacing)
+                self.apply([.post(key, start)])
             case .close(_, let id):
                 self.shown.remove(id)
             default:

@@ -28,7 +28,7 @@ struct DaemonOptionsTests {
         #expect(options.backend == .wheel)
         #expect(options.notifier == .freedesktop)
         #expect(options.grace == 300)
-        #expect(options.doNotDisturb == .respect)
+        #expect(options.doNotDisturb == .override)
     }
 
     @Test("Every option of the contract is accepted, with a space or an equals sign")
@@ -36,7 +36,7 @@ struct DaemonOptionsTests {
         let argv = [
             "--household", "/h.json", "--display-state=/d", "--runtime-dir", "/r", "--state-dir", "/s", "--backend",
             "systemd", "--notifier=log", "--grace", "60", "--chime-file", "/bell.ogg", "--player", "/usr/bin/paplay",
-            "--display-unit", "day.service", "--dnd", "override",
+            "--display-unit", "day.service", "--dnd", "respect",
         ]
         guard case .run(let options) = try DaemonOptions.parse(argv, environment: self.environment) else {
             Issue.record("should run")
@@ -48,7 +48,7 @@ struct DaemonOptionsTests {
         #expect(options.notifier == .log)
         #expect(options.grace == 60)
         #expect(options.displayUnit == "day.service")
-        #expect(options.doNotDisturb == .override)
+        #expect(options.doNotDisturb == .respect)
     }
 
     @Test(

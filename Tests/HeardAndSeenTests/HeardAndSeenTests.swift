@@ -161,20 +161,20 @@ struct HeardAndSeenTests {
         try await world.startSessionBus()
         try await world.startNotificationServer()
         let text = household(callAt: nextMinute(leaving: 1_800))
-        let respecting = try await world.startDaemon("respect", household: text)
+        let respecting = try await world.startDaemon("respect", household: text, arguments: ["--dnd", "respect"])
         let overriding = try await world.startDaemon("override", household: text, arguments: ["--dnd", "override"])
         let paused = try await world.dunstctl(["set-paused", "true"])
         #expect(paused.status == 0, "\(paused)")
         let recording = try await world.startRecording()
         await recording.follow(untilWall: wallSeconds() + 0.5)
 
-        // --dnd respect (the default): while dunst is paused the bell stays silent.
+        // --dnd respect: while dunst is paused the bell stays silent.
         let asked = wallSeconds()
         let quiet = try await world.ctl(["try"] + respecting.paths)
         #expect(quiet.status == 0, "\(quiet)")
         await recording.follow(untilWall: asked + 2.5)
         let silence = try await world.loudness(recording, fromWall: asked, seconds: 2)
-        // --dnd override: the bell plays through it.
+        // --dnd override (the default): the bell plays through it.
         let askedAgain = wallSeconds()
         let loud = try await world.ctl(["try"] + overriding.paths)
         #expect(loud.status == 0, "\(loud)")

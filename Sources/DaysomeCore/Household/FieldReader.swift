@@ -35,6 +35,9 @@ struct FieldReader {
         settings.notifyInOtherApps = self.flag(object["notifyInOtherApps"], "settings.notifyInOtherApps", false)
         settings.bringDayBack = self.flag(object["bringDayBack"], "settings.bringDayBack", false)
         settings.exactAlarms = self.flag(object["exactAlarms"], "settings.exactAlarms", true)
+        if let respect = object["respectDoNotDisturb"], !respect.isNull {
+            settings.respectDoNotDisturb = self.flag(respect, "settings.respectDoNotDisturb", false)
+        }
         if let chime = object["chime"], !chime.isNull {
             if let text = chime.stringValue, let parsed = Chime(rawValue: text) {
                 settings.chime = parsed

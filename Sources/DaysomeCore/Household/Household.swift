@@ -47,6 +47,9 @@ public struct Settings: Sendable, Equatable {
     public var exactAlarms = true
     /// The bell, or silence.
     public var chime: Chime = .bell
+    /// A Do Not Disturb the family set holds calls back, banner and bell (default false: seen
+    /// through a forgotten one). `nil`: the household does not say, and the daemon's `--dnd` decides.
+    public var respectDoNotDisturb: Bool?
 
     public init(
         notifyInOtherApps: Bool = false, bringDayBack: Bool = false, exactAlarms: Bool = true, chime: Chime = .bell

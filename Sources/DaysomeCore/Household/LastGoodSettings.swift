@@ -56,6 +56,9 @@ extension Settings {
         case "settings.chime":
             self.chime = previous.chime
             return "value, \(previous.chime.rawValue)"
+        case "settings.respectDoNotDisturb":
+            self.respectDoNotDisturb = previous.respectDoNotDisturb
+            return "value, \(previous.respectDoNotDisturb.map { String($0) } ?? "the daemon's --dnd")"
         default:
             return nil
         }

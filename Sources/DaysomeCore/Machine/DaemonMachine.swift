@@ -28,6 +28,8 @@ public struct DaemonMachine: Sendable {
     public private(set) var serverIdentity: String?
     /// Calls posted whose id has not arrived; true means withdraw it as soon as it does.
     private var inFlight: [DeliveryKey: Bool] = [:]
+    /// The last few ids the server closed itself: a click that arrives after its close still counts.
+    private var closedByServer: [UInt32] = []
 
     /// Creates a machine from what the state directory remembered.
     public init(config: MachineConfig, persisted: PersistedState, now: Instant) {
@@ -188,11 +190,9 @@ public struct DaemonMachine: Sendable {
                 actions.append(.persist)
             }
         case .closedByServer(let id):
-            if let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) {
-                let call = self.persisted.delivered.remove(at: index)
-                self.cancelExpiry(call.key)
-                actions.append(.persist)
-            }
+            actions += self.serverClosed(id, reason: Self.unknownCloseReason, now: now)
+        case .serverClosed(let id, let reason):
+            actions += self.serverClosed(id, reason: reason, now: now)
         case .fired(let lay):
             guard let current = self.persisted.lay, current.number == lay, self.display == .away else {
                 actions.append(
@@ -212,9 +212,7 @@ public struct DaemonMachine: Sendable {
             actions.append(.log(.notice, "The systemd manager lost the timers of lay \(lay.number); laying them again"))
             actions.append(.layTimers(lay: lay.number, starts: self.managerStarts, replacing: true))
         case .clicked(let id):
-            if self.display == .away, self.persisted.delivered.contains(where: { $0.notificationId == id }) {
-                actions.append(.bringDisplayBack(reason: "she clicked the call"))
-            }
+            actions += self.clicked(id, now: now)
         case .serverIdentified(let identity):
             actions += self.identifyServer(identity)
         case .serverRestarted:
@@ -499,6 +497,7 @@ public struct DaemonMachine: Sendable {
     private mutating func deliver(_ start: Start, lay: UInt64, now: Instant, lateness: Int64) -> [MachineAction] {
         let key = DeliveryKey(lay: lay, at: start.at)
         let call = DeliveredCall(key: key, itemIds: start.itemIds, expiresAt: start.expiresAt, notificationId: nil)
+        let (replaced, post) = self.takePlace(of: start, key: key, now: now)
         self.persisted.delivered.append(call)
         self.persisted.remember(start, now: now)
         self.inFlight[key] = false
@@ -509,12 +508,77 @@ public struct DaemonMachine: Sendable {
             self.scheduleBringBack(at: now.adding(seconds: self.config.bringBackDelay))
         }
         // Persist before posting: a crash in between loses one call rather than repeating it.
-        return [
+        return replaced + [
             .record(
                 HistoryRecord(
                     time: now, event: .delivered, lay: lay, at: start.at, itemIds: start.itemIds, reason: reason)),
-            .persist, .post(key, start),
+            .persist, post,
         ] + (settings.chime == .bell ? [.chime] : [])
+    }
+
+    // MARK: On every desktop
+
+    /// `NotificationClosed`'s "undefined" reason, for a close whose reason the loop did not read.
+    private static let unknownCloseReason: UInt32 = 4
+
+    /// One card at a time: the calls still on screen leave for the new one, recorded as replaced.
+    /// The newest of them with an id is replaced in place (`replaces_id`), so servers that show
+    /// one bubble at a time or queue banners never hide the newer call behind it; any other is
+    /// closed, or withdrawn the moment its id arrives.
+    private mutating func takePlace(
+        of start: Start, key: DeliveryKey, now: Instant
+    ) -> (actions: [MachineAction], post: MachineAction) {
+        var actions: [MachineAction] = []
+        var replacing: UInt32?
+        for call in self.persisted.delivered.reversed() {
+            self.cancelExpiry(call.key)
+            if let id = call.notificationId {
+                if replacing == nil { replacing = id } else { actions.append(.close(call.key, notificationId: id)) }
+            } else if self.inFlight[call.key] != nil {
+                self.inFlight[call.key] = true
+            }
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .withdrawn, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
+                        reason: OnEveryDesktop.replacedReason(by: start.at))))
+        }
+        self.persisted.delivered = []
+        return (actions, replacing.map { .replace(key, start, replacing: $0) } ?? .post(key, start))
+    }
+
+    /// The server closed a card itself (she dismissed it, or it timed it out): history says so.
+    private mutating func serverClosed(_ id: UInt32, reason: UInt32, now: Instant) -> [MachineAction] {
+        self.closedByServer = Array((self.closedByServer + [id]).suffix(8))
+        guard let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) else { return [] }
+        let call = self.persisted.delivered.remove(at: index)
+        self.cancelExpiry(call.key)
+        let (event, why) = OnEveryDesktop.serverClose(reason: reason)
+        return [
+            .record(
+                HistoryRecord(
+                    time: now, event: event, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: why)),
+            .persist,
+        ]
+    }
+
+    /// She clicked a call: the day comes back, and a server that keeps a clicked card gets it closed.
+    private mutating func clicked(_ id: UInt32, now: Instant) -> [MachineAction] {
+        guard self.display == .away else { return [] }
+        guard let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) else {
+            // Most servers close a clicked card themselves, and some say so before the click.
+            return self.closedByServer.contains(id) ? [.bringDisplayBack(reason: OnEveryDesktop.clickedReason)] : []
+        }
+        let call = self.persisted.delivered.remove(at: index)
+        self.cancelExpiry(call.key)
+        return [
+            .close(call.key, notificationId: id),
+            .record(
+                HistoryRecord(
+                    time: now, event: .withdrawn, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
+                    reason: OnEveryDesktop.clickedReason)),
+            .persist, .bringDisplayBack(reason: OnEveryDesktop.clickedReason),
+        ]
     }
 
     private mutating func expire(_ key: DeliveryKey, now: Instant) -> [MachineAction] {

@@ -61,8 +61,11 @@ public enum MachineEvent: Sendable {
     case posted(DeliveryKey, notificationId: UInt32)
     /// The server refused or did not answer a Notify.
     case postFailed(DeliveryKey, reason: String)
-    /// The server closed a notification itself (dismissed, expired on its side).
+    /// The server closed a notification itself (dismissed, expired on its side), reason unknown.
     case closedByServer(notificationId: UInt32)
+    /// The server closed a notification itself, with its `NotificationClosed` reason (1 expired,
+    /// 2 dismissed, 4 other): history records it.
+    case serverClosed(notificationId: UInt32, reason: UInt32)
     /// The notification server's bus name changed owner: every id it gave is void.
     case serverRestarted
     /// Which server instance now answers (its bus, unique name and the boot); nil when none does.
@@ -80,6 +83,9 @@ public enum MachineEvent: Sendable {
 public enum MachineAction: Sendable, Equatable {
     /// Post a notification for a start.
     case post(DeliveryKey, Start)
+    /// Post a notification for a start in place of a call still on screen (`replaces_id`): one
+    /// card at a time.
+    case replace(DeliveryKey, Start, replacing: UInt32)
     /// Close a posted notification.
     case close(DeliveryKey, notificationId: UInt32)
     /// Append to the history.

@@ -197,6 +197,10 @@ private struct VirtualRun {
             switch action {
             case .record(let record):
                 records.append(record)
+            case .replace(let key, let start, let replacing):
+                // One card at a time: the newer call takes the older's place on the virtual server.
+                self.shown.remove(replacing)
+                self.apply([.post(key, start)], records: &records)
             case .post(let key, let start):
                 self.starts[key] = start
                 let id = self.nextId

@@ -1,0 +1,171 @@
+// Probes of a notification server that never start one and never block the loop: asking about
+// a server must not D-Bus-activate one (a bus with several servers installed started dunst when
+// xfce4-notifyd's name went, and the restarted xfce4-notifyd then quit), and must not wait for
+// one to start. Only a real Notify may activate a server.
+
+import CSystemd
+import Glibc
+
+/// What a notification server says of itself.
+public struct ServerDescription: Sendable, Equatable {
+    public let name: String
+    public let vendor: String
+    public let capabilities: [String]
+}
+
+extension Notifications {
+    /// A method call to the server that the bus may not auto-start it for.
+    private func probe(_ interface: String, _ member: String) throws(Errno) -> BusMessage {
+        let message = try self.bus.newMethodCall(
+            destination: Notifications.busName, path: Notifications.objectPath, interface: interface, member: member)
+        try message.setAutoStart(false)
+        return message
+    }
+
+    /// Sends a probe; `completion` gets the reply or the error, from the loop.
+    private func send(_ message: BusMessage, completion: @escaping (Result<BusMessage, BusError>) -> Void) {
+        do throws(Errno) {
+            // The bus keeps the call until its reply comes; no slot to hold.
+            try self.bus.callAsync(message, timeout: 10_000_000, completion).setFloating(true)
+        } catch {
+            completion(.failure(BusError(error)))
+        }
+    }
+
+    /// Whether anyone owns the server's name now. The bus driver answers this itself, at once,
+    /// and never starts a service for it.
+    ///
+    /// D-Bus: `org.freedesktop.DBus.NameHasOwner(s) -> b`. The corresponding C function is `sd_bus_call`.
+    public func serverIsRunning() throws(BusError) -> Bool {
+        let message: BusMessage
+        do throws(Errno) {
+            message = try self.bus.newMethodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "NameHasOwner")
+            try message.append(Notifications.busName)
+        } catch {
+            throw BusError(error)
+        }
+        let reply = try self.bus.call(message, timeout: 1_000_000)
+        do {
+            return try reply.readBool()
+        } catch {
+            throw BusError(error)
+        }
+    }
+
+    /// The unique name of the server that owns `org.freedesktop.Notifications` now, or nil when
+    /// none does. Answered by the bus driver: asking never starts a server.
+    ///
+    /// D-Bus: `org.freedesktop.DBus.GetNameOwner(s) -> s` (NameHasOwner error where none). The
+    /// corresponding C function is `sd_bus_call`.
+    public func serverOwner() throws(BusError) -> String? {
+        let message: BusMessage
+        do throws(Errno) {
+            message = try self.bus.newMethodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetNameOwner")
+            try message.append(Notifications.busName)
+        } catch {
+            throw BusError(error)
+        }
+        do {
+            let reply = try self.bus.call(message, timeout: 1_000_000)
+            return try? reply.readString()
+        } catch {
+            if error.name == "org.freedesktop.DBus.Error.NameHasNoOwner" { return nil }
+            throw error
+        }
+    }
+
+    /// Asks a running server for its name, vendor and capabilities, without starting one:
+    /// `completion` gets them from the loop, or the first error (ServiceUnknown where no server runs).
+    ///
+    /// D-Bus: `GetServerInformation() -> ssss`, then `GetCapabilities() -> as`, each with the
+    /// no-auto-start flag. The corresponding C function is `sd_bus_call_async`.
+    public func probeServer(
+        completion: @escaping (Result<ServerDescription, BusError>) -> Void
+    ) {
+        let information: BusMessage
+        do throws(Errno) {
+            information = try self.probe(Notifications.interfaceName, "GetServerInformation")
+        } catch {
+            completion(.failure(BusError(error)))
+            return
+        }
+        self.send(information) { [weak self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(error))
+            case .success(let reply):
+                guard let self, let name = try? reply.readString(), let vendor = try? reply.readString() else {
+                    completion(.failure(BusError(Errno(rawValue: EBADMSG))))
+                    return
+                }
+                self.probeCapabilities(name: name, vendor: vendor, completion: completion)
+            }
+        }
+    }
+
+    private func probeCapabilities(
+        name: String, vendor: String, completion: @escaping (Result<ServerDescription, BusError>) -> Void
+    ) {
+        do throws(Errno) {
+            self.send(try self.probe(Notifications.interfaceName, "GetCapabilities")) { result in
+                completion(
+                    result.flatMap { reply in
+                        guard let capabilities = try? reply.readStringArray() else {
+                            return .failure(BusError(Errno(rawValue: EBADMSG)))
+                        }
+                        return .success(ServerDescription(name: name, vendor: vendor, capabilities: capabilities))
+                    })
+            }
+        } catch {
+            completion(.failure(BusError(error)))
+        }
+    }
+
+    /// Reads a boolean property of the server's object (e.g. dunst's `org.dunstproject.cmd0`
+    /// `paused`), without starting a server; `completion` gets nil where it cannot say.
+    ///
+    /// D-Bus: `org.freedesktop.DBus.Properties.Get(ss) -> v`. The corresponding C function is
+    /// `sd_bus_call_async`.
+    public func probeFlag(interface: String, property: String, completion: @escaping (Bool?) -> Void) {
+        do throws(Errno) {
+            let message = try self.probe("org.freedesktop.DBus.Properties", "Get")
+            try message.append(interface)
+            try message.append(property)
+            self.send(message) { result in
+                guard case .success(let reply) = result, (try? reply.enterContainer("v", "b")) == true else {
+                    completion(nil)
+                    return
+                }
+                completion(try? reply.readBool())
+            }
+        } catch {
+            completion(nil)
+        }
+    }
+
+    /// Calls `handler` with the old and the new owner of the server's name (`nil` for none):
+    /// the old owner tells a server that went (or was replaced) from one that appeared.
+    ///
+    /// D-Bus: signal `org.freedesktop.DBus.NameOwnerChanged(name s, old_owner s, new_owner s)`.
+    ///
+    /// - Returns: the match; keep it as long as the handler should be called.
+    ///
+    /// The corresponding C function is `sd_bus_add_match`.
+    public func onOwnerChange(_ handler: @escaping (_ old: String?, _ new: String?) -> Void) throws(Errno) -> BusSlot {
+        let rule =
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Notifications.busName)'"
+        return try self.bus.addMatch(rule) { message in
+            guard (try? message.readString()) == Notifications.busName, let old = try? message.readString(),
+                let new = try? message.readString()
+            else {
+                return
+            }
+            handler(old.isEmpty ? nil : old, new.isEmpty ? nil : new)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+// `daysomectl status` names what the daemon does for the notification server.
+
+import DaysomeCLI
+import DaysomeCore
+import Testing
+
+@Suite("status: what the daemon does for the server")
+struct ServerCareTests {
+    @Test("status names the urgency chosen for the server and why, and its Do Not Disturb where it tells it")
+    func statusNamesUrgencyAndWhy() {
+        let server = JSONObject([
+            ("name", .string("dunst")), ("present", .bool(true)), ("urgency", .string("normal")),
+            ("urgencyReason", .string("this server shows normal calls over a fullscreen app")),
+            ("doNotDisturb", .string("on")),
+        ])
+        #expect(
+            serverCare(server) == [
+                "  Calls there: normal urgency: this server shows normal calls over a fullscreen app",
+                "  Its Do Not Disturb: on",
+            ])
+        #expect(serverCare(JSONObject([("name", .null), ("present", .bool(false))])) == [])
+    }
+}

@@ -1,0 +1,155 @@
+// "On every desktop": one card at a time, the daemon's close first, what the server did in
+// history, and the urgency each server gets. Pure: the machine on a virtual clock, and the
+// decisions as functions.
+
+import DaysomeCore
+import Testing
+
+/// Lunch 13:00 ending 14:30, past the drink at 14:00 (London, summer: 12:00Z and 13:00Z).
+func lunchPastTheDrink() -> Household {
+    household("Europe/London", [item("lunch", "13:00", end: "14:30"), item("drink", "14:00", kind: .drink)])
+}
+
+@Suite("On every desktop")
+struct OnEveryDesktopTests {
+    @Test("One card at a time: a new call takes the place of a call still on screen, recorded as replaced")
+    func oneCardAtATime() {
+        var daemon = VirtualDaemon(lunchPastTheDrink(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:00:05Z"))
+        let lunchId = daemon.machine.persisted.delivered.first?.notificationId
+        #expect(lunchId != nil)
+        daemon.run(until: instant("2026-06-01T13:00:05Z"))
+        let replaces = daemon.actions.compactMap { action -> UInt32? in
+            if case .replace(_, _, let replacing) = action { return replacing } else { return nil }
+        }
+        #expect(replaces == [lunchId].compactMap { $0 })
+        #expect(daemon.shown.count == 1)
+        #expect(daemon.machine.persisted.delivered.map(\.itemIds) == [["drink"]])
+        let withdrawn = daemon.events(.withdrawn)
+        #expect(withdrawn.map(\.itemIds) == [["lunch"]])
+        #expect(withdrawn.first?.reason == "replaced by the call at 2026-06-01T13:00:00Z")
+        // The replaced call's own expiry (14:30) closes nothing and records nothing more.
+        daemon.run(until: instant("2026-06-01T13:31:00Z"))
+        #expect(daemon.events(.expired).map(\.itemIds) == [])
+    }
+
+    @Test("A call still in flight when the next takes its place is withdrawn the moment its id arrives")
+    func inFlightCallIsWithdrawnWhenReplaced() {
+        var daemon = VirtualDaemon(lunchPastTheDrink(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.holdReplies = true
+        daemon.run(until: instant("2026-06-01T13:00:05Z"))
+        #expect(daemon.heldPosts.count == 2)
+        for key in daemon.heldPosts { daemon.reply(key) }
+        #expect(daemon.shown.count == 1)
+        #expect(daemon.machine.persisted.delivered.map(\.itemIds) == [["drink"]])
+    }
+
+    @Test("The daemon's close wins: the expire hint lands five seconds after expiresAt")
+    func expireHintAfterExpiresAt() {
+        let now = instant("2026-06-01T12:00:00Z")
+        #expect(OnEveryDesktop.expireTimeout(expiresAt: now.adding(seconds: 60), now: now) == 65_000)
+        #expect(OnEveryDesktop.expireTimeout(expiresAt: now, now: now) == 5_000)
+        #expect(OnEveryDesktop.expireTimeout(expiresAt: now.adding(seconds: 10_000_000), now: now) == Int32.max)
+    }
+
+    @Test("A card she dismissed is recorded as withdrawn, and one the server timed out as expired")
+    func serverClosesAreHistory() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:00:05Z"))
+        let lunch = daemon.machine.persisted.delivered.first?.notificationId ?? 0
+        daemon.send(.serverClosed(notificationId: lunch, reason: 2))
+        #expect(daemon.events(.withdrawn).map(\.reason) == ["she dismissed it"])
+        #expect(daemon.machine.persisted.delivered.isEmpty)
+        daemon.run(until: instant("2026-06-01T18:30:05Z"))
+        let tea = daemon.machine.persisted.delivered.first?.notificationId ?? 0
+        daemon.send(.serverClosed(notificationId: tea, reason: 1))
+        #expect(daemon.events(.expired).map(\.reason) == ["the notification server timed it out"])
+        // Lunch's own expiry at 13:45 found nothing to close or record.
+        #expect(daemon.events(.expired).count == 1)
+    }
+
+    @Test("A clicked card is closed by the daemon, recorded, and brings the day back")
+    func clickedCardIsClosed() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:00:05Z"))
+        let id = daemon.machine.persisted.delivered.first?.notificationId ?? 0
+        daemon.send(.clicked(notificationId: id))
+        #expect(daemon.shown.isEmpty)
+        #expect(daemon.events(.withdrawn).map(\.reason) == ["she clicked the call"])
+        #expect(bringBacks(daemon.actions) == ["she clicked the call"])
+        // The server's own close after the click records nothing more.
+        daemon.send(.serverClosed(notificationId: id, reason: 2))
+        #expect(daemon.events(.withdrawn).count == 1)
+    }
+
+    @Test("A click that arrives after the server closed the card still brings the day back")
+    func clickAfterServerClose() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:00:05Z"))
+        let id = daemon.machine.persisted.delivered.first?.notificationId ?? 0
+        daemon.send(.serverClosed(notificationId: id, reason: 2))
+        daemon.send(.clicked(notificationId: id))
+        #expect(bringBacks(daemon.actions) == ["she clicked the call"])
+        daemon.send(.clicked(notificationId: 999))
+        #expect(bringBacks(daemon.actions).count == 1)
+    }
+
+    @Test("GNOME Shell gets critical urgency, since only critical passes its fullscreen and busy hold")
+    func gnomeShellGetsCritical() {
+        let choice = OnEveryDesktop.urgency(
+            serverName: "gnome-shell", doNotDisturb: .unknown, respectDoNotDisturb: false)
+        #expect(choice.urgency == .critical)
+        #expect(!choice.bellHeld)
+        #expect(choice.reason.contains("fullscreen"))
+    }
+
+    @Test("Other servers keep normal urgency: critical looks alarming there and normal is shown over fullscreen")
+    func otherServersKeepNormal() {
+        for name in [
+            "dunst", "Xfce Notify Daemon", "Notification Daemon", "mate-notification-daemon", "lxqt-notificationd",
+        ] {
+            let choice = OnEveryDesktop.urgency(serverName: name, doNotDisturb: .off, respectDoNotDisturb: false)
+            #expect(choice.urgency == .normal, "\(name)")
+            #expect(!choice.bellHeld)
+        }
+    }
+
+    @Test("A Do Not Disturb the household respects holds the call and the bell together; a forgotten one holds neither")
+    func respectedDoNotDisturbHoldsBannerAndBell() {
+        let respected = OnEveryDesktop.urgency(serverName: "gnome-shell", doNotDisturb: .on, respectDoNotDisturb: true)
+        #expect(respected.urgency == .normal)
+        #expect(respected.bellHeld)
+        let forgotten = OnEveryDesktop.urgency(serverName: "gnome-shell", doNotDisturb: .on, respectDoNotDisturb: false)
+        #expect(forgotten.urgency == .critical)
+        #expect(!forgotten.bellHeld)
+        let dunst = OnEveryDesktop.urgency(serverName: "dunst", doNotDisturb: .on, respectDoNotDisturb: true)
+        #expect(dunst.bellHeld)
+    }
+
+    @Test("Only notification-daemon 3.20 (GNOME's) keeps a closed bubble up and gets it replaced first")
+    func notificationDaemonKeepsClosedCards() {
+        #expect(OnEveryDesktop.keepsClosedCards(serverName: "Notification Daemon", vendor: "GNOME"))
+        #expect(!OnEveryDesktop.keepsClosedCards(serverName: "Notification Daemon", vendor: "MATE"))
+        #expect(!OnEveryDesktop.keepsClosedCards(serverName: "dunst", vendor: "knopwob"))
+        #expect(!OnEveryDesktop.keepsClosedCards(serverName: nil, vendor: nil))
+    }
+
+    @Test("settings.respectDoNotDisturb reads true or false, is absent by default, and a bad value is reported")
+    func respectDoNotDisturbSetting() {
+        func settings(_ json: String) -> (Settings, [HouseholdProblem]) {
+            let text = #"{"version": 1, "timeZone": "UTC", "settings": "# + json + #", "items": []}"#
+            switch parse(text) {
+            case .success(let load): return (load.household.settings, load.problems)
+            case .failure(let error):
+                Issue.record("\(error)")
+                return (Settings(), [])
+            }
+        }
+        #expect(settings("{}").0.respectDoNotDisturb == nil)
+        #expect(settings(#"{"respectDoNotDisturb": true}"#).0.respectDoNotDisturb == true)
+        #expect(settings(#"{"respectDoNotDisturb": false}"#).0.respectDoNotDisturb == false)
+        let (bad, problems) = settings(#"{"respectDoNotDisturb": "yes"}"#)
+        #expect(bad.respectDoNotDisturb == false)
+        #expect(problems.map(\.field) == ["settings.respectDoNotDisturb"])
+    }
+}

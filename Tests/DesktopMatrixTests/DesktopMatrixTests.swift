@@ -1,0 +1,178 @@
+// The desktop matrix: the same real scenario on every notification server a desktop runs, side
+// by side (each on its own private bus and display), read back from the server itself. Away → a
+// call at its minute is shown (on GNOME Shell over another app's fullscreen window) → a return
+// closes it → a click reaches the daemon → the server killed and restarted: no probe started
+// a server, and the next call is shown (on GNOME Shell through its busy hold, the state its Do
+// Not Disturb sets) → that call leaves at its expiresAt by the daemon's close, not earlier.
+
+import DaysomeCore
+import Glibc
+import Testing
+
+/// The household of the scenario: three calls a minute apart from `minute`, then a day-shape
+/// item (never laid) whose start is the third call's expiresAt.
+func matrixHousehold(_ minute: Int64) -> String {
+    func item(_ id: String, _ label: String, _ kind: String, _ offset: Int64, detail: String? = nil) -> String {
+        let detailField = detail.map { #", "detail": "\#($0)""# } ?? ""
+        return
+            #"    { "id": "\#(id)", "label": "\#(label)", "kind": "\#(kind)", "time": "\#(utcClockTime(minute + offset))"\#(detailField), "repeat": "daily" }"#
+    }
+    return """
+        {
+          "version": 1, "timeZone": "UTC", "clock": "24h",
+          "settings": { "notifyInOtherApps": true, "chime": "off" },
+          "items": [
+        \(item("lunch", "Lunch", "meal", 0, detail: "Soup and a roll")),
+        \(item("tea", "A cup of tea", "drink", 60)),
+        \(item("walk", "A walk", "other", 120, detail: "Coat and scarf")),
+        \(item("rest", "Rest", "dayShape", 180))
+          ]
+        }
+
+        """
+}
+
+/// Writes one line of the matrix's findings to stderr, so the CI log shows every cell.
+func finding(_ server: DesktopServer, _ text: String) {
+    let line = Array("desktop matrix [\(server.id)]: \(text)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+/// Seconds with two decimals: `0.42 s`.
+func seconds(_ value: Double) -> String {
+    let hundredths = Int((value * 100).rounded())
+    let sign = hundredths < 0 ? "-" : ""
+    let magnitude = abs(hundredths)
+    return "\(sign)\(magnitude / 100).\(magnitude % 100 < 10 ? "0" : "")\(magnitude % 100) s"
+}
+
+@Suite("On every desktop: the same call on each notification server")
+struct DesktopMatrixTests {
+    @Test(
+        "Shown at its minute, closed on return, a click reaches the daemon, delivered after a restart with no probe starting a server, closed at expiresAt by the daemon",
+        .timeLimit(.minutes(10)), arguments: DesktopServer.selected)
+    func theSameCallOnEveryServer(server: DesktopServer) async throws {
+        let world = try DesktopWorld(server)
+        defer { world.stop() }
+        try await world.startBus()
+        if case .gnomeShell = server.screen {
+            try await world.startGnomeShell()
+        } else if case .phosh = server.screen {
+            try await world.startSystemBus()
+            try await world.startDisplay()
+            try await world.startPhosh()
+        } else {
+            try await world.startDisplay()
+            try world.makeActivatable()
+            try await world.startServer()
+        }
+        let minute = nextMinute(leaving: 30)
+        try await world.startDaemon(household: matrixHousehold(minute))
+        let gnome: Bool
+        if case .gnomeShell = server.screen { gnome = true } else { gnome = false }
+        if gnome { try await world.openFullscreenApp() }
+        try await world.signal("away")
+
+        // status names the server and what the daemon does for it.
+        let announced = try await world.status()["notificationServer"]?.objectValue ?? JSONObject()
+        finding(
+            server,
+            "status: \(announced["name"]?.stringValue ?? "?") urgency \(announced["urgency"]?.stringValue ?? "?"): \(announced["urgencyReason"]?.stringValue ?? "?")"
+        )
+        #expect(announced["urgency"]?.stringValue == server.urgency, "\(announced)")
+
+        // 1. Shown at its minute, read back from the server.
+        await pause(untilWall: Double(minute) - 3)
+        let early = wallSeconds() - Double(minute)
+        #expect(try await world.shownCard(title: "Lunch") == nil, "a card \(seconds(early)) from its minute")
+        let lunch = try await poll("Lunch on \(server)", timeout: 15, interval: 0.2) {
+            try await world.shownCard(title: "Lunch")
+        }
+        finding(server, "shown \(seconds(wallSeconds() - Double(minute))) after its minute: \(lunch)")
+        if gnome {
+            // The banner slides in: photograph it once it is fully shown.
+            _ = try await poll("the banner fully shown", timeout: 5, interval: 0.1) { () -> Bool? in
+                try await world.banner().state == 2 ? true : nil
+            }
+            await pause(0.5)
+        }
+        try await world.screenshot(to: packageRoot() + "/docs/desktops/\(server.id).png")
+        if gnome {
+            let banner = try await world.banner()
+            #expect(banner.inFullscreen, "no fullscreen app in front: \(banner)")
+            #expect(banner.urgency == 3, "not MessageTray.Urgency.CRITICAL: \(banner)")
+            finding(server, "over a fullscreen app: \(banner)")
+        }
+
+        // 2. A return closes it.
+        try await world.signal("foreground")
+        let returned = wallSeconds()
+        _ = try await poll("Lunch to leave on return", timeout: 10, interval: 0.1) { () -> Bool? in
+            try await world.shownCard(title: "Lunch") == nil ? true : nil
+        }
+        finding(server, "closed \(seconds(wallSeconds() - returned)) after the return")
+        try await world.signal("away")
+
+        // 3. A click on the next call reaches the daemon, and the card goes.
+        await pause(untilWall: Double(minute + 60))
+        _ = try await poll("the tea call on \(server)", timeout: 15, interval: 0.2) {
+            try await world.shownCard(title: "A cup of tea")
+        }
+        await pause(0.5)
+        try await world.click()
+        let clicked = try await poll("the click in history", timeout: 10, interval: 0.2) { () -> String? in
+            try await world.history().first { $0.event == "withdrawn" && $0.itemIds == ["tea"] }?.reason
+        }
+        #expect(clicked == "she clicked the call")
+        _ = try await poll("the clicked card to go", timeout: 10, interval: 0.2) { () -> Bool? in
+            try await world.shownCard(title: "A cup of tea") == nil ? true : nil
+        }
+        finding(server, "click: history says \(clicked), and the card is gone")
+
+        // 4. The server killed and restarted: no probe starts a server, the next call is shown.
+        let autoStartsBefore = world.autoStarts.count
+        try await world.killServer()
+        _ = try await poll("the daemon to see the server gone", timeout: 10, interval: 0.2) { () -> Bool? in
+            let present = try await world.status()["notificationServer"]?.objectValue?["present"]?.boolValue
+            return present == false ? true : nil
+        }
+        await pause(2)
+        #expect(world.autoStarts.count == autoStartsBefore, "a probe made the bus start a server")
+        #expect(!(try await world.nameHasOwner("org.freedesktop.Notifications")), "a server started behind our back")
+        finding(server, "killed: no probe started a server (bus activations so far: \(world.autoStarts.count))")
+        try await world.restartServer()
+        _ = try await poll("the daemon to see the restarted server", timeout: 40, interval: 0.2) { () -> Bool? in
+            let seen = try await world.status()["notificationServer"]?.objectValue?["name"]?.stringValue
+            return seen == server.serverName ? true : nil
+        }
+        if gnome { _ = try await world.probe("SetBusy", ["true"]) }
+        await pause(untilWall: Double(minute + 120))
+        let walk: String
+        do {
+            walk = try await poll("the walk call after the restart", timeout: 15, interval: 0.2) {
+                try await world.shownCard(title: "A walk")
+            }
+        } catch {
+            throw HarnessError("\(error); \(try await world.diagnosis())")
+        }
+        finding(server, "after a restart: \(walk)")
+        if gnome {
+            let banner = try await world.banner()
+            #expect(banner.busy && banner.inFullscreen, "\(banner)")
+            finding(server, "through the busy hold (Do Not Disturb) and over fullscreen: \(banner)")
+        }
+
+        // 5. It stays until its expiresAt, and the daemon's close takes it then.
+        await pause(untilWall: Double(minute + 180) - 2)
+        #expect(try await world.shownCard(title: "A walk") != nil, "the server took the card away before expiresAt")
+        await pause(untilWall: Double(minute + 180))
+        _ = try await poll("the walk call to leave at its expiresAt", timeout: 5, interval: 0.1) { () -> Bool? in
+            try await world.shownCard(title: "A walk") == nil ? true : nil
+        }
+        finding(server, "closed \(seconds(wallSeconds() - Double(minute + 180))) after its expiresAt")
+        let expired = try await world.history().filter { $0.itemIds == ["walk"] }
+        #expect(expired.map(\.event) == ["delivered", "expired"], "\(expired)")
+        #expect(expired.last?.reason == nil, "closed by the server, not the daemon: \(expired)")
+        #expect(!world.daemonLog.contains("<3>"), "daysomed logged errors: \(world.daemonLog)")
+    }
+}

@@ -1,0 +1,83 @@
+// The notification servers of the desktop matrix: how each starts, and how a test reads back
+// what it shows and clicks a card the way she would. Each runs on its own private bus and its
+// own display (Xvfb, or GNOME Shell's own headless Wayland monitor).
+
+import Glibc
+import Testing
+
+/// How a test sees and clicks what a server shows.
+enum ScreenKind: Sendable {
+    /// An X11 server on Xvfb: the root window's pixels say whether a card is up, and a click
+    /// lands `clickFromBottom` pixels above the bottom of the server's card window (the middle
+    /// when nil): xfce4-notifyd dismisses on a tap of the body; only its button sends the action.
+    case x11(clickFromBottom: Int?)
+    /// dunst on Xvfb: pixels as for X11; its click is `dunstctl action`, since a left click
+    /// only closes a card in dunst's default configuration.
+    case dunst
+    /// GNOME Shell 43 headless: the test's probe extension reads the message tray and
+    /// activates the banner from inside the shell.
+    case gnomeShell
+    /// Phosh (unlocked) in phoc's X11 backend on Xvfb: its top bar and app button light the
+    /// screen already, so a card is the pixels lit beyond that, and a click lands on its banner.
+    case phosh
+}
+
+/// One notification server under test.
+struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvertible {
+    /// A short name for files and the README: `dunst`, `xfce4-notifyd`, …
+    let id: String
+    /// The Debian package that ships it.
+    let package: String
+    let executable: String
+    let arguments: [String]
+    let screen: ScreenKind
+    /// What `GetServerInformation` answers with (the daemon's choice of urgency depends on it).
+    let serverName: String
+    /// The urgency the daemon must choose for it.
+    let urgency: String
+
+    var description: String { self.id }
+    var testDescription: String { self.id }
+
+    static let dunst = DesktopServer(
+        id: "dunst", package: "dunst", executable: "/usr/bin/dunst", arguments: [], screen: .dunst,
+        serverName: "dunst", urgency: "normal")
+    static let xfce = DesktopServer(
+        id: "xfce4-notifyd", package: "xfce4-notifyd",
+        executable: "/usr/lib/x86_64-linux-gnu/xfce4/notifyd/xfce4-notifyd", arguments: [],
+        screen: .x11(clickFromBottom: 25), serverName: "Xfce Notify Daemon", urgency: "normal")
+    static let notificationDaemon = DesktopServer(
+        id: "notification-daemon", package: "notification-daemon",
+        executable: "/usr/lib/notification-daemon/notification-daemon", arguments: [],
+        screen: .x11(clickFromBottom: nil),
+        serverName: "Notification Daemon", urgency: "normal")
+    static let mate = DesktopServer(
+        id: "mate-notification-daemon", package: "mate-notification-daemon",
+        executable: "/usr/lib/mate-notification-daemon/mate-notification-daemon", arguments: [],
+        screen: .x11(clickFromBottom: nil), serverName: "Notification Daemon", urgency: "normal")
+    static let lxqt = DesktopServer(
+        id: "lxqt-notificationd", package: "lxqt-notificationd", executable: "/usr/bin/lxqt-notificationd",
+        arguments: [], screen: .x11(clickFromBottom: nil), serverName: "lxqt-notificationd", urgency: "normal")
+    static let gnomeShell = DesktopServer(
+        id: "gnome-shell", package: "gnome-shell", executable: "/usr/bin/gnome-shell",
+        arguments: ["--headless", "--wayland", "--virtual-monitor", "1280x800"], screen: .gnomeShell,
+        serverName: "gnome-shell", urgency: "critical")
+
+    static let phosh = DesktopServer(
+        id: "phosh", package: "phoc", executable: "/usr/bin/phoc",
+        arguments: ["-C", "/usr/share/phosh/phoc.ini", "-E", "/usr/libexec/phosh --unlocked"], screen: .phosh,
+        serverName: "Phosh Notify Daemon", urgency: "normal")
+
+    /// Every server of the matrix, run side by side.
+    static let all: [DesktopServer] = [.dunst, .xfce, .notificationDaemon, .mate, .lxqt, .gnomeShell, .phosh]
+
+    /// The servers to run: all of them, or those `DAYSOME_DESKTOPS` names (comma-separated ids),
+    /// to try one server at a time while working on it.
+    static var selected: [DesktopServer] {
+        guard let names = getenv("DAYSOME_DESKTOPS").map({ String(cString: $0) }), !names.isEmpty else {
+            return Self.all
+        }
+        let wanted = names.split(separator: ",").map(String.init)
+        return Self.all.filter { wanted.contains($0.id) }
+    }
+}

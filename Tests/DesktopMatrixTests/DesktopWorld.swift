@@ -1,0 +1,331 @@
+// One server's world in the desktop matrix: a private session bus whose only service
+// directory activates this world's server as its desktop installs it (every auto-start writes a
+// line to `auto-started` first; GNOME Shell's bus name is not activatable, so there it starts
+// nothing), the server on its own display, and the real daysomed and daysomectl. Everything the
+// test started is stopped by pid, newest first.
+
+import DaysomeCore
+import Glibc
+
+/// A server, its bus and display, and a daemon posting to it.
+final class DesktopWorld: RunsTools {
+    let server: DesktopServer
+    let directory: TestDirectory
+    let daysomectl: String
+    let daysomed: String
+    var outputCount = 0
+    private var processes: [SpawnedProcess] = []
+    private(set) var busAddress = ""
+    private(set) var systemBusAddress: String?
+    /// Xvfb's display for X11 servers.
+    private(set) var display: String?
+    /// The server process the test started (GNOME's notification service is bus-activated).
+    private(set) var serverProcess: SpawnedProcess?
+    private(set) var daemon: SpawnedProcess?
+    /// Phosh: the pixels its own shell lights with no card up.
+    var baseline = 0
+
+    var home: String { "\(self.directory.path)/home" }
+    var household: String { "\(self.directory.path)/household.json" }
+    var displayState: String { "\(self.directory.path)/display/state" }
+    var autoStartedMarker: String { "\(self.directory.path)/auto-started" }
+    var daemonPaths: [String] {
+        [
+            "--runtime-dir", "\(self.directory.path)/run", "--state-dir", "\(self.directory.path)/state",
+            "--display-state", self.displayState,
+        ]
+    }
+
+    /// The environment of every child: nothing from the test process, the private buses.
+    var environment: [String: String] {
+        var environment = [
+            "PATH": childPath, "HOME": self.home, "LANG": "C.UTF-8", "XDG_RUNTIME_DIR": "\(self.directory.path)/xdg",
+            "XDG_CONFIG_HOME": "\(self.home)/.config", "XDG_DATA_HOME": "\(self.home)/.local/share",
+            "XDG_STATE_HOME": "\(self.home)/.local/state", "DBUS_SESSION_BUS_ADDRESS": self.busAddress,
+            "GSETTINGS_BACKEND": "keyfile", "NO_AT_BRIDGE": "1",
+        ]
+        if let display = self.display { environment["DISPLAY"] = display }
+        if let system = self.systemBusAddress { environment["DBUS_SYSTEM_BUS_ADDRESS"] = system }
+        if case .phosh = self.server.screen { environment["WLR_BACKENDS"] = "x11" }
+        return environment
+    }
+
+    init(_ server: DesktopServer) throws {
+        self.server = server
+        _ = try findExecutable(basename(server.executable), package: server.package, in: server.executable)
+        self.daysomed = try builtProduct("daysomed")
+        self.daysomectl = try builtProduct("daysomectl")
+        self.directory = try TestDirectory()
+        for name in ["home", "xdg", "display", "services", "out"] { _ = try self.directory.makeDirectory(name) }
+        chmod("\(self.directory.path)/xdg", 0o700)
+    }
+
+    deinit {
+        self.stop()
+    }
+
+    /// Keeps a process this world started, for `stop()`.
+    func adopt(_ process: SpawnedProcess) {
+        self.processes.append(process)
+    }
+
+    /// Stops every process this world started, newest first, by pid.
+    func stop() {
+        for process in self.processes.reversed() { process.stop() }
+        self.processes.removeAll()
+    }
+
+    // MARK: Buses and display
+
+    /// The private session bus; its one service directory holds the trap (and, for GNOME
+    /// Shell, the shell's own notification service, which the shell activates by its name).
+    func startBus() async throws {
+        let service = """
+            [D-BUS Service]
+            Name=org.freedesktop.Notifications
+            Exec=/bin/sh \(self.directory.path)/activate.sh
+
+            """
+        _ = try self.directory.write("activate.sh", "date +%s >> \(self.autoStartedMarker)\n")
+        _ = try self.directory.write("services/org.freedesktop.Notifications.service", service)
+        if case .gnomeShell = self.server.screen {
+            _ = try self.directory.write(
+                "services/org.gnome.Shell.Notifications.service",
+                "[D-BUS Service]\nName=org.gnome.Shell.Notifications\n"
+                    + "Exec=/usr/bin/gjs /usr/share/gnome-shell/org.gnome.Shell.Notifications\n")
+        }
+        let (bus, address) = try await self.startDaemonBus(type: "session", name: "session")
+        self.processes.append(bus)
+        self.busAddress = address
+    }
+
+    /// A stand-in system bus of the test's own (GNOME Shell will not start without one).
+    func startSystemBus() async throws {
+        let (bus, address) = try await self.startDaemonBus(type: "system", name: "system")
+        self.processes.append(bus)
+        self.systemBusAddress = address
+    }
+
+    private func startDaemonBus(type: String, name: String) async throws -> (SpawnedProcess, String) {
+        let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
+        let socket = "\(self.directory.path)/\(name)-bus"
+        let services = type == "session" ? "<servicedir>\(self.directory.path)/services</servicedir>" : ""
+        let config = try self.directory.write(
+            "\(name).conf",
+            """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>\(type)</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              \(services)
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """)
+        let pipe = try makePipe()
+        defer { close(pipe.read) }
+        let process = try SpawnedProcess(
+            executable, ["--config-file=\(config)", "--nofork", "--print-address=1"],
+            environment: ["PATH": childPath, "HOME": self.home], stdout: pipe.write,
+            stderrPath: "\(self.directory.path)/\(name)-bus.log")
+        close(pipe.write)
+        guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
+            process.stop()
+            throw HarnessError("dbus-daemon printed no address: " + self.directory.read("\(name)-bus.log"))
+        }
+        return (process, address)
+    }
+
+    /// Xvfb on a display of its own, for the X11 servers.
+    func startDisplay() async throws {
+        let (xvfb, display) = try await startXvfb(in: self.directory, home: self.home)
+        self.processes.append(xvfb)
+        self.display = display
+    }
+
+    // MARK: The server
+
+    /// The server's command line.
+    private func serverArguments() throws -> [String] {
+        if case .dunst = self.server.screen {
+            return ["-config", try self.directory.write("dunstrc", dunstConfiguration)]
+        }
+        return self.server.arguments
+    }
+
+    /// Lets the bus activate this server as its desktop's package does (an X11 server on this
+    /// world's display), after a line in `auto-started`.
+    func makeActivatable() throws {
+        let environment = self.environment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+        let command = ([self.server.executable] + (try self.serverArguments())).map { "'\($0)'" }
+            .joined(separator: " ")
+        _ = try self.directory.write(
+            "activate.sh",
+            "date +%s >> \(self.autoStartedMarker)\nexec env -i \(environment) \(command) "
+                + "2>> \(self.directory.path)/server-activated.log\n")
+    }
+
+    /// Starts the server and waits until it owns org.freedesktop.Notifications.
+    func startServer() async throws {
+        let arguments = try self.serverArguments()
+        let log = "\(self.directory.path)/server-\(self.processes.count).log"
+        let process = try SpawnedProcess(
+            self.server.executable, arguments, environment: self.environment, stderrPath: log)
+        self.processes.append(process)
+        self.serverProcess = process
+        _ = try await poll("\(self.server.id) to own org.freedesktop.Notifications", timeout: 60, interval: 0.2) {
+            () -> Bool? in
+            if process.poll() { throw HarnessError("\(self.server.id) exited early: " + readFile(log)) }
+            return try await self.nameHasOwner("org.freedesktop.Notifications") ? true : nil
+        }
+    }
+
+    /// Kills the server that owns org.freedesktop.Notifications (SIGKILL) and waits until the
+    /// name is gone. For GNOME Shell that is its bus-activated notification service.
+    func killServer() async throws {
+        let pid = try await self.ownerPid("org.freedesktop.Notifications")
+        if let process = self.serverProcess, process.pid == pid || self.server.id == "phosh" {
+            // Phosh dies with its compositor.
+            process.send(SIGKILL)
+            _ = await process.exit(within: 10)
+        } else {
+            // The shell's notification service, started by this world's own bus.
+            kill(pid, SIGKILL)
+        }
+        _ = try await poll("org.freedesktop.Notifications to lose its owner", timeout: 15) { () -> Bool? in
+            try await self.nameHasOwner("org.freedesktop.Notifications") ? nil : true
+        }
+    }
+
+    /// Starts the server again, as its desktop would.
+    func restartServer() async throws {
+        if case .gnomeShell = self.server.screen {
+            let result = try await self.gdbus([
+                "call", "--session", "-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus", "-m",
+                "org.freedesktop.DBus.StartServiceByName", "org.gnome.Shell.Notifications", "0",
+            ])
+            guard result.status == 0 else { throw HarnessError("\(result)") }
+            _ = try await poll("GNOME's notification service to own its name again", timeout: 30) { () -> Bool? in
+                try await self.nameHasOwner("org.freedesktop.Notifications") ? true : nil
+            }
+        } else if case .phosh = self.server.screen {
+            try await self.startPhosh()
+        } else {
+            try await self.startServer()
+        }
+    }
+
+    /// Phosh on its compositor on Xvfb, and the pixels its own shell lights.
+    func startPhosh() async throws {
+        _ = try findExecutable("phosh", package: "phosh", in: "/usr/libexec/phosh")
+        try await self.startServer()
+        await pause(3)
+        self.baseline = try await self.litPixels()
+    }
+
+    // MARK: Bus tools
+
+    func gdbus(_ arguments: [String]) async throws -> ToolResult {
+        try await self.run(try findExecutable("gdbus", package: "libglib2.0-bin"), arguments)
+    }
+
+    func nameHasOwner(_ name: String) async throws -> Bool {
+        let result = try await self.gdbus([
+            "call", "--session", "-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus", "-m",
+            "org.freedesktop.DBus.NameHasOwner", name,
+        ])
+        return result.status == 0 && result.stdout.contains("true")
+    }
+
+    func ownerPid(_ name: String) async throws -> pid_t {
+        let result = try await self.gdbus([
+            "call", "--session", "-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus", "-m",
+            "org.freedesktop.DBus.GetConnectionUnixProcessID", name,
+        ])
+        // `(uint32 1234,)`: the last number.
+        let digits = result.stdout.split(whereSeparator: { !$0.isNumber }).last.map(String.init) ?? ""
+        guard result.status == 0, let pid = pid_t(digits) else { throw HarnessError("no owner pid: \(result)") }
+        return pid
+    }
+
+    /// Lines the trap wrote: every time the bus tried to auto-start a notification server.
+    var autoStarts: [String] { readFile(self.autoStartedMarker).split(separator: "\n").map(String.init) }
+
+    // MARK: The daemon
+
+    /// Starts daysomed on this world's bus and waits until its status names the server.
+    func startDaemon(household text: String) async throws {
+        try writeFile(self.household, text)
+        let log = "\(self.directory.path)/daysomed.log"
+        let process = try SpawnedProcess(
+            self.daysomed,
+            ["--household", self.household, "--notifier", "freedesktop"] + self.daemonPaths,
+            environment: self.environment, stderrPath: log)
+        self.processes.append(process)
+        self.daemon = process
+        var seen = "nothing"
+        do {
+            _ = try await poll("daysomed to see \(self.server.id)", timeout: 30, interval: 0.2) { () -> Bool? in
+                if process.poll() { throw HarnessError("daysomed exited early: " + readFile(log)) }
+                let server = try? await self.status()["notificationServer"]?.objectValue
+                seen = server.map { "\(JSONValue.object($0).serialized(pretty: false))" } ?? "no status"
+                return server?["name"]?.stringValue == self.server.serverName ? true : nil
+            }
+        } catch {
+            throw HarnessError("\(error); status said \(seen); daysomed: \(readFile(log))")
+        }
+    }
+
+    var daemonLog: String { readFile("\(self.directory.path)/daysomed.log") }
+
+    /// What a failing step adds: the server's view, the daemon's history and its log.
+    func diagnosis() async throws -> String {
+        var parts: [String] = []
+        if case .gnomeShell = self.server.screen { parts.append("banner: \(try await self.banner())") }
+        parts.append("history: \(try await self.history().map { "\($0.event) \($0.itemIds) \($0.reason ?? "")" })")
+        parts.append("daysomed: \(self.daemonLog.suffix(1_500))")
+        return parts.joined(separator: "; ")
+    }
+
+    func signal(_ state: String) async throws {
+        let result = try await self.ctl(["signal", state] + self.daemonPaths)
+        guard result.status == 0 else { throw HarnessError("\(result)") }
+    }
+
+    func status() async throws -> JSONObject {
+        try await self.ctlJSON(["status", "--json"] + self.daemonPaths)
+    }
+
+    /// `history --json` as (event, itemIds, reason) triples.
+    func history() async throws -> [(event: String, itemIds: [String], reason: String?)] {
+        let entries = try await self.ctlJSON(["history", "--json"] + self.daemonPaths)["history"]?.arrayValue ?? []
+        return entries.compactMap { $0.objectValue }.map { entry in
+            (
+                entry["event"]?.stringValue ?? "",
+                (entry["itemIds"]?.arrayValue ?? []).compactMap(\.stringValue),
+                entry["reason"]?.stringValue
+            )
+        }
+    }
+}
+
+/// The last component of a path.
+func basename(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
+}
+
+/// `findExecutable` for a server that lives outside PATH (under /usr/lib): exists and runs.
+func findExecutable(_ name: String, package: String, in path: String) throws -> String {
+    if path.hasPrefix("/") {
+        guard access(path, X_OK) == 0 else {
+            throw HarnessError("\(path) is missing: install the Debian package '\(package)' (scripts/install-deps)")
+        }
+        return path
+    }
+    return try findExecutable(name, package: package)
+}
