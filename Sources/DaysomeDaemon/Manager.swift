@@ -186,6 +186,12 @@ final class Manager {
         Instant(seconds: Int64(self.loop.now(CLOCK_REALTIME) / 1_000_000))
     }
 
+    /// Tells the machine which server instance answers, when that changed.
+    func syncServerIdentity() {
+        let identity = self.serverIdentity()
+        if identity != self.machine.serverIdentity { self.handle(.serverIdentified(identity)) }
+    }
+
     /// The notification server instance answering now, and this boot: what an id is stamped with.
     func serverIdentity() -> String? {
         guard let instance = self.notifier?.instance else { return nil }
@@ -252,7 +258,11 @@ final class Manager {
         guard let notifier = self.notifier else { return }
         notifier.post(start, replacing: replacing, now: self.now()) { [weak self] result in
             switch result {
-            case .success(let id): self?.handle(.posted(key, notificationId: id))
+            case .success(let id):
+                // The id is stamped with the instance that gave it: learn it first, if it changed
+                // since (a post that started the server, answered before the probe did).
+                self?.syncServerIdentity()
+                self?.handle(.posted(key, notificationId: id))
             case .failure(let error): self?.handle(.postFailed(key, reason: error.message))
             }
         }

@@ -48,12 +48,8 @@ extension Manager {
     /// A probe answered: publish what is known of the server, and tell the machine which instance
     /// answers when that changed (a server a post activated on a first boot stamps its ids too).
     func serverLearned() {
-        let identity = self.serverIdentity()
-        if identity != self.machine.serverIdentity {
-            self.handle(.serverIdentified(identity))
-        } else {
-            self.publish()
-        }
+        self.syncServerIdentity()
+        self.publish()
     }
 
     /// sd-bus's own signal for a connection that dropped.

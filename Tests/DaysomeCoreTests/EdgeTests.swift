@@ -218,6 +218,20 @@ struct EdgeTests {
         #expect(daemon.shown.isEmpty)
     }
 
+    @Test("A call posted while no server ran (the post started one) is withdrawn on return, not forgotten")
+    func idOfAServerThePostStartedIsKept() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)
+        daemon.send(.serverIdentified(nil))
+        daemon.holdReplies = true
+        daemon.run(until: self.lunch)
+        daemon.holdReplies = false
+        daemon.reply(daemon.heldPosts[0])
+        daemon.send(.serverIdentified("boot-1 bus-a :1.9"))
+        #expect(daemon.machine.persisted.delivered.first?.server == "boot-1 bus-a :1.9")
+        daemon.send(.display(.foreground))
+        #expect(daemon.shown.isEmpty, "the call stayed on screen over the display")
+    }
+
     // MARK: State files that cannot be trusted
 
     @Test("A lay.json whose numbers are out of range is refused with the field named, never a trap")

@@ -350,9 +350,11 @@ struct SystemdIntegrationTests {
         #expect(try await session.status()["canDeliver"]?.boolValue == true)
 
         try await session.restartSessionBus()
+        // The server's name comes from an asynchronous probe a moment after it is known to run.
         let status = try await poll("status to say the daemon can deliver again", timeout: 10) { () -> JSONObject? in
             let status = try await session.status()
-            return status["canDeliver"]?.boolValue == true ? status : nil
+            return status["canDeliver"]?.boolValue == true
+                && status["notificationServer"]?.objectValue?["name"]?.stringValue != nil ? status : nil
         }
         #expect(status["notificationServer"]?.objectValue?["name"]?.stringValue == "dunst", "\(status)")
         #expect(session.daemonStderr.contains("Reconnected to the session bus"), "\(session.daemonStderr)")

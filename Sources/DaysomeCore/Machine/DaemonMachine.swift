@@ -26,6 +26,7 @@ public struct DaemonMachine: Sendable {
     private var bringBackTimer: (id: TimerID, at: Instant)?
     /// The notification server instance now answering (`serverIdentified`); ids are stamped with it.
     public private(set) var serverIdentity: String?
+    private var serverIdentifiedOnce = false
     /// Calls posted whose id has not arrived; true means withdraw it as soon as it does.
     private var inFlight: [DeliveryKey: Bool] = [:]
     /// The last few ids the server closed itself: a click that arrives after its close still counts.
@@ -682,12 +683,23 @@ public struct DaemonMachine: Sendable {
 
     /// The notification server instance now answering. Ids another instance gave (before a
     /// reboot, a server restart, or a session bus restart) mean nothing to it, or worse, name
-    /// another app's notification: they are forgotten, never closed.
+    /// another app's notification: they are forgotten, never closed. An id this daemon got while
+    /// no instance was known yet (a post that itself started the server) is that instance's; one
+    /// found unstamped at start-up came from an earlier daemon and cannot be trusted.
     private mutating func identifyServer(_ identity: String?) -> [MachineAction] {
+        let atStartUp = !self.serverIdentifiedOnce
+        self.serverIdentifiedOnce = true
         self.serverIdentity = identity
-        let stale = self.persisted.delivered.filter { $0.notificationId != nil && $0.server != identity }
+        func isStale(_ call: DeliveredCall) -> Bool {
+            call.notificationId != nil && (call.server.map { $0 != identity } ?? atStartUp)
+        }
+        for index in self.persisted.delivered.indices
+        where !isStale(self.persisted.delivered[index]) && self.persisted.delivered[index].notificationId != nil {
+            self.persisted.delivered[index].server = identity
+        }
+        let stale = self.persisted.delivered.filter(isStale)
         guard !stale.isEmpty else { return [] }
-        self.persisted.delivered.removeAll { $0.notificationId != nil && $0.server != identity }
+        self.persisted.delivered.removeAll(where: isStale)
         for call in stale { self.cancelExpiry(call.key) }
         return [
             .log(
