@@ -88,8 +88,10 @@ struct SystemdStoreTests {
     func clockJumpRearmsTheExactDeadline() {
         var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
         let later = instant("2026-06-01T12:30:00Z")
-        _ = machine.handle(.clockChanged(reason: "clock set forward"), now: later)
+        let actions = machine.handle(.clockChanged(reason: "clock set forward"), now: later)
         #expect(machine.currentLay?.number == 1)
+        // The same lay's timers are sent to the manager again, replacing whatever it held.
+        #expect(laidTimers(actions).map(\.lay) == [1] && laidTimers(actions).allSatisfy(\.replacing))
         #expect(machine.wheel.nextDeadline == instant("2026-06-01T18:30:00Z").seconds)
         #expect(posts(machine.handle(.timer, now: instant("2026-06-01T18:30:00Z"))).map(\.title) == ["Tea"])
     }

@@ -673,7 +673,12 @@ public struct DaemonMachine: Sendable {
                 }
                 let topUpAt = max(lay.laidUntil.seconds - self.config.minimumPending, now.seconds + 1)
                 if case .scheduled(let id) = self.wheel.insert(.topUp, at: topUpAt) { self.topUpTimer = id }
-                return [
+                // The manager's timers are sent again under the same number, as a clock change always
+                // did: what it holds is then exactly the lay, whatever it was doing when the clock moved.
+                let refresh: [MachineAction] =
+                    self.config.startsLiveIn == .systemd
+                    ? [.layTimers(lay: lay.number, starts: self.managerStarts, replacing: true)] : []
+                return refresh + [
                     .log(.info, "\(reason): the plan holds the same \(remaining.count) starts; lay \(lay.number) kept")
                 ]
             }
