@@ -190,8 +190,6 @@ public struct DaemonMachine: Sendable {
                             reason: "notification server: \(reason)")))
                 actions.append(.persist)
             }
-        case .closedByServer(let id):
-            actions += self.serverClosed(id, reason: Self.unknownCloseReason, now: now)
         case .serverClosed(let id, let reason):
             actions += self.serverClosed(id, reason: reason, now: now)
         case .fired(let lay):
@@ -518,9 +516,6 @@ public struct DaemonMachine: Sendable {
     }
 
     // MARK: On every desktop
-
-    /// `NotificationClosed`'s "undefined" reason, for a close whose reason the loop did not read.
-    private static let unknownCloseReason: UInt32 = 4
 
     /// One card at a time: the calls still on screen leave for the new one, recorded as replaced.
     /// The newest of them with an id is replaced in place (`replaces_id`), so servers that show

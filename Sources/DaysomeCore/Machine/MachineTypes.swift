@@ -61,8 +61,6 @@ public enum MachineEvent: Sendable {
     case posted(DeliveryKey, notificationId: UInt32)
     /// The server refused or did not answer a Notify.
     case postFailed(DeliveryKey, reason: String)
-    /// The server closed a notification itself (dismissed, expired on its side), reason unknown.
-    case closedByServer(notificationId: UInt32)
     /// The server closed a notification itself, with its `NotificationClosed` reason (1 expired,
     /// 2 dismissed, 4 other): history records it.
     case serverClosed(notificationId: UInt32, reason: UInt32)
