@@ -263,7 +263,7 @@ final class Manager {
                 // since (a post that started the server, answered before the probe did).
                 self?.syncServerIdentity()
                 self?.handle(.posted(key, notificationId: id))
-            case .failure(let error): self?.handle(.postFailed(key, reason: error.message))
+            case .failure(let error): self?.handle(.postFailed(key, reason: error.message, failure: error.failure))
             }
         }
     }

@@ -44,6 +44,8 @@ extension Notifier {
 /// Why a post failed, in the server's or the bus's words.
 struct NotifierError: Error, Sendable {
     let message: String
+    /// Whether no server answered (worth posting again) or the server refused the call.
+    var failure: PostFailure = .refused
 }
 
 /// org.freedesktop.Notifications on the session bus.
@@ -183,7 +185,9 @@ final class FreedesktopNotifier: Notifier {
         ) { result in
             switch result {
             case .success(let id): completion(.success(id))
-            case .failure(let error): completion(.failure(NotifierError(message: error.description)))
+            case .failure(let error):
+                completion(
+                    .failure(NotifierError(message: error.description, failure: PostFailure(busErrorName: error.name))))
             }
         }
     }

@@ -59,8 +59,9 @@ public enum MachineEvent: Sendable {
     case clockChanged(reason: String)
     /// The server answered a Notify with its id.
     case posted(DeliveryKey, notificationId: UInt32)
-    /// The server refused or did not answer a Notify.
-    case postFailed(DeliveryKey, reason: String)
+    /// The server refused or did not answer a Notify: a server that was unavailable gets the
+    /// call again while rule 2 allows it; a call refused is dropped.
+    case postFailed(DeliveryKey, reason: String, failure: PostFailure = .refused)
     /// The server closed a notification itself, with its `NotificationClosed` reason (1 expired,
     /// 2 dismissed, 4 other): history records it.
     case serverClosed(notificationId: UInt32, reason: UInt32)
@@ -130,4 +131,6 @@ public enum WheelEntry: Sendable, Equatable {
     /// daemon calls at that minute itself; the manager's timer, which fires at a boot-derived
     /// offset up to its 1 s accuracy later, then finds the start delivered.
     case managerStart
+    /// Post again a call the notification server could not take (it was starting, or gone).
+    case repost(DeliveryKey)
 }

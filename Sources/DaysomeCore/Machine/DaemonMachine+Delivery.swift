@@ -1,0 +1,154 @@
+// Time passing: starts falling due (rule 2: never a burst, never stale), calls delivered,
+// and calls leaving at their expiresAt.
+
+extension DaemonMachine {
+    // MARK: Time passing
+
+    /// Moves the wheel to `now` and acts on everything due.
+    mutating func advance(now: Instant) -> [MachineAction] {
+        var due: [Start] = []
+        var actions: [MachineAction] = []
+        for expired in self.wheel.advance(to: now.seconds) {
+            switch expired.payload {
+            case .start(let start):
+                self.laid.fired(start)
+                due.append(start)
+            case .expire(let key):
+                self.expiryTimers[key] = nil
+                actions += self.expire(key, now: now)
+            case .bringBack:
+                self.bringBackTimer = nil
+                if self.display == .away {
+                    actions.append(
+                        .bringDisplayBack(reason: "a call was delivered \(self.config.bringBackDelay) s ago"))
+                }
+            case .repost(let key):
+                actions += self.repost(key, now: now)
+            case .managerStart:
+                self.laid.deadlineFired()
+                due += self.laid.takeDue(now: now)
+            case .topUp:
+                self.topUpTimer = nil
+                if self.display == .away, let lay = self.persisted.lay {
+                    let (count, timers) = self.extendLay(through: now.adding(seconds: self.config.horizon), now: now)
+                    actions += timers
+                    actions.append(.log(.info, "Extended lay \(lay.number) by \(count) starts"))
+                    actions.append(.persist)
+                }
+            }
+        }
+        if let lay = self.persisted.lay { actions += self.handleDue(due, now: now, lay: lay.number) }
+        return actions
+    }
+
+    /// Rule 2 for starts that are due: at most the latest is delivered, and only while away,
+    /// within the grace window and before its card would have left the display.
+    mutating func handleDue(_ due: [Start], now: Instant, lay: UInt64) -> [MachineAction] {
+        guard let latest = due.max(by: { $0.at < $1.at }) else { return [] }
+        var actions: [MachineAction] = []
+        for start in due where start.at != latest.at {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: start.at, itemIds: start.itemIds,
+                        reason: "a later start was due as well: never a burst")))
+        }
+        let lateness = now.seconds - latest.at.seconds
+        if self.display != .away {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
+                        reason: "display in the foreground")))
+        } else if lateness > self.config.grace {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
+                        reason: "\(lateness) s after its minute, beyond the \(self.config.grace) s grace window")))
+        } else if self.persisted.alreadyCalled(latest) {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
+                        reason:
+                            "already called at \(latest.local.rfc3339): one call per occurrence, whatever the clock did"
+                    )))
+        } else if now >= latest.expiresAt {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
+                        reason: "its card had already left the display")))
+        } else {
+            actions += self.deliver(latest, lay: lay, now: now, lateness: lateness)
+        }
+        if var record = self.persisted.lay, record.number == lay {
+            record.handledThrough = max(record.handledThrough, latest.at)
+            self.persisted.lay = record
+        }
+        actions.append(.persist)
+        return actions
+    }
+
+    mutating func deliver(_ start: Start, lay: UInt64, now: Instant, lateness: Int64) -> [MachineAction] {
+        let key = DeliveryKey(lay: lay, at: start.at)
+        let call = DeliveredCall(key: key, itemIds: start.itemIds, expiresAt: start.expiresAt, notificationId: nil)
+        let (replaced, post) = self.takePlace(of: start, key: key, now: now)
+        self.persisted.delivered.append(call)
+        self.persisted.remember(start, now: now)
+        self.inFlight[key] = false
+        self.reposts[key] = Repost(start: start)
+        self.scheduleExpiry(call)
+        let reason = lateness > 1 ? "\(lateness) s after its minute, within the grace window" : nil
+        let settings = self.household?.load.household.settings ?? Settings()
+        if settings.bringDayBack {
+            self.scheduleBringBack(at: now.adding(seconds: self.config.bringBackDelay))
+        }
+        // Persist before posting: a crash in between loses one call rather than repeating it.
+        // The bell waits for the server to take the call (`.posted`).
+        return replaced + [
+            .record(
+                HistoryRecord(
+                    time: now, event: .delivered, lay: lay, at: start.at, itemIds: start.itemIds, reason: reason)),
+            .persist, post,
+        ]
+    }
+
+    mutating func expire(_ key: DeliveryKey, now: Instant) -> [MachineAction] {
+        guard let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) else { return [] }
+        let call = self.persisted.delivered.remove(at: index)
+        self.cancelRepost(key)
+        var actions: [MachineAction] = [
+            .record(HistoryRecord(time: now, event: .expired, lay: key.lay, at: key.at, itemIds: call.itemIds)),
+            .persist,
+        ]
+        if let id = call.notificationId {
+            actions.insert(.close(key, notificationId: id), at: 0)
+        } else if self.inFlight[key] != nil {
+            self.inFlight[key] = true
+        }
+        return actions
+    }
+
+    /// Expires every delivered call whose card has already left the display.
+    mutating func expireDelivered(now: Instant) -> [MachineAction] {
+        var actions: [MachineAction] = []
+        for call in self.persisted.delivered where call.expiresAt <= now {
+            self.cancelExpiry(call.key)
+            actions += self.expire(call.key, now: now)
+        }
+        return actions
+    }
+
+    mutating func scheduleExpiry(_ call: DeliveredCall) {
+        self.cancelExpiry(call.key)
+        if case .scheduled(let id) = self.wheel.insert(.expire(call.key), at: call.expiresAt.seconds) {
+            self.expiryTimers[call.key] = id
+        }
+    }
+
+    mutating func cancelExpiry(_ key: DeliveryKey) {
+        if let id = self.expiryTimers.removeValue(forKey: key) { self.wheel.cancel(id) }
+    }
+}

@@ -1,0 +1,95 @@
+// What the notification server does to our calls: one card at a time, closes it made itself,
+// clicks, and which server instance an id belongs to.
+
+extension DaemonMachine {
+    // MARK: On every desktop
+
+    /// One card at a time: the calls still on screen leave for the new one, recorded as replaced.
+    /// The newest of them with an id is replaced in place (`replaces_id`), so servers that show
+    /// one bubble at a time or queue banners never hide the newer call behind it; any other is
+    /// closed, or withdrawn the moment its id arrives.
+    mutating func takePlace(
+        of start: Start, key: DeliveryKey, now: Instant
+    ) -> (actions: [MachineAction], post: MachineAction) {
+        var actions: [MachineAction] = []
+        var replacing: UInt32?
+        for call in self.persisted.delivered.reversed() {
+            self.cancelExpiry(call.key)
+            self.cancelRepost(call.key)
+            if let id = call.notificationId {
+                if replacing == nil { replacing = id } else { actions.append(.close(call.key, notificationId: id)) }
+            } else if self.inFlight[call.key] != nil {
+                self.inFlight[call.key] = true
+            }
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .withdrawn, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
+                        reason: OnEveryDesktop.replacedReason(by: start.at))))
+        }
+        self.persisted.delivered = []
+        return (actions, replacing.map { .replace(key, start, replacing: $0) } ?? .post(key, start))
+    }
+
+    /// The server closed a card itself (she dismissed it, or it timed it out): history says so.
+    mutating func serverClosed(_ id: UInt32, reason: UInt32, now: Instant) -> [MachineAction] {
+        self.closedByServer = Array((self.closedByServer + [id]).suffix(8))
+        guard let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) else { return [] }
+        let call = self.persisted.delivered.remove(at: index)
+        self.cancelExpiry(call.key)
+        let (event, why) = OnEveryDesktop.serverClose(reason: reason)
+        return [
+            .record(
+                HistoryRecord(
+                    time: now, event: event, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: why)),
+            .persist,
+        ]
+    }
+
+    /// She clicked a call: the day comes back, and a server that keeps a clicked card gets it closed.
+    mutating func clicked(_ id: UInt32, now: Instant) -> [MachineAction] {
+        guard self.display == .away else { return [] }
+        guard let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) else {
+            // Most servers close a clicked card themselves, and some say so before the click.
+            return self.closedByServer.contains(id) ? [.bringDisplayBack(reason: OnEveryDesktop.clickedReason)] : []
+        }
+        let call = self.persisted.delivered.remove(at: index)
+        self.cancelExpiry(call.key)
+        return [
+            .close(call.key, notificationId: id),
+            .record(
+                HistoryRecord(
+                    time: now, event: .withdrawn, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
+                    reason: OnEveryDesktop.clickedReason)),
+            .persist, .bringDisplayBack(reason: OnEveryDesktop.clickedReason),
+        ]
+    }
+
+    /// The notification server instance now answering. Ids another instance gave (before a
+    /// reboot, a server restart, or a session bus restart) mean nothing to it, or worse, name
+    /// another app's notification: they are forgotten, never closed. An id this daemon got while
+    /// no instance was known yet (a post that itself started the server) is that instance's; one
+    /// found unstamped at start-up came from an earlier daemon and cannot be trusted.
+    mutating func identifyServer(_ identity: String?) -> [MachineAction] {
+        let atStartUp = !self.serverIdentifiedOnce
+        self.serverIdentifiedOnce = true
+        self.serverIdentity = identity
+        func isStale(_ call: DeliveredCall) -> Bool {
+            call.notificationId != nil && (call.server.map { $0 != identity } ?? atStartUp)
+        }
+        for index in self.persisted.delivered.indices
+        where !isStale(self.persisted.delivered[index]) && self.persisted.delivered[index].notificationId != nil {
+            self.persisted.delivered[index].server = identity
+        }
+        let stale = self.persisted.delivered.filter(isStale)
+        guard !stale.isEmpty else { return [] }
+        self.persisted.delivered.removeAll(where: isStale)
+        for call in stale { self.cancelExpiry(call.key) }
+        return [
+            .log(
+                .notice,
+                "Forgetting \(stale.count) notification id(s) of a server instance that is gone; none is closed"),
+            .persist,
+        ]
+    }
+}

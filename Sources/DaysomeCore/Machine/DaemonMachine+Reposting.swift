@@ -1,0 +1,83 @@
+// A call the notification server could not take is posted again while rule 2 still allows a
+// late call: within the grace window and before its card would have left the display. She must
+// not miss lunch because MATE's idle server was quitting at the minute it was called.
+
+/// A call delivered whose server has not taken it yet: what to post again, and how often it was tried.
+struct Repost: Sendable {
+    let start: Start
+    var attempts = 0
+    var timer: TimerID?
+}
+
+extension DaemonMachine {
+    /// The server did not take a call: post it again later if no server answered, or drop it.
+    mutating func postFailed(
+        _ key: DeliveryKey, reason: String, failure: PostFailure, now: Instant
+    ) -> [MachineAction] {
+        self.inFlight[key] = nil
+        // A call withdrawn or replaced while its post was in flight has nothing left to post.
+        guard let index = self.persisted.delivered.firstIndex(where: { $0.key == key }), var repost = self.reposts[key]
+        else { return [] }
+        repost.attempts += 1
+        let call = self.persisted.delivered[index]
+        let last = min(key.at.adding(seconds: self.config.grace), call.expiresAt.adding(seconds: -1))
+        let next = min(now.adding(seconds: PostFailure.retryDelay(afterAttempt: repost.attempts)), last)
+        if failure == .serverUnavailable, self.display == .away, next > now,
+            case .scheduled(let id) = self.wheel.insert(.repost(key), at: next.seconds)
+        {
+            repost.timer = id
+            self.reposts[key] = repost
+            return [
+                .log(
+                    .warning,
+                    "No notification server took the call for \(key.at.rfc3339) (\(reason)); posting it again at \(next.rfc3339)"
+                )
+            ]
+        }
+        self.persisted.delivered.remove(at: index)
+        self.cancelExpiry(key)
+        self.cancelRepost(key)
+        let why =
+            failure == .refused
+            ? "notification server: \(reason)"
+            : "notification server: \(reason); no server took it within the grace window (\(repost.attempts) attempts)"
+        return [
+            .log(.error, "Failed to post the call for \(key.at.rfc3339) of lay \(key.lay): \(reason)"),
+            .record(
+                HistoryRecord(time: now, event: .dropped, lay: key.lay, at: key.at, itemIds: call.itemIds, reason: why)),
+            .persist,
+        ]
+    }
+
+    /// The repost timer fired: post the call again if it is still owed and she is still away.
+    mutating func repost(_ key: DeliveryKey, now: Instant) -> [MachineAction] {
+        guard var repost = self.reposts[key] else { return [] }
+        repost.timer = nil
+        self.reposts[key] = repost
+        guard self.display == .away,
+            self.persisted.delivered.contains(where: { $0.key == key && $0.notificationId == nil })
+        else {
+            self.reposts[key] = nil
+            return []
+        }
+        self.inFlight[key] = false
+        return [
+            .log(.notice, "Posting the call for \(key.at.rfc3339) again (attempt \(repost.attempts + 1))"),
+            .post(key, repost.start),
+        ]
+    }
+
+    /// The call left (taken, withdrawn, replaced or expired): nothing to post again.
+    mutating func cancelRepost(_ key: DeliveryKey) {
+        if let id = self.reposts.removeValue(forKey: key)?.timer { self.wheel.cancel(id) }
+    }
+
+    /// A new wheel after a clock jump: a post waiting to be tried again is tried at once.
+    mutating func rearmReposts(now: Instant) {
+        for (key, repost) in self.reposts where repost.timer != nil {
+            if case .scheduled(let id) = self.wheel.insert(.repost(key), at: now.seconds + 1) {
+                self.reposts[key]?.timer = id
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+// Why a notification server did not take a call, told apart by the D-Bus error of the reply.
+// MATE's server quits when idle, and the post that activates it again can meet the old instance
+// still going (`Spawn.ChildExited`): the call was due and she has not seen it, so it is posted
+// again while rule 2 still allows a late call. A server that answered with an error about the
+// call itself would say the same again: that call is dropped at once.
+
+/// Why the server did not take a call.
+public enum PostFailure: Sendable, Equatable {
+    /// No server answered: none could be started, it vanished, or it did not reply in time.
+    case serverUnavailable
+    /// The server answered with an error about this call.
+    case refused
+
+    /// The failure a D-Bus error name means, e.g. `org.freedesktop.DBus.Error.Spawn.ChildExited`.
+    public init(busErrorName name: String) {
+        let unavailable =
+            name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") || Self.unavailableNames.contains(name)
+        self = unavailable ? .serverUnavailable : .refused
+    }
+
+    /// The bus driver's and sd-bus's names for "nobody answered", as opposed to an answer.
+    static let unavailableNames: Set<String> = [
+        "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+        "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout",
+        "org.freedesktop.DBus.Error.TimedOut", "org.freedesktop.DBus.Error.Disconnected",
+        "org.freedesktop.DBus.Error.NoServer", "System.Error.ETIMEDOUT", "System.Error.ENOTCONN",
+        "System.Error.ECONNRESET", "System.Error.ECONNREFUSED", "System.Error.EPIPE",
+    ]
+
+    /// Seconds before posting again after the `attempt`th failure (1, 2, 4, 8, then every 15 s):
+    /// quick enough for a server that is starting, and never a busy loop.
+    public static func retryDelay(afterAttempt attempt: Int) -> Int64 {
+        attempt >= 5 ? 15 : Int64(1) << Int64(max(0, attempt - 1))
+    }
+}

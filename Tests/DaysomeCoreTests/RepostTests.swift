@@ -1,0 +1,119 @@
+// A call no notification server could take (MATE's idle server quitting as the post tried to
+// start it) is posted again while rule 2 allows a late call, and the bell waits for a server
+// that took it. A call the server refused is not tried again.
+
+import DaysomeCore
+import Testing
+
+private let unavailable = "org.freedesktop.DBus.Error.Spawn.ChildExited: Process org.freedesktop.Notifications exited"
+
+private func chimes(_ actions: [MachineAction]) -> Int { actions.filter { $0 == .chime }.count }
+
+@Suite("Posting again a call no server took")
+struct RepostTests {
+    let morning = instant("2026-06-01T08:00:00Z")
+    let lunch = instant("2026-06-01T12:00:00Z")
+
+    /// Lunch is due with replies held: its post is in flight.
+    func lunchInFlight() -> VirtualDaemon {
+        var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)
+        daemon.holdReplies = true
+        daemon.run(until: self.lunch)
+        return daemon
+    }
+
+    mutating func failAll(_ daemon: inout VirtualDaemon, failure: PostFailure) {
+        let held = daemon.heldPosts
+        daemon.heldPosts = []
+        for key in held { daemon.send(.postFailed(key, reason: unavailable, failure: failure)) }
+    }
+
+    @Test("A call no server could take is posted again within seconds, and the bell rings only once a server takes it")
+    mutating func postedAgainWhenNoServerAnswered() {
+        var daemon = self.lunchInFlight()
+        #expect(daemon.posts.count == 1)
+        #expect(chimes(daemon.actions) == 0)
+        self.failAll(&daemon, failure: .serverUnavailable)
+        daemon.run(until: self.lunch.adding(seconds: 1))
+        #expect(daemon.posts.count == 2)
+        #expect(daemon.posts.last?.at == self.lunch.adding(seconds: 1))
+        let key = daemon.heldPosts[0]
+        daemon.heldPosts = []
+        daemon.reply(key)
+        #expect(chimes(daemon.actions) == 1)
+        #expect(daemon.events(.dropped).isEmpty)
+        #expect(daemon.machine.persisted.delivered.first?.notificationId != nil)
+        // Nothing more is posted once the server took it.
+        daemon.run(until: self.lunch.adding(seconds: 120))
+        #expect(daemon.posts.count == 2)
+    }
+
+    @Test("A call no server takes within the grace window is dropped and recorded, after a few spaced attempts")
+    mutating func droppedAfterTheGraceWindow() {
+        var daemon = self.lunchInFlight()
+        var seen = 0
+        while daemon.machine.persisted.delivered.contains(where: { $0.notificationId == nil }) && seen < 100 {
+            self.failAll(&daemon, failure: .serverUnavailable)
+            guard let next = daemon.machine.wheel.nextDeadline, next <= self.lunch.seconds + 300 else { break }
+            daemon.run(until: Instant(seconds: next))
+            seen += 1
+        }
+        let times = daemon.posts.map { $0.at.seconds - self.lunch.seconds }
+        // 1, 2, 4, 8 s apart, then every 15 s: never a busy loop, never after the grace window.
+        #expect(Array(times.prefix(5)) == [0, 1, 3, 7, 15])
+        #expect(times.allSatisfy { $0 <= 300 })
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 1 })
+        let dropped = daemon.events(.dropped)
+        #expect(dropped.count == 1)
+        #expect(dropped.first?.reason?.contains("no server took it within the grace window") == true)
+        #expect(daemon.machine.persisted.delivered.isEmpty)
+        #expect(chimes(daemon.actions) == 0)
+    }
+
+    @Test("A call the server refused is dropped at once, not posted again")
+    mutating func refusedIsDropped() {
+        var daemon = self.lunchInFlight()
+        self.failAll(&daemon, failure: .refused)
+        daemon.run(until: self.lunch.adding(seconds: 60))
+        #expect(daemon.posts.count == 1)
+        #expect(daemon.events(.dropped).count == 1)
+    }
+
+    @Test("A call waiting to be posted again is not posted after she returned")
+    mutating func returnCancelsTheRepost() {
+        var daemon = self.lunchInFlight()
+        self.failAll(&daemon, failure: .serverUnavailable)
+        daemon.send(.display(.foreground))
+        daemon.run(until: self.lunch.adding(seconds: 60))
+        #expect(daemon.posts.count == 1)
+        #expect(daemon.machine.wheel.nextDeadline == nil)
+    }
+
+    @Test("Bus errors where no server answered are told from a server's refusal")
+    func classification() {
+        #expect(PostFailure(busErrorName: "org.freedesktop.DBus.Error.Spawn.ChildExited") == .serverUnavailable)
+        #expect(PostFailure(busErrorName: "org.freedesktop.DBus.Error.ServiceUnknown") == .serverUnavailable)
+        #expect(PostFailure(busErrorName: "org.freedesktop.DBus.Error.NoReply") == .serverUnavailable)
+        #expect(PostFailure(busErrorName: "System.Error.ENOTCONN") == .serverUnavailable)
+        #expect(PostFailure(busErrorName: "org.freedesktop.DBus.Error.InvalidArgs") == .refused)
+        #expect(PostFailure(busErrorName: "org.freedesktop.Notifications.Error") == .refused)
+    }
+
+    @Test("Each step writes the state file at most once, before any post, and not at all when nothing changed")
+    func onePersistPerStep() {
+        var machine = DaemonMachine(config: MachineConfig(), persisted: PersistedState(), now: self.morning)
+        let loaded = LoadedHousehold(
+            load: HouseholdLoad(household: lunchAndTea(), problems: []), digest: 1, loadedAt: self.morning)
+        var steps = [machine.start(display: .away, household: .success(loaded), now: self.morning)]
+        steps.append(machine.handle(.timer, now: self.lunch))
+        for step in steps {
+            let persists = step.indices.filter { step[$0] == .persist }
+            #expect(persists.count == 1)
+            let firstPost = step.firstIndex { if case .post = $0 { true } else { false } }
+            if let firstPost, let persist = persists.first { #expect(persist < firstPost) }
+        }
+        // A wake-up with nothing due changes nothing: no write.
+        let idle = machine.handle(.timer, now: self.lunch.adding(seconds: 30))
+        #expect(!idle.contains(.persist))
+    }
+}
