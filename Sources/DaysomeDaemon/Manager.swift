@@ -283,53 +283,9 @@ final class Manager {
     }
 
     func publish() {
-        let server = self.notifier?.server ?? ServerInfo(name: nil, present: false, capabilities: [])
         do {
             try self.publisher.publish(
-                queue: self.publisher.queue(self.machine, backend: self.options.backend).json,
-                status: self.publisher.statusJSON(
-                    self.machine, options: self.options, server: server,
-                    extras: [
-                        (
-                            "chime",
-                            .object(
-                                JSONObject([
-                                    ("on", .bool(self.machine.household?.load.household.settings.chime != .off)),
-                                    ("player", self.chimePlayer?.player.map { .string($0) } ?? .null),
-                                    ("file", self.chimePlayer.map { .string($0.file) } ?? .null),
-                                ]))
-                        ),
-                        (
-                            "bringDayBack",
-                            .object(
-                                JSONObject([
-                                    ("on", .bool(self.machine.household?.load.household.settings.bringDayBack == true)),
-                                    ("means", self.returner?.means.map { .string($0) } ?? .null),
-                                    (
-                                        "ready",
-                                        .bool(
-                                            self.machine.household?.load.household.settings.bringDayBack == true
-                                                && self.returner?.means != nil)
-                                    ),
-                                ]))
-                        ),
-                        ("doNotDisturb", .string(self.respectsDoNotDisturb ? "respect" : "override")),
-                        ("lock", self.lockStatus),
-                        // A user manager refuses WakeSystem (EPERM, and the timer fails): never asked for.
-                        (
-                            "wakeSystem",
-                            .object(
-                                JSONObject([
-                                    ("on", .bool(false)),
-                                    (
-                                        "reason",
-                                        .string(
-                                            "a user manager refuses WakeSystem; a suspended tablet is called late within the grace window instead"
-                                        )
-                                    ),
-                                ]))
-                        ),
-                    ], stateProblems: self.stateProblems))
+                queue: self.publisher.queue(self.machine, backend: self.options.backend), status: self.statusSnapshot())
         } catch {
             self.logger.log(.error, "\(error), ignoring")
         }
