@@ -98,8 +98,7 @@ func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
     let paths = paths(command, context)
     let records = HistoryFile.read(path: paths.historyFile)
     if command.has("--json") {
-        let json = JSONValue.object(JSONObject([("history", .array(records.map(\.json)))]))
-        return CommandOutput(stdout: json.serialized(pretty: true) + "\n")
+        return CommandOutput(stdout: HistorySnapshot(history: records).json.serialized(pretty: true) + "\n")
     }
     guard !records.isEmpty else { return CommandOutput(stdout: "No history yet.\n") }
     var rows = [["TIME", "EVENT", "LAY", "START", "ITEMS", "REASON"]]

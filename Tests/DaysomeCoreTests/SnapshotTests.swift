@@ -111,6 +111,26 @@ struct SnapshotTests {
         #expect(laid.json.serialized() == line)
     }
 
+    @Test("history --json reads back the same, and a key renamed in a line is named with its line")
+    func historyOutputRoundTrip() throws {
+        let snapshot = HistorySnapshot(history: [
+            HistoryRecord(time: instant("2026-12-01T08:00:00Z"), event: .laid, lay: 12),
+            HistoryRecord(
+                time: instant("2026-12-01T13:00:00Z"), event: .delivered, lay: 12, at: instant("2026-12-01T13:00:00Z"),
+                itemIds: ["lunch"]),
+        ])
+        #expect(try HistorySnapshot(json: snapshot.json) == snapshot)
+        #expect(snapshot.json.objectValue?.keys == ["history"])
+        let variants = renamedKeys(snapshot.json)
+        #expect(variants.count == 1 + 6)
+        #expect(throws: SnapshotProblem(key: "historyOutput.history", "is missing")) {
+            try HistorySnapshot(json: variants[0].json)
+        }
+        #expect(throws: SnapshotProblem(key: "history[0].reason", "is missing")) {
+            try HistorySnapshot(json: variants[6].json)
+        }
+    }
+
     @Test("A queue with a value of the wrong type is refused, naming its key")
     func wrongTypesAreNamed() throws {
         // A later duplicate key wins when read, as in the daemon's own parser.

@@ -39,7 +39,12 @@ public struct HistoryRecord: Sendable, Equatable {
     /// written all six).
     /// - Throws: `SnapshotProblem` naming the first key that is missing or of the wrong type.
     public init(json: JSONValue) throws(SnapshotProblem) {
-        let reader = try SnapshotReader(json, "history")
+        try self.init(json: json, at: "history")
+    }
+
+    /// Reads a line found at `path` (`history[3]`), for the problem's key.
+    init(json: JSONValue, at path: String) throws(SnapshotProblem) {
+        let reader = try SnapshotReader(json, path)
         self.init(
             time: try reader.instant("time"), event: try reader.word("event", as: Event.self),
             lay: try reader.count("lay"), at: try reader.optionalInstant("at"), itemIds: try reader.strings("itemIds"),
