@@ -78,6 +78,9 @@ struct ClockSeamTests {
         #expect(status.household.loadedAt == at("2026-06-01T10:00:00Z"))
         #expect(status.nextStart == StatusSnapshot.NextStart(at: at("2026-06-01T12:00:00Z"), title: "Lunch"))
         #expect(HistoryFile.read(path: paths.historyFile).map(\.time) == [at("2026-06-01T10:00:00Z")])
+        let queue = try QueueSnapshot(json: JSONParser.parse(FileIO.read(paths.queueFile, limit: 1 << 20)))
+        #expect(queue.pending.first?.local == "2026-06-01T13:00:00+01:00")
+        #expect(queue.pending.count == 7)
 
         // The loop's wheel timer, at its deadline: the call at its minute.
         #expect(self.nextDeadline(manager) == at("2026-06-01T12:00:00Z"))
