@@ -65,9 +65,12 @@ func readQueue(_ paths: Paths) -> Result<QueueSnapshot, CommandFailure> {
 /// Why a command could not go on, in one line.
 struct CommandFailure: Error, CustomStringConvertible {
     let description: String
+    /// The daemon runs but has not written the file yet (it is still starting).
+    var notPublished = false
 
-    init(_ description: String) {
+    init(_ description: String, notPublished: Bool = false) {
         self.description = description
+        self.notPublished = notPublished
     }
 }
 
@@ -95,8 +98,7 @@ func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
     let paths = paths(command, context)
     let records = HistoryFile.read(path: paths.historyFile)
     if command.has("--json") {
-        let json = JSONValue.object(JSONObject([("history", .array(records.map(\.json)))]))
-        return CommandOutput(stdout: json.serialized(pretty: true) + "\n")
+        return CommandOutput(stdout: HistorySnapshot(history: records).json.serialized(pretty: true) + "\n")
     }
     guard !records.isEmpty else { return CommandOutput(stdout: "No history yet.\n") }
     var rows = [["TIME", "EVENT", "LAY", "START", "ITEMS", "REASON"]]
@@ -113,76 +115,71 @@ func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
 func runStatus(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
     let paths = paths(command, context)
     let running = DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory)
-    var status = (running ? readJSON(paths.statusFile)?.objectValue : nil) ?? JSONObject()
-    if !running {
-        // Without a daemon nothing can be delivered; say so in the same shape.
-        status = JSONObject([
-            ("running", .bool(false)), ("pid", .null), ("display", .null), ("lay", .null), ("backend", .null),
-            ("notifyInOtherApps", .null),
-            (
-                "notificationServer",
-                .object(JSONObject([("name", .null), ("present", .bool(false)), ("capabilities", .array([]))]))
-            ),
-            ("canDeliver", .bool(false)), ("laidUntil", .null), ("nextStart", .null),
-            (
-                "household",
-                .object(
-                    JSONObject([
-                        ("path", .string(paths.household)), ("loadedAt", .null), ("items", .number(0)),
-                        ("errors", .array([])),
-                    ]))
-            ),
-        ])
+    var status = StatusSnapshot.noDaemon(householdPath: paths.household)
+    if running {
+        switch readStatus(paths) {
+        case .success(let read): status = read
+        // A daemon still starting has not published yet: nothing can be delivered until it has.
+        case .failure(let why) where why.notPublished: break
+        case .failure(let why): return .failure(.failure, why.description)
+        }
     }
     if command.has("--json") {
-        return CommandOutput(stdout: JSONValue.object(status).serialized(pretty: true) + "\n")
+        return CommandOutput(stdout: status.json.serialized(pretty: true) + "\n")
     }
-    guard running else {
+    guard running, let daemon = status.daemon else {
+        let state = running ? "starting, nothing published yet" : "not running"
         return CommandOutput(
-            status: .success, stdout: "daysomed: not running for '\(paths.runtimeDirectory)'\nCan deliver: no\n")
+            status: .success, stdout: "daysomed: \(state) for '\(paths.runtimeDirectory)'\nCan deliver: no\n")
     }
+    return CommandOutput(stdout: statusText(status, daemon))
+}
+
+/// The status the daemon published, through the snapshot type it was written with.
+func readStatus(_ paths: Paths) -> Result<StatusSnapshot, CommandFailure> {
+    guard let json = readJSON(paths.statusFile) else {
+        return .failure(
+            CommandFailure(
+                "the daemon for '\(paths.runtimeDirectory)' has not published its status yet", notPublished: true))
+    }
+    do {
+        return .success(try StatusSnapshot(json: json))
+    } catch {
+        return .failure(CommandFailure("the status in '\(paths.statusFile)' cannot be read: \(error)"))
+    }
+}
+
+/// `status` as text: one line a part, the household's errors last.
+func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> String {
     var lines: [String] = []
-    lines.append("daysomed: running (pid \(status["pid"]?.countValue.map { String($0) } ?? "?"))")
-    lines.append("Display: \(status["display"]?.stringValue ?? "?")")
-    if let lock = lockStatusLine(status["lock"]?.objectValue) { lines.append(lock) }
+    lines.append("daysomed: running (pid \(status.pid.map { String($0) } ?? "?"))")
+    lines.append("Display: \(status.display?.rawValue ?? "?")")
+    lines.append(lockStatusLine(daemon.lock))
     lines.append(
-        "Lay: "
-            + (status["lay"]?.countValue.map { "\($0), laid until \(status["laidUntil"]?.stringValue ?? "?")" }
-                ?? "none"))
-    if let next = status["nextStart"]?.objectValue {
-        lines.append("Next start: \(next["at"]?.stringValue ?? "?") \(printable(next["title"]?.stringValue ?? ""))")
+        "Lay: " + (status.lay.map { "\($0), laid until \(status.laidUntil?.rfc3339 ?? "?")" } ?? "none"))
+    if let next = status.nextStart {
+        lines.append("Next start: \(next.at.rfc3339) \(printable(next.title))")
     }
-    lines.append(
-        "Backend: \(status["backend"]?.stringValue ?? "?"), notifier \(status["notifier"]?.stringValue ?? "?")")
-    let server = status["notificationServer"]?.objectValue
-    lines.append(
-        "Notification server: "
-            + (server?["present"]?.boolValue == true ? server?["name"]?.stringValue ?? "present" : "none answering"))
+    lines.append("Backend: \(status.backend ?? "?"), notifier \(daemon.notifier)")
+    let server = status.notificationServer
+    lines.append("Notification server: " + (server.present ? server.name ?? "present" : "none answering"))
     lines += serverCare(server)
-    let notify = status["notifyInOtherApps"]?.boolValue == true
+    let notify = status.notifyInOtherApps == true
     lines.append(
         "Notifications in other apps: " + (notify ? "on" : "off (a carer turns on settings.notifyInOtherApps)"))
     // The real reason, from the daemon: a broken household with nothing kept is not a switch left off.
-    if let reason = status["notLaidReason"]?.stringValue { lines.append("Nothing is laid: " + printable(reason)) }
-    lines.append("Can deliver: \(status["canDeliver"]?.boolValue == true ? "yes" : "no")")
-    let household = status["household"]?.objectValue
+    if let reason = daemon.notLaidReason { lines.append("Nothing is laid: " + printable(reason)) }
+    lines.append("Can deliver: \(status.canDeliver ? "yes" : "no")")
+    let household = status.household
     lines.append(
-        "Household: \(household?["path"]?.stringValue ?? "?") (\(household?["items"]?.countValue.map { String($0) } ?? "0") items, loaded \(household?["loadedAt"]?.stringValue ?? "never"))"
-    )
-    if let inForce = household?["inForce"]?.objectValue, inForce["source"]?.stringValue == "keptCopy" {
-        lines.append(
-            "In force: the last good household, kept at \(inForce["path"]?.stringValue ?? "?") since \(inForce["since"]?.stringValue ?? "?")"
-        )
+        "Household: \(household.path) (\(household.items) items, loaded \(household.loadedAt?.rfc3339 ?? "never"))")
+    if let inForce = household.inForce, inForce.source == .keptCopy {
+        lines.append("In force: the last good household, kept at \(inForce.path) since \(inForce.since.rfc3339)")
     }
-    for error in household?["errors"]?.arrayValue ?? [] {
-        guard let object = error.objectValue else { continue }
-        var parts = [object["file"]?.stringValue ?? "?"]
-        if let item = object["itemId"]?.stringValue { parts.append("item '\(item)'") }
-        if let field = object["field"]?.stringValue { parts.append("field '\(field)'") }
-        parts.append(object["message"]?.stringValue ?? "")
-        lines.append("  error: " + printable(parts.joined(separator: ": ")))
+    for error in household.errors {
+        lines.append("  error: " + printable(error.description))
     }
-    return CommandOutput(stdout: lines.joined(separator: "\n") + "\n")
+    return lines.joined(separator: "\n") + "\n"
 }
 
 /// `2026-11-30 13:00 +00:00` from an RFC 3339 local time.

@@ -3,13 +3,13 @@
 
 import DaysomeCore
 
-/// The status lines under "Notification server:", from the status file's `notificationServer`;
+/// The status lines under "Notification server:", from the status's `notificationServer`;
 /// none while the daemon has not yet heard from a server.
-public func serverCare(_ server: JSONObject?) -> [String] {
-    guard let server, let urgency = server["urgency"]?.stringValue else { return [] }
-    var lines = ["  Calls there: \(urgency) urgency: \(server["urgencyReason"]?.stringValue ?? "")"]
-    if let dnd = server["doNotDisturb"]?.stringValue, dnd != "unknown" {
-        lines.append("  Its Do Not Disturb: \(dnd)")
+public func serverCare(_ server: StatusSnapshot.NotificationServer) -> [String] {
+    guard let urgency = server.urgency else { return [] }
+    var lines = ["  Calls there: \(urgency) urgency: \(server.urgencyReason ?? "")"]
+    if server.doNotDisturb != .unknown {
+        lines.append("  Its Do Not Disturb: \(server.doNotDisturb.rawValue)")
     }
     return lines
 }

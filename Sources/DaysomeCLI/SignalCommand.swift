@@ -45,8 +45,8 @@ func runSignal(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
 func displayStatePath(_ command: ParsedCommand, _ context: CommandContext) -> String {
     if let path = command.options["--display-state"] { return path }
     let paths = paths(command, context)
-    if command.options["--runtime-dir"] != nil, let status = readJSON(paths.statusFile)?.objectValue,
-        let published = status["displayStatePath"]?.stringValue
+    if command.options["--runtime-dir"] != nil, case .success(let status) = readStatus(paths),
+        let published = status.daemon?.displayStatePath
     {
         return published
     }

@@ -261,24 +261,13 @@ extension Manager {
     }
 
     /// `status`'s `lock` object: whether the session is locked, what the file says, and each source.
-    var lockStatus: JSONValue {
-        let sources = LockSource.allCases.map { source -> (String, JSONValue) in
+    var lockStatus: StatusSnapshot.Lock {
+        var sources: [LockSource: StatusSnapshot.Lock.Source] = [:]
+        for source in LockSource.allCases {
             let locked = self.screenLock.locked(by: source)
-            return (
-                source.rawValue,
-                .object(
-                    JSONObject([
-                        ("watched", .bool(locked != nil)),
-                        ("locked", locked.map { .bool($0) } ?? .null),
-                        ("detail", self.lockWatch?.detail[source].map { .string($0) } ?? .null),
-                    ]))
-            )
+            sources[source] = StatusSnapshot.Lock.Source(
+                watched: locked != nil, locked: locked, detail: self.lockWatch?.detail[source])
         }
-        return .object(
-            JSONObject([
-                ("locked", .bool(self.screenLock.locked)),
-                ("fileSays", .string(self.screenLock.file.rawValue)),
-                ("sources", .object(JSONObject(sources))),
-            ]))
+        return StatusSnapshot.Lock(locked: self.screenLock.locked, fileSays: self.screenLock.file, sources: sources)
     }
 }

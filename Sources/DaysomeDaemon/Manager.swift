@@ -13,6 +13,8 @@ final class Manager {
     let environment: [String: String]
     let logger = Logger()
     let loop: EventLoop
+    /// Every read of the time goes through here (DaemonClock.swift).
+    let clock: any DaemonClock
     let publisher: Publisher
     var machine: DaemonMachine
     var notifier: (any Notifier)?
@@ -58,7 +60,8 @@ final class Manager {
     /// naming one again (a crash left the file, and the pid was reused) is away, decided once per pid.
     var exitedDisplayPids: [(pid: Int32, at: timespec)] = []
 
-    init(options: DaemonOptions, environment: [String: String]) throws(DaemonError) {
+    /// - Parameter clock: Where the time is read; nil for the event loop's (a test passes its own).
+    init(options: DaemonOptions, environment: [String: String], clock: (any DaemonClock)? = nil) throws(DaemonError) {
         self.options = options
         self.environment = environment
         let paths = options.paths
@@ -79,16 +82,17 @@ final class Manager {
         } catch {
             throw .setup("Failed to create the event loop: \(error)")
         }
+        self.clock = clock ?? EventLoopClock(self.loop)
         self.publisher = Publisher(paths: paths)
         let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
         // A daemon killed between lay.json and its history line left the history behind: catch up first.
-        let (read, problems) = Publisher.readPersisted(paths, now: currentInstant())
+        let (read, problems) = Publisher.readPersisted(paths, now: self.clock.instant)
         for problem in problems { self.logger.log(.error, problem.description) }
-        let (persisted, caughtUp) = self.publisher.catchUpHistory(read, now: currentInstant())
+        let (persisted, caughtUp) = self.publisher.catchUpHistory(read, now: self.clock.instant)
         for record in caughtUp {
             self.logger.log(.notice, "History caught up at start-up: \(record.event.rawValue) lay \(record.lay)")
         }
-        self.machine = DaemonMachine(config: config, persisted: persisted, now: currentInstant())
+        self.machine = DaemonMachine(config: config, persisted: persisted, now: self.clock.instant)
         self.stateProblems = problems
         self.bootId = readBootId()
     }
@@ -112,6 +116,29 @@ final class Manager {
         } catch {
             throw .setup("\(error)")
         }
+        let display = self.decideStart()
+        _ = ServiceManager.notify("READY=1\nSTATUS=\(self.statusLine())")
+        self.logger.log(
+            .info,
+            "Started: display \(display.rawValue), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
+        )
+        // No lock source has spoken yet, so the file alone decided the start; the watch may say locked.
+        _ = self.screenLock.fileSays(display)
+        self.watchLock()
+        let code: Int32
+        do {
+            code = try self.loop.run()
+        } catch {
+            throw .runtime("The event loop failed: \(error)")
+        }
+        _ = ServiceManager.notify("STOPPING=1")
+        self.logger.log(.info, "Stopping")
+        return code
+    }
+
+    /// The first decision, before the loop runs: the display, the household and the remembered
+    /// lay. Returns the display state the file gave.
+    func decideStart() -> DisplayState {
         // State before anything else: missing is away, unreadable at start-up is foreground.
         let display = self.readDisplay(startup: true) ?? .foreground
         let household = self.loadHousehold()
@@ -141,23 +168,7 @@ final class Manager {
                 self.machine.start(display: display, household: household, lastGood: lastGood, now: self.now()))
         }
         self.keepHousehold()
-        _ = ServiceManager.notify("READY=1\nSTATUS=\(self.statusLine())")
-        self.logger.log(
-            .info,
-            "Started: display \(display.rawValue), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
-        )
-        // No lock source has spoken yet, so the file alone decided the start; the watch may say locked.
-        _ = self.screenLock.fileSays(display)
-        self.watchLock()
-        let code: Int32
-        do {
-            code = try self.loop.run()
-        } catch {
-            throw .runtime("The event loop failed: \(error)")
-        }
-        _ = ServiceManager.notify("STOPPING=1")
-        self.logger.log(.info, "Stopping")
-        return code
+        return display
     }
 
     // MARK: The world, read into events
@@ -179,11 +190,10 @@ final class Manager {
         if case .household = event { self.keepHousehold() }
     }
 
-    /// The time, whole seconds, as the event loop has it: the one place the daemon reads the clock
-    /// once running. In the loop's callbacks it is the instant the iteration woke (sd-event's
-    /// cached time), so every decision of one wake-up sees the same now.
+    /// The time, whole seconds, from the daemon's clock. In the loop's callbacks it is the instant
+    /// the iteration woke (sd-event's cached time), so every decision of one wake-up sees the same now.
     func now() -> Instant {
-        Instant(seconds: Int64(self.loop.now(CLOCK_REALTIME) / 1_000_000))
+        self.clock.instant
     }
 
     /// Tells the machine which server instance answers, when that changed.
@@ -283,53 +293,9 @@ final class Manager {
     }
 
     func publish() {
-        let server = self.notifier?.server ?? ServerInfo(name: nil, present: false, capabilities: [])
         do {
             try self.publisher.publish(
-                queue: self.publisher.queue(self.machine, backend: self.options.backend).json,
-                status: self.publisher.statusJSON(
-                    self.machine, options: self.options, server: server,
-                    extras: [
-                        (
-                            "chime",
-                            .object(
-                                JSONObject([
-                                    ("on", .bool(self.machine.household?.load.household.settings.chime != .off)),
-                                    ("player", self.chimePlayer?.player.map { .string($0) } ?? .null),
-                                    ("file", self.chimePlayer.map { .string($0.file) } ?? .null),
-                                ]))
-                        ),
-                        (
-                            "bringDayBack",
-                            .object(
-                                JSONObject([
-                                    ("on", .bool(self.machine.household?.load.household.settings.bringDayBack == true)),
-                                    ("means", self.returner?.means.map { .string($0) } ?? .null),
-                                    (
-                                        "ready",
-                                        .bool(
-                                            self.machine.household?.load.household.settings.bringDayBack == true
-                                                && self.returner?.means != nil)
-                                    ),
-                                ]))
-                        ),
-                        ("doNotDisturb", .string(self.respectsDoNotDisturb ? "respect" : "override")),
-                        ("lock", self.lockStatus),
-                        // A user manager refuses WakeSystem (EPERM, and the timer fails): never asked for.
-                        (
-                            "wakeSystem",
-                            .object(
-                                JSONObject([
-                                    ("on", .bool(false)),
-                                    (
-                                        "reason",
-                                        .string(
-                                            "a user manager refuses WakeSystem; a suspended tablet is called late within the grace window instead"
-                                        )
-                                    ),
-                                ]))
-                        ),
-                    ], stateProblems: self.stateProblems))
+                queue: self.publisher.queue(self.machine, backend: self.options.backend), status: self.statusSnapshot())
         } catch {
             self.logger.log(.error, "\(error), ignoring")
         }

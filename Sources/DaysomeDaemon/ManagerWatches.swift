@@ -135,9 +135,7 @@ extension Manager {
     }
 
     func rememberExited(_ pid: Int32) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        self.exitedDisplayPids.append((pid, now))
+        self.exitedDisplayPids.append((pid, self.clock.timestamp))
         if self.exitedDisplayPids.count > 64 { self.exitedDisplayPids.removeFirst() }
     }
 

@@ -127,94 +127,9 @@ final class Publisher {
             publisher: QueueSnapshot.Publisher(pid: UInt64(getpid()), timeZone: zone?.name), pending: pending)
     }
 
-    /// The status, in `status --json`'s shape (without `running`, which the tool decides from the lock).
-    func statusJSON(
-        _ machine: DaemonMachine, options: DaemonOptions, server: ServerInfo,
-        extras: [(key: String, value: JSONValue)] = [], stateProblems: [HouseholdProblem] = []
-    ) -> JSONValue {
-        var errors: [JSONValue] = stateProblems.map(\.json)
-        if let error = machine.householdError {
-            errors.append(
-                .object(
-                    JSONObject([
-                        ("file", .string(error.file)), ("itemId", .null),
-                        ("field", error.field.map { .string($0) } ?? .null),
-                        (
-                            "message",
-                            .string(
-                                error.message + (machine.household == nil ? "" : "; keeping the last good household"))
-                        ),
-                    ])))
-            errors += error.problems.map(\.json)
-        }
-        errors += (machine.household?.load.problems ?? []).map(\.json)
-        let next = machine.laidStarts.first
-        let household: JSONValue = .object(
-            JSONObject([
-                ("path", .string(options.paths.household)),
-                ("loadedAt", machine.household.map { .string($0.loadedAt.rfc3339) } ?? .null),
-                ("items", .number(Double(machine.household?.load.household.items.count ?? 0))),
-                ("timeZone", machine.household.map { .string($0.load.household.zone.name) } ?? .null),
-                ("errors", .array(errors)),
-                // Which household the daemon lays from: the file, or its kept copy of the last good one.
-                (
-                    "inForce",
-                    machine.household.map { household in
-                        .object(
-                            JSONObject([
-                                ("source", .string(household.fromKeptCopy ? "keptCopy" : "file")),
-                                (
-                                    "path",
-                                    .string(
-                                        household.fromKeptCopy
-                                            ? LastGoodHousehold.path(in: options.paths) : options.paths.household)
-                                ),
-                                ("since", .string(household.loadedAt.rfc3339)),
-                            ]))
-                    } ?? .null
-                ),
-            ]))
-        let canDeliver = machine.notifyInOtherApps && server.present && machine.household != nil
-        return .object(
-            JSONObject(
-                [
-                    ("running", .bool(true)), ("pid", .number(Double(getpid()))),
-                    ("display", .string(machine.display.rawValue)),
-                    ("lay", machine.currentLay.map { .number(Double($0.number)) } ?? .null),
-                    ("backend", .string(options.backend.rawValue)), ("notifier", .string(options.notifier.rawValue)),
-                    ("notifyInOtherApps", .bool(machine.notifyInOtherApps)),
-                    (
-                        "notificationServer",
-                        .object(
-                            JSONObject(
-                                [
-                                    ("name", server.name.map { .string($0) } ?? .null),
-                                    ("present", .bool(server.present)),
-                                    ("capabilities", .array(server.capabilities.map { .string($0) })),
-                                ] + server.statusFields))
-                    ),
-                    ("canDeliver", .bool(canDeliver)),
-                    ("notLaidReason", machine.notLaidReason.map { .string($0) } ?? .null),
-                    ("laidUntil", machine.currentLay.map { .string($0.laidUntil.rfc3339) } ?? .null),
-                    (
-                        "nextStart",
-                        next.map {
-                            .object(JSONObject([("at", .string($0.at.rfc3339)), ("title", .string($0.title))]))
-                        }
-                            ?? .null
-                    ),
-                    ("pending", .number(Double(machine.laidStarts.count))),
-                    ("delivered", .number(Double(machine.persisted.delivered.count))),
-                    ("grace", .number(Double(options.grace))),
-                    ("household", household),
-                    ("displayStatePath", .string(options.paths.displayState)),
-                    ("runtimeDirectory", .string(options.paths.runtimeDirectory)),
-                    ("stateDirectory", .string(options.paths.stateDirectory)),
-                ] + extras))
-    }
-
-    func publish(queue: JSONValue, status: JSONValue) throws(FileError) {
-        try FileIO.writeAtomically(self.paths.queueFile, queue.serialized(pretty: true) + "\n")
-        try FileIO.writeAtomically(self.paths.statusFile, status.serialized(pretty: true) + "\n")
+    /// Writes the live queue and the status, each through its snapshot type.
+    func publish(queue: QueueSnapshot, status: StatusSnapshot) throws(FileError) {
+        try FileIO.writeAtomically(self.paths.queueFile, queue.json.serialized(pretty: true) + "\n")
+        try FileIO.writeAtomically(self.paths.statusFile, status.json.serialized(pretty: true) + "\n")
     }
 }

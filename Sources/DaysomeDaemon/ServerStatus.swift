@@ -5,13 +5,12 @@
 import DaysomeCore
 
 extension ServerInfo {
-    /// `urgency`, `urgencyReason`, `doNotDisturb` for the status file's `notificationServer`.
-    var statusFields: [(key: String, value: JSONValue)] {
-        [
-            ("urgency", self.choice.map { .string($0.urgency.name) } ?? .null),
-            ("urgencyReason", self.choice.map { .string($0.reason) } ?? .null),
-            ("doNotDisturb", .string(self.doNotDisturb.rawValue)),
-        ]
+    /// The status file's `notificationServer`: who answers, the urgency chosen and why, and its
+    /// Do Not Disturb.
+    var status: StatusSnapshot.NotificationServer {
+        StatusSnapshot.NotificationServer(
+            name: self.name, present: self.present, capabilities: self.capabilities,
+            urgency: self.choice?.urgency.name, urgencyReason: self.choice?.reason, doNotDisturb: self.doNotDisturb)
     }
 }
 

@@ -57,7 +57,7 @@ public struct HistoryFile {
         guard let bytes = try? FileIO.read(path, limit: 16 << 20, regularOnly: true) else { return ([], 0) }
         var unreadable = 0
         let records = bytes.split(separator: 0x0A).compactMap { line -> HistoryRecord? in
-            let record = (try? JSONParser.parse(Array(line))).flatMap(HistoryRecord.init(json:))
+            let record = (try? JSONParser.parse(Array(line))).flatMap { try? HistoryRecord(json: $0) }
             if record == nil { unreadable += 1 }
             return record
         }

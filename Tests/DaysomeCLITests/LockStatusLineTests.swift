@@ -6,18 +6,14 @@ import Testing
 @testable import DaysomeCLI
 
 @Suite struct LockStatusLineTests {
-    func lock(_ text: String) throws -> JSONObject? {
-        try JSONParser.parse(text).objectValue
-    }
-
-    @Test func aLockedSessionIsShownAsAwayWhateverTheFileSays() throws {
+    @Test func aLockedSessionIsShownAsAwayWhateverTheFileSays() {
         let line = lockStatusLine(
-            try self.lock(
-                """
-                { "locked": true, "fileSays": "foreground", "sources": {
-                  "logind": { "watched": true, "locked": true, "detail": "session /org/freedesktop/login1/session/c1" },
-                  "screenSaver": { "watched": false, "locked": null, "detail": "no screensaver on the session bus" } } }
-                """))
+            StatusSnapshot.Lock(
+                locked: true, fileSays: .foreground,
+                sources: [
+                    .logind: .init(watched: true, locked: true, detail: "session /org/freedesktop/login1/session/c1"),
+                    .screenSaver: .init(watched: false, locked: nil, detail: "no screensaver on the session bus"),
+                ]))
         #expect(
             line
                 == "Lock: locked (logind), away whatever the file says; the file says foreground; "
@@ -25,18 +21,45 @@ import Testing
                 + "screenSaver not watched: no screensaver on the session bus")
     }
 
-    @Test func noSourceWatchedIsShownUnlockedWithTheReasons() throws {
+    @Test func noSourceWatchedIsShownUnlockedWithTheReasons() {
         let line = lockStatusLine(
-            try self.lock(
-                """
-                { "locked": false, "fileSays": "away", "sources": {
-                  "logind": { "watched": false, "locked": null, "detail": "no system bus (ENOENT)" },
-                  "screenSaver": { "watched": false, "locked": null, "detail": "no screensaver on the session bus" } } }
-                """))
-        #expect(line?.hasPrefix("Lock: unlocked; the file says away; logind not watched: no system bus") == true)
+            StatusSnapshot.Lock(
+                locked: false, fileSays: .away,
+                sources: [
+                    .logind: .init(watched: false, locked: nil, detail: "no system bus (ENOENT)"),
+                    .screenSaver: .init(watched: false, locked: nil, detail: "no screensaver on the session bus"),
+                ]))
+        #expect(line.hasPrefix("Lock: unlocked; the file says away; logind not watched: no system bus"))
     }
 
-    @Test func anOlderDaemonWithoutALockObjectPrintsNoLockLine() {
-        #expect(lockStatusLine(nil) == nil)
+    /// The lock part was an optional extra before status was typed; now a running daemon always
+    /// writes it, and a status without it is refused by name rather than read as "no lock".
+    @Test func aStatusWithoutALockObjectIsRefusedNamingIt() throws {
+        var object = try #require(aRunningStatus().json.objectValue)
+        object.members.removeAll { $0.key == "lock" }
+        #expect(throws: SnapshotProblem(key: "status.lock", "is missing")) {
+            try StatusSnapshot(json: .object(object))
+        }
     }
+}
+
+/// A running daemon's status, every part filled.
+func aRunningStatus() -> StatusSnapshot {
+    StatusSnapshot(
+        pid: 4242, display: .away, lay: 12, backend: "wheel", notifyInOtherApps: true,
+        notificationServer: .init(name: "dunst", present: true, capabilities: ["body"]), canDeliver: true,
+        laidUntil: nil, nextStart: nil,
+        household: .init(path: "/h.json", loadedAt: nil, items: 0, errors: []),
+        daemon: .init(
+            notifier: "freedesktop", notLaidReason: nil, pending: 0, delivered: 0, grace: 300,
+            displayStatePath: "/run/d", runtimeDirectory: "/run", stateDirectory: "/state",
+            chime: .init(on: true, player: nil, file: nil), bringDayBack: .init(on: false, means: nil, ready: false),
+            doNotDisturb: "override",
+            lock: .init(
+                locked: false, fileSays: .away,
+                sources: [
+                    .logind: .init(watched: false, locked: nil, detail: nil),
+                    .screenSaver: .init(watched: false, locked: nil, detail: nil),
+                ]),
+            wakeSystem: .init(on: false, reason: "never asked for")))
 }

@@ -8,16 +8,14 @@ import Testing
 struct ServerCareTests {
     @Test("status names the urgency chosen for the server and why, and its Do Not Disturb where it tells it")
     func statusNamesUrgencyAndWhy() {
-        let server = JSONObject([
-            ("name", .string("dunst")), ("present", .bool(true)), ("urgency", .string("normal")),
-            ("urgencyReason", .string("this server shows normal calls over a fullscreen app")),
-            ("doNotDisturb", .string("on")),
-        ])
+        let server = StatusSnapshot.NotificationServer(
+            name: "dunst", present: true, capabilities: [], urgency: "normal",
+            urgencyReason: "this server shows normal calls over a fullscreen app", doNotDisturb: .on)
         #expect(
             serverCare(server) == [
                 "  Calls there: normal urgency: this server shows normal calls over a fullscreen app",
                 "  Its Do Not Disturb: on",
             ])
-        #expect(serverCare(JSONObject([("name", .null), ("present", .bool(false))])) == [])
+        #expect(serverCare(StatusSnapshot.NotificationServer(name: nil, present: false, capabilities: [])) == [])
     }
 }

@@ -4,85 +4,6 @@
 import DaysomeCore
 import Testing
 
-/// Drives a machine the way the daemon's loop does: the timer fires at each deadline, and the
-/// notification server answers every post at once unless told to hold its replies.
-struct VirtualDaemon {
-    var machine: DaemonMachine
-    var now: Instant
-    var household: LoadedHousehold
-    var actions: [MachineAction] = []
-    var holdReplies = false
-    var heldPosts: [DeliveryKey] = []
-    var nextId: UInt32 = 1
-    /// Notification ids shown right now, as the server would list them.
-    var shown: Set<UInt32> = []
-    /// Every post, with the virtual time it happened.
-    var posts: [(at: Instant, key: DeliveryKey, start: Start)] = []
-
-    init(
-        _ home: Household, now: Instant, display: DisplayState, persisted: PersistedState = PersistedState(),
-        grace: Int64 = 300
-    ) {
-        self.now = now
-        self.household = LoadedHousehold(load: HouseholdLoad(household: home, problems: []), digest: 1, loadedAt: now)
-        self.machine = DaemonMachine(config: MachineConfig(grace: grace), persisted: persisted, now: now)
-        self.apply(self.machine.start(display: display, household: .success(self.household), now: now))
-    }
-
-    mutating func apply(_ actions: [MachineAction]) {
-        self.actions += actions
-        for action in actions {
-            switch action {
-            case .post(let key, let start):
-                self.posts.append((self.now, key, start))
-                if self.holdReplies {
-                    self.heldPosts.append(key)
-                } else {
-                    self.reply(key)
-                }
-            case .replace(let key, let start, let replacing):
-                self.shown.remove(replacing)
-                self.apply([.post(key, start)])
-            case .close(_, let id):
-                self.shown.remove(id)
-            default:
-                break
-            }
-        }
-    }
-
-    mutating func reply(_ key: DeliveryKey) {
-        let id = self.nextId
-        self.nextId += 1
-        self.shown.insert(id)
-        self.apply(self.machine.handle(.posted(key, notificationId: id), now: self.now))
-    }
-
-    mutating func send(_ event: MachineEvent) {
-        self.apply(self.machine.handle(event, now: self.now))
-    }
-
-    /// Lets virtual time pass to `target`, firing the timer at every deadline on the way.
-    mutating func run(until target: Instant) {
-        while let next = self.machine.wheel.nextDeadline, next <= target.seconds {
-            self.now = Instant(seconds: max(next, self.now.seconds))
-            self.send(.timer)
-        }
-        self.now = target
-    }
-
-    /// Jumps time without the timer firing on the way (a suspend, a stopped daemon).
-    mutating func jump(to target: Instant) {
-        self.now = target
-    }
-
-    var history: [HistoryRecord] {
-        self.actions.compactMap { if case .record(let record) = $0 { return record } else { return nil } }
-    }
-
-    func events(_ event: HistoryRecord.Event) -> [HistoryRecord] { self.history.filter { $0.event == event } }
-}
-
 /// Lunch at 13:00 and tea at 19:30 in London, notifications on.
 func lunchAndTea() -> Household {
     household("Europe/London", [item("lunch", "13:00", end: "13:45"), item("tea", "19:30")])
@@ -90,6 +11,19 @@ func lunchAndTea() -> Household {
 
 @Suite("Daemon state machine")
 struct DaemonMachineTests {
+    @Test("replay runs on the same virtual daemon as these tests: its deliveries are the daemon's posts")
+    func replayAndTheTestsShareOneVirtualDaemon() {
+        let from = instant("2026-06-01T08:00:00Z")
+        let to = instant("2026-06-03T20:00:00Z")
+        var daemon = VirtualDaemon(lunchAndTea(), now: from, display: .away)
+        daemon.run(until: to)
+        let replay = Replay(household: lunchAndTea(), from: from, to: to).run()
+        #expect(daemon.posts.count == 6)
+        #expect(replay.events(.delivered).map(\.at) == daemon.posts.map(\.key.at))
+        #expect(replay.events.map(\.kind) == daemon.history.map(\.event))
+        #expect(replay.shownAtEnd == daemon.shown.count)
+    }
+
     @Test("Away lays exactly the plan from that instant")
     func awayLaysThePlan() {
         let start = instant("2026-06-01T08:00:00Z")
@@ -157,7 +91,8 @@ struct DaemonMachineTests {
     @Test("Nothing stale: a late start is dropped once its card has left the display, even within grace")
     func lateAfterExpiryDropped() {
         let home = household("UTC", [item("a", "13:00"), item("b", "13:02")])
-        var daemon = VirtualDaemon(home, now: instant("2026-06-01T08:00:00Z"), display: .away, grace: 600)
+        var daemon = VirtualDaemon(
+            home, now: instant("2026-06-01T08:00:00Z"), display: .away, config: MachineConfig(grace: 600))
         daemon.jump(to: instant("2026-06-01T13:03:00Z"))
         daemon.send(.timer)
         // a expired at 13:02; b is the latest and still on: only b.

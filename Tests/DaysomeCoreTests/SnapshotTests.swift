@@ -6,7 +6,7 @@ import DaysomeCore
 import Testing
 
 /// Every variant of `json` with exactly one object key renamed, with the key's path.
-private func renamedKeys(_ json: JSONValue, at path: String = "") -> [(path: String, json: JSONValue)] {
+func renamedKeys(_ json: JSONValue, at path: String = "") -> [(path: String, json: JSONValue)] {
     switch json {
     case .object(let object):
         var variants: [(String, JSONValue)] = []
@@ -88,15 +88,46 @@ struct SnapshotTests {
     }
 
     @Test("A history line reads back the same, and a key renamed on either side fails the round trip")
-    func historyRoundTripAndRenamedKeys() {
+    func historyRoundTripAndRenamedKeys() throws {
         let record = HistoryRecord(
             time: instant("2026-12-01T13:00:01Z"), event: .delivered, lay: 12, at: instant("2026-12-01T13:00:00Z"),
             itemIds: ["lunch"], reason: "2 s after its minute, within the grace window")
-        #expect(HistoryRecord(json: record.json) == record)
-        let variants = renamedKeys(record.json)
-        #expect(variants.count == 6)
-        for (path, json) in variants {
-            #expect(HistoryRecord(json: json) != record, "renaming \(path) went unnoticed")
+        #expect(try HistoryRecord(json: record.json) == record)
+        // A laid line has no start, no items and no reason: a renamed key must still be noticed.
+        let laid = HistoryRecord(time: instant("2026-12-01T08:00:00Z"), event: .laid, lay: 12)
+        #expect(try HistoryRecord(json: laid.json) == laid)
+        for sample in [record, laid] {
+            let variants = renamedKeys(sample.json)
+            #expect(variants.count == 6)
+            for (path, json) in variants {
+                #expect(throws: SnapshotProblem(key: "history" + path, "is missing"), "renaming \(path)") {
+                    try HistoryRecord(json: json)
+                }
+            }
+        }
+        // The line as every daemon has written it: an encoder-side rename fails here.
+        let line = #"{"time":"2026-12-01T08:00:00Z","event":"laid","lay":12,"at":null,"itemIds":[],"reason":null}"#
+        #expect(try HistoryRecord(json: JSONParser.parse(line)) == laid)
+        #expect(laid.json.serialized() == line)
+    }
+
+    @Test("history --json reads back the same, and a key renamed in a line is named with its line")
+    func historyOutputRoundTrip() throws {
+        let snapshot = HistorySnapshot(history: [
+            HistoryRecord(time: instant("2026-12-01T08:00:00Z"), event: .laid, lay: 12),
+            HistoryRecord(
+                time: instant("2026-12-01T13:00:00Z"), event: .delivered, lay: 12, at: instant("2026-12-01T13:00:00Z"),
+                itemIds: ["lunch"]),
+        ])
+        #expect(try HistorySnapshot(json: snapshot.json) == snapshot)
+        #expect(snapshot.json.objectValue?.keys == ["history"])
+        let variants = renamedKeys(snapshot.json)
+        #expect(variants.count == 1 + 6)
+        #expect(throws: SnapshotProblem(key: "historyOutput.history", "is missing")) {
+            try HistorySnapshot(json: variants[0].json)
+        }
+        #expect(throws: SnapshotProblem(key: "history[0].reason", "is missing")) {
+            try HistorySnapshot(json: variants[6].json)
         }
     }
 

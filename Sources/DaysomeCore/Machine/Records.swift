@@ -35,15 +35,20 @@ public struct HistoryRecord: Sendable, Equatable {
             ]))
     }
 
-    public init?(json: JSONValue) {
-        guard let object = json.objectValue, let time = object["time"]?.stringValue.flatMap(parseUTC),
-            let event = object["event"]?.stringValue.flatMap(Event.init(rawValue:)),
-            let lay = object["lay"]?.countValue
-        else { return nil }
+    /// Reads a history line back; every key the encoder writes is required (every daemon has
+    /// written all six).
+    /// - Throws: `SnapshotProblem` naming the first key that is missing or of the wrong type.
+    public init(json: JSONValue) throws(SnapshotProblem) {
+        try self.init(json: json, at: "history")
+    }
+
+    /// Reads a line found at `path` (`history[3]`), for the problem's key.
+    init(json: JSONValue, at path: String) throws(SnapshotProblem) {
+        let reader = try SnapshotReader(json, path)
         self.init(
-            time: time, event: event, lay: lay, at: object["at"]?.stringValue.flatMap(parseUTC),
-            itemIds: object["itemIds"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-            reason: object["reason"]?.stringValue)
+            time: try reader.instant("time"), event: try reader.word("event", as: Event.self),
+            lay: try reader.count("lay"), at: try reader.optionalInstant("at"), itemIds: try reader.strings("itemIds"),
+            reason: try reader.optionalString("reason"))
     }
 }
 

@@ -1,8 +1,8 @@
-// The time machine: the daemon's real state machine and timer wheel, run on a virtual clock.
-// Between `from` and `to` the timer "fires" at each of the wheel's deadlines, the display
-// changes at the instants a script gives (a change at the same instant as a deadline comes
-// first: rule 1), and a virtual notification server answers every post at once with a fresh
-// id. Nothing here touches a real timer, bus, file or clock: a week replays in milliseconds.
+// The time machine: the daemon's real state machine and timer wheel, run on the virtual daemon
+// the state-machine tests use (VirtualDaemon.swift). Between `from` and `to` the timer "fires"
+// at each of the wheel's deadlines, the display changes at the instants a script gives (a change
+// at the same instant as a deadline comes first: rule 1), and the virtual notification server
+// answers every post at once with a fresh id. A week replays in milliseconds.
 
 /// One change of the display, as a replay script gives it.
 public struct DisplayChange: Sendable, Equatable {
@@ -125,27 +125,18 @@ public struct Replay: Sendable {
 
     /// Runs the replay.
     public func run() -> ReplayResult {
-        var run = VirtualRun(self)
         let (initial, changes) = self.timeline
-        run.step(at: self.from) { machine, now in
-            let loaded = LoadedHousehold(
-                load: HouseholdLoad(household: self.household, problems: []), digest: 1, loadedAt: now)
-            return machine.start(display: initial, household: .success(loaded), now: now)
+        var daemon = VirtualDaemon(self.household, now: self.from, display: initial, config: self.config)
+        var book = ReplayBook()
+        book.note(daemon)
+        for change in changes {
+            // Rule 1: a display change at the same instant as a deadline is handled first.
+            while daemon.fireNextTimer(notAfter: change.at, inclusive: false) { book.note(daemon) }
+            daemon.jump(to: max(daemon.now, change.at))
+            daemon.send(.display(change.state))
+            book.note(daemon)
         }
-        var next = 0
-        while true {
-            let deadline = run.machine.wheel.nextDeadline.map { Instant(seconds: $0) }
-            if next < changes.count, deadline.map({ changes[next].at <= $0 }) ?? true {
-                // Rule 1: a display change at the same instant as a deadline is handled first.
-                let change = changes[next]
-                next += 1
-                run.step(at: change.at) { machine, now in machine.handle(.display(change.state), now: now) }
-            } else if let deadline, deadline <= self.to {
-                run.step(at: deadline) { machine, now in machine.handle(.timer, now: now) }
-            } else {
-                break
-            }
-        }
+        while daemon.fireNextTimer(notAfter: self.to) { book.note(daemon) }
         var periods: [DisplayPeriod] = []
         var state = initial
         var since = self.from
@@ -156,76 +147,50 @@ public struct Replay: Sendable {
         }
         periods.append(DisplayPeriod(from: since, to: self.to, state: state))
         return ReplayResult(
-            timeZone: self.household.zone.name, from: self.from, to: self.to, events: run.events, display: periods,
-            lays: run.lays, log: run.log, shownAtEnd: run.shown.count)
+            timeZone: self.household.zone.name, from: self.from, to: self.to, events: book.events, display: periods,
+            lays: book.lays, log: book.log, shownAtEnd: daemon.shown.count)
     }
 }
 
-/// The replay's world: the machine, the virtual clock and the virtual notification server.
-private struct VirtualRun {
-    var machine: DaemonMachine
-    var now: Instant
-    var nextId: UInt32 = 1
-    /// Notification ids shown right now.
-    var shown: Set<UInt32> = []
+/// What a replay keeps beyond the virtual daemon's own record: each lay's starts (top-ups
+/// included), its events with the start they concern, and the journal.
+private struct ReplayBook {
     var events: [ReplayEvent] = []
     var lays: [ReplayLay] = []
     var log: [(priority: LogPriority, message: String)] = []
     /// Every start any lay held, by lay and instant: what later events refer to.
     var starts: [DeliveryKey: Start] = [:]
+    /// How many of the daemon's actions have been read.
+    var read = 0
 
-    init(_ replay: Replay) {
-        self.now = replay.from
-        self.machine = DaemonMachine(config: replay.config, persisted: PersistedState(), now: replay.from)
-    }
-
-    /// Moves the virtual clock to `instant` (never backwards) and runs one step of the machine.
-    mutating func step(
-        at instant: Instant, _ body: (inout DaemonMachine, Instant) -> [MachineAction]
-    ) {
-        self.now = max(self.now, instant)
-        let actions = body(&self.machine, self.now)
-        self.rememberPending()
-        var records: [HistoryRecord] = []
-        self.apply(actions, records: &records)
-        for record in records { self.record(record) }
-    }
-
-    /// Executes actions as the daemon's Manager would, against the virtual server.
-    private mutating func apply(_ actions: [MachineAction], records: inout [HistoryRecord]) {
+    /// Reads what the daemon did in its last step.
+    mutating func note(_ daemon: VirtualDaemon) {
+        self.rememberPending(daemon.machine)
+        let actions = daemon.actions[self.read...]
+        self.read = daemon.actions.count
         for action in actions {
             switch action {
-            case .record(let record):
-                records.append(record)
-            case .replace(let key, let start, let replacing):
-                // One card at a time: the newer call takes the older's place on the virtual server.
-                self.shown.remove(replacing)
-                self.apply([.post(key, start)], records: &records)
-            case .post(let key, let start):
-                self.starts[key] = start
-                let id = self.nextId
-                self.nextId += 1
-                self.shown.insert(id)
-                self.apply(self.machine.handle(.posted(key, notificationId: id), now: self.now), records: &records)
-            case .close(_, let id):
-                self.shown.remove(id)
-            case .log(let priority, let message):
-                self.log.append((priority, message))
-            default:
-                // Persisting, publishing and arming real timers have no virtual counterpart.
-                break
+            case .post(let key, let start), .replace(let key, let start, _): self.starts[key] = start
+            default: break
+            }
+        }
+        for action in actions {
+            switch action {
+            case .record(let record): self.record(record)
+            case .log(let priority, let message): self.log.append((priority, message))
+            default: break
             }
         }
     }
 
     /// Notes the current lay's pending starts, so that events can name what they concern.
-    private mutating func rememberPending() {
-        guard let lay = self.machine.currentLay else { return }
+    private mutating func rememberPending(_ machine: DaemonMachine) {
+        guard let lay = machine.currentLay else { return }
         if self.lays.last?.number != lay.number {
             self.lays.append(ReplayLay(number: lay.number, madeAt: lay.from, starts: []))
         }
         var added = false
-        for entry in self.machine.pendingStarts {
+        for entry in machine.pendingStarts {
             let key = DeliveryKey(lay: lay.number, at: entry.start.at)
             if self.starts.updateValue(entry.start, forKey: key) == nil {
                 self.lays[self.lays.count - 1].starts.append(entry.start)

@@ -78,6 +78,50 @@ struct SnapshotReader {
         return instant
     }
 
+    /// An instant or null; the key itself must be there.
+    func optionalInstant(_ key: String) throws(SnapshotProblem) -> Instant? {
+        let value = try self.value(key)
+        if value.isNull { return nil }
+        guard let instant = value.stringValue.flatMap(parseUTC) else {
+            throw self.problem(key, "is neither an RFC 3339 instant nor null")
+        }
+        return instant
+    }
+
+    /// True, false or null; the key itself must be there.
+    func optionalBool(_ key: String) throws(SnapshotProblem) -> Bool? {
+        let value = try self.value(key)
+        if value.isNull { return nil }
+        guard let flag = value.boolValue else { throw self.problem(key, "is neither true, false nor null") }
+        return flag
+    }
+
+    /// A count that fits an `Int`, for the counts a snapshot shows (items, pending, seconds).
+    func int(_ key: String) throws(SnapshotProblem) -> Int {
+        Int(try self.count(key))
+    }
+
+    /// A nested object, read with its key added to the path.
+    func object(_ key: String) throws(SnapshotProblem) -> SnapshotReader {
+        try SnapshotReader(try self.value(key), self.path + "." + key)
+    }
+
+    /// A nested object or null; the key itself must be there.
+    func optionalObject(_ key: String) throws(SnapshotProblem) -> SnapshotReader? {
+        let value = try self.value(key)
+        if value.isNull { return nil }
+        guard value.objectValue != nil else { throw self.problem(key, "is neither an object nor null") }
+        return try SnapshotReader(value, self.path + "." + key)
+    }
+
+    /// A string naming one case of `T` (a display state, a lock source).
+    func word<T: RawRepresentable>(_ key: String, as type: T.Type) throws(SnapshotProblem) -> T
+    where T.RawValue == String {
+        let text = try self.string(key)
+        guard let word = T(rawValue: text) else { throw self.problem(key, "has an unknown value '\(text)'") }
+        return word
+    }
+
     func array(_ key: String) throws(SnapshotProblem) -> [JSONValue] {
         guard let array = try self.value(key).arrayValue else { throw self.problem(key, "is not an array") }
         return array

@@ -1,0 +1,286 @@
+// The nested parts of `StatusSnapshot`, each with its encoder and decoder side by side: the
+// notification server, the household in force, the next start, and the running daemon's chime,
+// bring-back, lock and wake parts. A new key is a property, an encoder line and a decoder line here.
+
+extension StatusSnapshot {
+    /// `notificationServer`: who answers, and (from a running daemon) what it does for them.
+    public struct NotificationServer: Sendable, Equatable {
+        public var name: String?
+        public var present: Bool
+        public var capabilities: [String]
+        /// The urgency the next call gets there (`normal`, `critical`), written only by a running daemon.
+        public var urgency: String?
+        /// Why that urgency, written only by a running daemon.
+        public var urgencyReason: String?
+        /// What the server last said of its Do Not Disturb, written only by a running daemon.
+        public var doNotDisturb: ServerDoNotDisturb
+
+        public init(
+            name: String?, present: Bool, capabilities: [String], urgency: String? = nil,
+            urgencyReason: String? = nil, doNotDisturb: ServerDoNotDisturb = .unknown
+        ) {
+            self.name = name
+            self.present = present
+            self.capabilities = capabilities
+            self.urgency = urgency
+            self.urgencyReason = urgencyReason
+            self.doNotDisturb = doNotDisturb
+        }
+
+        func json(running: Bool) -> JSONValue {
+            var members: [(key: String, value: JSONValue)] = [
+                ("name", .stringOrNull(self.name)), ("present", .bool(self.present)),
+                ("capabilities", .array(self.capabilities.map { .string($0) })),
+            ]
+            if running {
+                members += [
+                    ("urgency", .stringOrNull(self.urgency)), ("urgencyReason", .stringOrNull(self.urgencyReason)),
+                    ("doNotDisturb", .string(self.doNotDisturb.rawValue)),
+                ]
+            }
+            return .object(JSONObject(members))
+        }
+
+        init(_ reader: SnapshotReader, running: Bool) throws(SnapshotProblem) {
+            self.name = try reader.optionalString("name")
+            self.present = try reader.bool("present")
+            self.capabilities = try reader.strings("capabilities")
+            self.urgency = running ? try reader.optionalString("urgency") : nil
+            self.urgencyReason = running ? try reader.optionalString("urgencyReason") : nil
+            self.doNotDisturb = running ? try reader.word("doNotDisturb", as: ServerDoNotDisturb.self) : .unknown
+        }
+    }
+
+    /// `household`: the file, when it was loaded, its errors, and (from a running daemon) which
+    /// household is in force.
+    public struct HouseholdStatus: Sendable, Equatable {
+        public var path: String
+        public var loadedAt: Instant?
+        public var items: Int
+        /// The zone name as the household gives it, written only by a running daemon.
+        public var timeZone: String?
+        public var errors: [HouseholdProblem]
+        /// Which household the daemon lays from, written only by a running daemon; nil for none.
+        public var inForce: InForce?
+
+        public init(
+            path: String, loadedAt: Instant?, items: Int, timeZone: String? = nil, errors: [HouseholdProblem],
+            inForce: InForce? = nil
+        ) {
+            self.path = path
+            self.loadedAt = loadedAt
+            self.items = items
+            self.timeZone = timeZone
+            self.errors = errors
+            self.inForce = inForce
+        }
+
+        func json(running: Bool) -> JSONValue {
+            var members: [(key: String, value: JSONValue)] = [
+                ("path", .string(self.path)), ("loadedAt", .stringOrNull(self.loadedAt?.rfc3339)),
+                ("items", .number(Double(self.items))),
+            ]
+            if running { members.append(("timeZone", .stringOrNull(self.timeZone))) }
+            members.append(("errors", .array(self.errors.map(\.json))))
+            if running { members.append(("inForce", self.inForce?.json ?? .null)) }
+            return .object(JSONObject(members))
+        }
+
+        init(_ reader: SnapshotReader, running: Bool) throws(SnapshotProblem) {
+            self.path = try reader.string("path")
+            self.loadedAt = try reader.optionalInstant("loadedAt")
+            self.items = try reader.int("items")
+            self.timeZone = running ? try reader.optionalString("timeZone") : nil
+            self.errors = try reader.array("errors").enumerated().map { index, error throws(SnapshotProblem) in
+                try HouseholdProblem(try SnapshotReader(error, reader.path + ".errors[\(index)]"))
+            }
+            self.inForce = try running ? reader.optionalObject("inForce").map(InForce.init) : nil
+        }
+    }
+
+    /// `household.inForce`: the file itself, or the daemon's kept copy of the last good one (rule 9).
+    public struct InForce: Sendable, Equatable {
+        public enum Source: String, Sendable {
+            case file, keptCopy
+        }
+
+        public var source: Source
+        public var path: String
+        public var since: Instant
+
+        public init(source: Source, path: String, since: Instant) {
+            self.source = source
+            self.path = path
+            self.since = since
+        }
+
+        var json: JSONValue {
+            .object(
+                JSONObject([
+                    ("source", .string(self.source.rawValue)), ("path", .string(self.path)),
+                    ("since", .string(self.since.rfc3339)),
+                ]))
+        }
+
+        init(_ reader: SnapshotReader) throws(SnapshotProblem) {
+            self.source = try reader.word("source", as: Source.self)
+            self.path = try reader.string("path")
+            self.since = try reader.instant("since")
+        }
+    }
+
+    /// `nextStart`: the first start still laid.
+    public struct NextStart: Sendable, Equatable {
+        public var at: Instant
+        public var title: String
+
+        public init(at: Instant, title: String) {
+            self.at = at
+            self.title = title
+        }
+
+        var json: JSONValue { .object(JSONObject([("at", .string(self.at.rfc3339)), ("title", .string(self.title))])) }
+    }
+
+    /// `chime`: whether the household wants the bell, and what would play it.
+    public struct Chime: Sendable, Equatable {
+        public var on: Bool
+        public var player: String?
+        public var file: String?
+
+        public init(on: Bool, player: String?, file: String?) {
+            self.on = on
+            self.player = player
+            self.file = file
+        }
+
+        var json: JSONValue {
+            .object(
+                JSONObject([
+                    ("on", .bool(self.on)), ("player", .stringOrNull(self.player)), ("file", .stringOrNull(self.file)),
+                ]))
+        }
+
+        init(_ reader: SnapshotReader) throws(SnapshotProblem) {
+            self.on = try reader.bool("on")
+            self.player = try reader.optionalString("player")
+            self.file = try reader.optionalString("file")
+        }
+    }
+
+    /// `bringDayBack`: whether a click brings the display back, and by what means.
+    public struct BringDayBack: Sendable, Equatable {
+        public var on: Bool
+        public var means: String?
+        /// On, and a means found.
+        public var ready: Bool
+
+        public init(on: Bool, means: String?, ready: Bool) {
+            self.on = on
+            self.means = means
+            self.ready = ready
+        }
+
+        var json: JSONValue {
+            .object(
+                JSONObject([("on", .bool(self.on)), ("means", .stringOrNull(self.means)), ("ready", .bool(self.ready))])
+            )
+        }
+
+        init(_ reader: SnapshotReader) throws(SnapshotProblem) {
+            self.on = try reader.bool("on")
+            self.means = try reader.optionalString("means")
+            self.ready = try reader.bool("ready")
+        }
+    }
+
+    /// `lock`: the session's lock, what the file says, and each source the daemon watches.
+    public struct Lock: Sendable, Equatable {
+        /// One lock source as the daemon sees it.
+        public struct Source: Sendable, Equatable {
+            public var watched: Bool
+            /// What it last said; nil while it has nothing to say.
+            public var locked: Bool?
+            /// Why it is or is not watched.
+            public var detail: String?
+
+            public init(watched: Bool, locked: Bool?, detail: String?) {
+                self.watched = watched
+                self.locked = locked
+                self.detail = detail
+            }
+        }
+
+        public var locked: Bool
+        public var fileSays: DisplayState
+        /// Every source, written in `LockSource.allCases` order; each one is required when read.
+        public var sources: [LockSource: Source]
+
+        public init(locked: Bool, fileSays: DisplayState, sources: [LockSource: Source]) {
+            self.locked = locked
+            self.fileSays = fileSays
+            self.sources = sources
+        }
+
+        var json: JSONValue {
+            let sources = LockSource.allCases.compactMap { name -> (key: String, value: JSONValue)? in
+                guard let source = self.sources[name] else { return nil }
+                return (
+                    name.rawValue,
+                    .object(
+                        JSONObject([
+                            ("watched", .bool(source.watched)),
+                            ("locked", source.locked.map { .bool($0) } ?? .null),
+                            ("detail", .stringOrNull(source.detail)),
+                        ]))
+                )
+            }
+            return .object(
+                JSONObject([
+                    ("locked", .bool(self.locked)), ("fileSays", .string(self.fileSays.rawValue)),
+                    ("sources", .object(JSONObject(sources))),
+                ]))
+        }
+
+        init(_ reader: SnapshotReader) throws(SnapshotProblem) {
+            self.locked = try reader.bool("locked")
+            self.fileSays = try reader.word("fileSays", as: DisplayState.self)
+            let sources = try reader.object("sources")
+            var read: [LockSource: Source] = [:]
+            for name in LockSource.allCases {
+                let source = try sources.object(name.rawValue)
+                read[name] = Source(
+                    watched: try source.bool("watched"), locked: try source.optionalBool("locked"),
+                    detail: try source.optionalString("detail"))
+            }
+            self.sources = read
+        }
+    }
+
+    /// `wakeSystem`: never asked for, and why.
+    public struct WakeSystem: Sendable, Equatable {
+        public var on: Bool
+        public var reason: String
+
+        public init(on: Bool, reason: String) {
+            self.on = on
+            self.reason = reason
+        }
+
+        var json: JSONValue { .object(JSONObject([("on", .bool(self.on)), ("reason", .string(self.reason))])) }
+
+        init(_ reader: SnapshotReader) throws(SnapshotProblem) {
+            self.on = try reader.bool("on")
+            self.reason = try reader.string("reason")
+        }
+    }
+}
+
+extension HouseholdProblem {
+    /// Reads one of `household.errors` back; the encoder is `json` (Start.swift), shared with `plan`.
+    init(_ reader: SnapshotReader) throws(SnapshotProblem) {
+        self.init(
+            file: try reader.string("file"), itemId: try reader.optionalString("itemId"),
+            field: try reader.optionalString("field"), message: try reader.string("message"))
+    }
+}

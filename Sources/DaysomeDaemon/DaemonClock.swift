@@ -1,0 +1,36 @@
+// The one place the running daemon reads the wall clock. In production it is the event loop's
+// cached time (sd_event_now): every decision of one wake-up sees the same now, and before the
+// loop first runs it is the current time. A test hands the Manager a clock of its own and steps
+// it. Timers armed on the loop (the wheel's deadline, retries) are not clock reads and stay on it.
+
+import DaysomeCore
+import Glibc
+import SystemdKit
+
+/// Where the daemon reads the time.
+protocol DaemonClock: AnyObject {
+    /// The wall-clock time (`CLOCK_REALTIME`) in microseconds since the epoch.
+    func realtime() -> UInt64
+}
+
+/// The production clock: the time of the event loop's current iteration.
+final class EventLoopClock: DaemonClock {
+    private let loop: EventLoop
+
+    init(_ loop: EventLoop) {
+        self.loop = loop
+    }
+
+    func realtime() -> UInt64 { self.loop.now(CLOCK_REALTIME) }
+}
+
+extension DaemonClock {
+    /// The time in whole seconds, as the core takes it.
+    var instant: Instant { Instant(seconds: Int64(self.realtime() / 1_000_000)) }
+
+    /// The time to the microsecond, to compare with a file's modification time.
+    var timestamp: timespec {
+        let usec = self.realtime()
+        return timespec(tv_sec: Int(usec / 1_000_000), tv_nsec: Int(usec % 1_000_000) * 1_000)
+    }
+}

@@ -1,0 +1,126 @@
+// The status the daemon publishes and `daysomectl status` reads goes through one type: it reads
+// back the same, its keys are those `status --json` has always had (the design's contract and
+// the daemon's own), and a key renamed on either side fails the round trip, naming the key.
+
+import DaysomeCore
+import Testing
+
+/// A running daemon's status with every part filled, as `fullStatusLine` writes it.
+private let aStatus = StatusSnapshot(
+    pid: 4242, display: .away, lay: 12, backend: "wheel", notifyInOtherApps: true,
+    notificationServer: .init(
+        name: "dunst", present: true, capabilities: ["body", "body-markup"], urgency: "normal",
+        urgencyReason: "this server shows normal calls over a fullscreen app", doNotDisturb: .off),
+    canDeliver: true, laidUntil: instant("2026-12-08T08:00:00Z"),
+    nextStart: .init(at: instant("2026-12-01T13:00:00Z"), title: "Lunch"),
+    household: .init(
+        path: "/home/h/household.json", loadedAt: instant("2026-12-01T08:00:00Z"), items: 2,
+        timeZone: "Europe/London",
+        errors: [HouseholdProblem(file: "/home/h/household.json", itemId: "tea", field: "time", message: "skipped")],
+        inForce: .init(source: .keptCopy, path: "/state/household.json", since: instant("2026-11-30T08:00:00Z"))),
+    daemon: .init(
+        notifier: "freedesktop", notLaidReason: nil, pending: 14, delivered: 1, grace: 300,
+        displayStatePath: "/run/daysome/display", runtimeDirectory: "/run/daysome", stateDirectory: "/state",
+        chime: .init(on: true, player: "/usr/bin/paplay", file: "/usr/share/daysome/bell.oga"),
+        bringDayBack: .init(on: true, means: "unit day.service", ready: true), doNotDisturb: "override",
+        lock: .init(
+            locked: true, fileSays: .foreground,
+            sources: [
+                .logind: .init(watched: true, locked: true, detail: "session c1"),
+                .screenSaver: .init(watched: false, locked: nil, detail: "no screensaver"),
+            ]),
+        wakeSystem: .init(on: false, reason: "a user manager refuses WakeSystem")))
+
+/// `aStatus` as the daemon has written it since before the type existed (keys, order and value
+/// types of the old key-by-key builder): an encoder-side rename fails against this.
+private let fullStatusLine =
+    #"{"running":true,"pid":4242,"display":"away","lay":12,"backend":"wheel","notifier":"freedesktop","#
+    + #""notifyInOtherApps":true,"notificationServer":{"name":"dunst","present":true,"#
+    + #""capabilities":["body","body-markup"],"urgency":"normal","#
+    + #""urgencyReason":"this server shows normal calls over a fullscreen app","doNotDisturb":"off"},"#
+    + #""canDeliver":true,"notLaidReason":null,"laidUntil":"2026-12-08T08:00:00Z","#
+    + #""nextStart":{"at":"2026-12-01T13:00:00Z","title":"Lunch"},"pending":14,"delivered":1,"grace":300,"#
+    + #""household":{"path":"/home/h/household.json","loadedAt":"2026-12-01T08:00:00Z","items":2,"#
+    + #""timeZone":"Europe/London","errors":[{"file":"/home/h/household.json","itemId":"tea","field":"time","#
+    + #""message":"skipped"}],"inForce":{"source":"keptCopy","path":"/state/household.json","#
+    + #""since":"2026-11-30T08:00:00Z"}},"displayStatePath":"/run/daysome/display","#
+    + #""runtimeDirectory":"/run/daysome","stateDirectory":"/state","#
+    + #""chime":{"on":true,"player":"/usr/bin/paplay","file":"/usr/share/daysome/bell.oga"},"#
+    + #""bringDayBack":{"on":true,"means":"unit day.service","ready":true},"doNotDisturb":"override","#
+    + #""lock":{"locked":true,"fileSays":"foreground","sources":{"#
+    + #""logind":{"watched":true,"locked":true,"detail":"session c1"},"#
+    + #""screenSaver":{"watched":false,"locked":null,"detail":"no screensaver"}}},"#
+    + #""wakeSystem":{"on":false,"reason":"a user manager refuses WakeSystem"}}"#
+
+/// What `status` has always printed with no daemon running.
+private let noDaemonLine =
+    #"{"running":false,"pid":null,"display":null,"lay":null,"backend":null,"notifyInOtherApps":null,"#
+    + #""notificationServer":{"name":null,"present":false,"capabilities":[]},"canDeliver":false,"#
+    + #""laidUntil":null,"nextStart":null,"#
+    + #""household":{"path":"/home/h/household.json","loadedAt":null,"items":0,"errors":[]}}"#
+
+@Suite("The status across the process boundary")
+struct StatusSnapshotTests {
+    @Test("The status the daemon publishes reads back the same through the type daysomectl reads it with")
+    func statusRoundTrip() throws {
+        #expect(try StatusSnapshot(json: aStatus.json) == aStatus)
+        #expect(try StatusSnapshot(json: JSONParser.parse(aStatus.json.serialized(pretty: true))) == aStatus)
+        let none = StatusSnapshot.noDaemon(householdPath: "/home/h/household.json")
+        #expect(try StatusSnapshot(json: none.json) == none)
+        #expect(!none.running && aStatus.running)
+    }
+
+    @Test("The status keeps the keys, order and value types it has always had, with and without a daemon")
+    func statusIsWrittenAsItAlwaysWas() throws {
+        #expect(aStatus.json.serialized() == fullStatusLine)
+        #expect(try StatusSnapshot(json: JSONParser.parse(fullStatusLine)) == aStatus)
+        let none = StatusSnapshot.noDaemon(householdPath: "/home/h/household.json")
+        #expect(none.json.serialized() == noDaemonLine)
+        #expect(try StatusSnapshot(json: JSONParser.parse(noDaemonLine)) == none)
+    }
+
+    @Test("The status holds every key of the design's status --json")
+    func statusHoldsTheContractsKeys() throws {
+        let object = try #require(aStatus.json.objectValue)
+        for key in [
+            "running", "pid", "display", "lay", "backend", "notifyInOtherApps", "notificationServer", "canDeliver",
+            "laidUntil", "nextStart", "household",
+        ] {
+            #expect(object[key] != nil, "\(key)")
+        }
+        #expect(
+            Array(try #require(object["notificationServer"]?.objectValue?.keys).prefix(3))
+                == ["name", "present", "capabilities"])
+        let household = try #require(object["household"]?.objectValue)
+        for key in ["path", "loadedAt", "items", "errors"] { #expect(household[key] != nil, "\(key)") }
+        #expect(household["errors"]?.arrayValue?.first?.objectValue?.keys == ["file", "itemId", "field", "message"])
+    }
+
+    @Test("A key renamed on either side of the status fails the round trip, and the missing key is named")
+    func renamedStatusKeysFail() {
+        let none = StatusSnapshot.noDaemon(householdPath: "/h.json")
+        for (sample, count) in [(aStatus, 64), (none, 18)] {
+            let variants = renamedKeys(sample.json)
+            #expect(variants.count == count)
+            for (path, json) in variants {
+                #expect(throws: SnapshotProblem(key: "status" + path, "is missing"), "renaming \(path)") {
+                    try StatusSnapshot(json: json)
+                }
+            }
+        }
+    }
+
+    @Test("A status with a value of the wrong type is refused, naming its key")
+    func wrongStatusTypesAreNamed() throws {
+        var object = try #require(aStatus.json.objectValue)
+        object.members.append(("canDeliver", .string("yes")))
+        #expect(throws: SnapshotProblem(key: "status.canDeliver", "is not true or false")) {
+            try StatusSnapshot(json: .object(object))
+        }
+        object.members.append(("canDeliver", .bool(true)))
+        object.members.append(("doNotDisturb", .number(1)))
+        #expect(throws: SnapshotProblem(key: "status.doNotDisturb", "is not a string")) {
+            try StatusSnapshot(json: .object(object))
+        }
+    }
+}
