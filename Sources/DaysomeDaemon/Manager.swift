@@ -31,6 +31,8 @@ final class Manager {
     var clockWatch: ClockJumpWatch?
     var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?
     var lastDisplayLine: DisplayStateLine?
+    /// The STATUS= the manager was told last: told again only when it changed.
+    var toldStatus: String?
     /// The file's state combined with the session's lock: the display the machine is told.
     var screenLock = ScreenLock()
     var lockWatch: LockWatch?
@@ -117,6 +119,7 @@ final class Manager {
             throw .setup("\(error)")
         }
         let display = self.decideStart()
+        self.toldStatus = self.statusLine()
         _ = ServiceManager.notify("READY=1\nSTATUS=\(self.statusLine())")
         self.logger.log(
             .info,
@@ -299,7 +302,12 @@ final class Manager {
         } catch {
             self.logger.log(.error, "\(error), ignoring")
         }
-        _ = ServiceManager.notify("STATUS=\(self.statusLine())")
+        // systemctl shows the line; a message per publish would only wake the manager.
+        let line = self.statusLine()
+        if line != self.toldStatus {
+            self.toldStatus = line
+            _ = ServiceManager.notify("STATUS=\(line)")
+        }
     }
 
     /// `Display away; lay 3; next start 2026-11-30T13:00:00Z Lunch`.
