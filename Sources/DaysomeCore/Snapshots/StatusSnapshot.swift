@@ -132,7 +132,10 @@ public struct StatusSnapshot: Sendable, Equatable {
     }
 
     /// Reads a status back; every key the encoder writes is required (the daemon's own keys when
-    /// `running` is true).
+    /// `running` is true). Keys unknown here are ignored, so an older `daysomectl` reads a newer
+    /// daemon. The other way round matters after a package upgrade, when the user's daemon runs
+    /// on until it restarts: a key added after 0.1.0 must be read with an `optional…` reader (nil
+    /// from an older daemon), never required, or `status` fails until the daemon restarts.
     /// - Throws: `SnapshotProblem` naming the first key that is missing or of the wrong type.
     public init(json: JSONValue) throws(SnapshotProblem) {
         let reader = try SnapshotReader(json, "status")
