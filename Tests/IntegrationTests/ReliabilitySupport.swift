@@ -1,32 +1,10 @@
 // ReliabilitySupport: what the wheel's reliability tests (storms, crashes, power cuts, bad input)
-// read besides the Session's tools: a seeded generator, the lay the daemon recorded in its state
+// read besides the TestWorld's tools: the lay the daemon recorded in its state
 // directory, and the one comparison they all make, the live queue against `daysomectl plan`.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
-
-/// SplitMix64: a small seeded generator, so a run's random points can be replayed with
-/// `DAYSOME_SEED=<n>` (the same generator as SystemdIntegrationTests' Support.swift).
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    /// The seed from $DAYSOME_SEED, else `fallback`.
-    static func seed(default fallback: UInt64) -> UInt64 {
-        environmentNumber("DAYSOME_SEED") ?? fallback
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The lay the daemon recorded in <state-dir>/lay.json, and what it delivered.
 struct LayView: Equatable {
@@ -57,7 +35,7 @@ func layFile(_ stateDirectory: String) -> (counter: Int, lay: LayView?) {
     return (counter, LayView(number: number, from: from, laidUntil: until, counter: counter, delivered: delivered))
 }
 
-extension Session {
+extension TestWorld {
     /// The lay in lay.json, if any.
     var recordedLay: LayView? { layFile(self.stateDirectory).lay }
 
@@ -248,7 +226,7 @@ struct HouseholdErrorView: CustomStringConvertible {
     var description: String { "[\(self.itemId ?? "-") \(self.field ?? "-")] \(self.message)" }
 }
 
-extension Session {
+extension TestWorld {
     /// `status --json`'s household errors.
     func householdErrors() async throws -> [HouseholdErrorView] {
         let household = try await self.status()["household"]?.objectValue

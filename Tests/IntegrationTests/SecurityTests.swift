@@ -5,6 +5,7 @@
 // back) are recorded with their argv and environment.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -28,7 +29,7 @@ func modeBits(_ path: String) -> mode_t? {
     .serialized, .timeLimit(.minutes(4)))
 struct SecurityTests {
     @Test func theDaemonCreatesItsDirectories0700() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
         #expect(modeBits(session.runtimeDirectory) == nil)
@@ -44,7 +45,7 @@ struct SecurityTests {
     }
 
     @Test func aRuntimeDirectoryAnotherUserCouldWriteIsRefusedWithExit1() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
         let arguments = [
@@ -92,7 +93,7 @@ struct SecurityTests {
     }
 
     @Test func symlinksPlantedInTheStateAndRuntimeDirectoriesAreNotFollowed() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
         let victim = try session.directory.write("victim", "do not touch\n")
@@ -108,7 +109,7 @@ struct SecurityTests {
             try plantSymlink(path, to: victim)
         }
         let driver = try StormDriver(displayState: session.displayState, state: "away")
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         try await session.waitUntilQueueHoldsThePlan(within: 3)
         try driver.write("foreground")
         try await session.waitUntilNothing(within: 2)
@@ -119,7 +120,7 @@ struct SecurityTests {
     }
 
     @Test func hostileLabelsNeverReachAShellOrTheProgramsTheDaemonRuns() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let marks = try session.directory.makeDirectory("marks")
         let log = session.directory.path + "/exec.log"

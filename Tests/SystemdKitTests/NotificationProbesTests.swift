@@ -3,6 +3,7 @@
 // sees no activation from NameHasOwner, GetServerInformation, GetCapabilities or a property
 // read, and one from a real Notify.
 
+import DaysomeTestSupport
 import Glibc
 import Testing
 

@@ -2,6 +2,7 @@
 // tests that drive an sd-event loop on their own thread, and a guard for running that loop. The
 // process, directory and lookup helpers are the shared ones (Tests/Shared, linked here).
 
+import DaysomeTestSupport
 import Glibc
 import SystemdKit
 

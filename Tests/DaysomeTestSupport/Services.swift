@@ -1,13 +1,12 @@
 // The services every integration target starts the same way: the products built next to the
 // test bundle, a private session bus, Xvfb on a display of its own, and dunst with the tests'
-// configuration. Each
-// target links this file (test targets cannot import each other); the sessions decide which bus.
+// configuration. TestWorld decides which bus.
 
 import Glibc
 
 /// Where `swift build` put `name`: next to the test bundle (the directory of /proc/self/exe),
 /// or in $DAYSOME_BIN_DIR when that is set.
-func builtProduct(_ name: String) throws -> String {
+public func builtProduct(_ name: String) throws -> String {
     var directory: String
     if let override = getenv("DAYSOME_BIN_DIR") {
         directory = String(cString: override)
@@ -33,7 +32,7 @@ func builtProduct(_ name: String) throws -> String {
 
 /// The dunst configuration of every test: duplicates are not stacked (a second identical call
 /// must show as a second notification), and the history keeps everything.
-let dunstConfiguration = """
+public let dunstConfiguration = """
     [global]
         monitor = 0
         follow = none
@@ -59,7 +58,9 @@ let dunstConfiguration = """
 
 /// Xvfb on a display it picks (-displayfd, so parallel tests do not collide), logging to
 /// `xvfb.log`; returns the process and its display (":N").
-func startXvfb(in directory: TestDirectory, home: String) async throws -> (process: SpawnedProcess, display: String) {
+public func startXvfb(
+    in directory: TestDirectory, home: String
+) async throws -> (process: SpawnedProcess, display: String) {
     let xvfbPath = try findExecutable("Xvfb", package: "xvfb")
     let pipe = try makePipe()
     defer { close(pipe.read) }
@@ -78,7 +79,7 @@ func startXvfb(in directory: TestDirectory, home: String) async throws -> (proce
 
 /// dunst with the tests' configuration, on the bus and display that `environment` names,
 /// logging to `dunst.log`; returns once `ready` says it answers.
-func startDunst(
+public func startDunst(
     in directory: TestDirectory, environment: [String: String], ready: @escaping () async throws -> Bool
 ) async throws -> SpawnedProcess {
     let dunstPath = try findExecutable("dunst", package: "dunst")
@@ -103,7 +104,7 @@ func startDunst(
 
 /// A session bus config with no service directories: the stock one would let the bus activate
 /// /usr/bin/dunst behind our back. Eavesdropping is allowed for the tests' bus monitors.
-func privateSessionBusConfiguration(socket: String) -> String {
+public func privateSessionBusConfiguration(socket: String) -> String {
     """
     <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
      "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -122,7 +123,7 @@ func privateSessionBusConfiguration(socket: String) -> String {
 
 /// `dbus-daemon --nofork --print-address=1` on `<directory>/bus` with that config, logging to
 /// `dbus-daemon.log`; returns the process and the address it printed.
-func startPrivateSessionBus(
+public func startPrivateSessionBus(
     in directory: TestDirectory, home: String
 ) async throws -> (
     process: SpawnedProcess, address: String
