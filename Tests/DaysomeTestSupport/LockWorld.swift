@@ -37,38 +37,10 @@ public final class LockWorld {
 
     /// Starts the private system bus and, unless `logind` is false, the stand-in logind on it.
     public func startSystemBus(logind: Bool = true) async throws {
-        let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
-        let socket = "\(self.session.directory.path)/system-bus"
-        unlink(socket)  // left by a bus this test stopped
-        // Like the session bus's config, but a system bus: no service directories, anyone may own.
-        let config = try self.session.directory.write(
-            "system.conf",
-            """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>system</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*"/>
-                <allow receive_sender="*"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """)
-        let pipe = try makePipe()
-        defer { close(pipe.read) }
-        let process = try SpawnedProcess(
-            executable, ["--config-file=\(config)", "--nofork", "--print-address=1"],
-            environment: ["PATH": childPath], stdout: pipe.write,
-            stderrPath: "\(self.session.directory.path)/system-bus.log")
-        close(pipe.write)
+        let (process, address) = try await startPrivateBus(
+            "system-bus", in: self.session.directory, type: "system", environment: ["PATH": childPath])
         self.processes.append(process)
         self.systemProcesses.append(process)
-        guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
-            throw HarnessError("the system bus's dbus-daemon printed no address within 10 s")
-        }
         self.systemBusAddress = address
         if logind {
             let logind = try await self.startStandIn(
@@ -81,40 +53,14 @@ public final class LockWorld {
     /// service file runs `touch marker`, so a call that may auto-start leaves the marker behind.
     /// Returns the bus's address.
     public func startActivatingSessionBus(marker: String) async throws -> String {
-        let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
         let services = try self.session.directory.makeDirectory("activatable-services")
         try self.session.directory.write(
             "activatable-services/org.freedesktop.ScreenSaver.service",
             "[D-BUS Service]\nName=org.freedesktop.ScreenSaver\nExec=/usr/bin/touch \(marker)\n")
-        let socket = "\(self.session.directory.path)/activating-bus"
-        let config = try self.session.directory.write(
-            "activating.conf",
-            """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              <servicedir>\(services)</servicedir>
-              <policy context="default">
-                <allow send_destination="*"/>
-                <allow receive_sender="*"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """)
-        let pipe = try makePipe()
-        defer { close(pipe.read) }
-        let process = try SpawnedProcess(
-            executable, ["--config-file=\(config)", "--nofork", "--print-address=1"],
-            environment: ["PATH": childPath], stdout: pipe.write,
-            stderrPath: "\(self.session.directory.path)/activating-bus.log")
-        close(pipe.write)
+        let (process, address) = try await startPrivateBus(
+            "activating-bus", in: self.session.directory, serviceDirectory: services,
+            environment: ["PATH": childPath])
         self.processes.append(process)
-        guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
-            throw HarnessError("the activating bus's dbus-daemon printed no address within 10 s")
-        }
         return address
     }
 
