@@ -124,6 +124,13 @@ extension TestWorld {
         return self.daemons.map { "[\($0.name)] \($0.stderr)" }.joined(separator: "\n")
     }
 
+    /// daysomed's argv after its path for the world's first daemon, on its files (or on
+    /// `household`), with `options` or the world's defaults: for a test that runs the daemon itself
+    /// (under strace, or to see it refuse to start).
+    public func daemonArguments(_ options: DaemonOptions? = nil, household: String? = nil) -> [String] {
+        (options ?? self.daemonDefaults).commandLine(files: self.files, household: household ?? self.household)
+    }
+
     /// Starts daysomed with the world's options changed by these, and waits until `status --json`
     /// shows it running under its own pid (so a restart is not mistaken for the daemon it
     /// replaces). `name` puts its files under <run>/<name>/ instead of the world's root;

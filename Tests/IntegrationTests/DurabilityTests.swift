@@ -232,8 +232,8 @@ struct DurabilityTests {
             [
                 "-f", "-y", "-s", "4096", "-o", trace, "-e",
                 "trace=openat,write,fsync,fdatasync,rename,renameat,renameat2,sendmsg,writev",
-                session.daysomed, "--household", session.household,
-            ] + session.daemonPaths + ["--notifier", "freedesktop"],
+                session.daysomed,
+            ] + session.daemonArguments(),
             environment: session.environment, stderrPath: session.directory.path + "/strace-daemon.log")
         defer { process.stop() }
         let wait = Double(minute) - wallSeconds() + 15

@@ -48,10 +48,7 @@ struct SecurityTests {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
-        let arguments = [
-            "--household", session.household, "--display-state", session.displayState, "--runtime-dir",
-            session.runtimeDirectory, "--state-dir", session.stateDirectory, "--notifier", "log",
-        ]
+        let arguments = session.daemonArguments(DaemonOptions(notifier: "log"))
         let elsewhere = try session.directory.makeDirectory("elsewhere")
         let setups: [(String, () -> Void)] = [
             ("0777", { chmod(session.runtimeDirectory, 0o777) }),
@@ -144,14 +141,8 @@ struct SecurityTests {
         text = try replacingOnce(
             text, "\"notifyInOtherApps\": true", with: "\"notifyInOtherApps\": true, \"bringDayBack\": true")
         try replaceFile(session.household, text)
-        let daemon = try SpawnedProcess(
-            session.daysomed,
-            [
-                "--household", session.household, "--display-state", session.displayState, "--runtime-dir",
-                session.runtimeDirectory, "--state-dir", session.stateDirectory, "--player", recorder,
-                "--display-command", recorder,
-            ], environment: session.environment, stderrPath: session.directory.path + "/daysomed-hostile.log")
-        defer { daemon.stop() }
+        let daemon = try await session.startDaemon(arguments: ["--player", recorder, "--display-command", recorder])
+            .process
         _ = try await poll("the start at \(rfc3339(minute)) to be laid", timeout: 5) { () -> Bool? in
             (try? await session.pending())?.starts.contains { $0.at == rfc3339(minute) } == true ? true : nil
         }
@@ -174,6 +165,6 @@ struct SecurityTests {
         #expect(leftovers.isEmpty, "a label ran as a command: \(leftovers)")
         // The labels reached the server whole, as text.
         #expect(shown.first?.summary.contains("HOSTILE $(touch") == true, "\(shown)")
-        #expect(!daemon.poll(), "daysomed exited: \(readFile(session.directory.path + "/daysomed-hostile.log"))")
+        #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr)")
     }
 }
