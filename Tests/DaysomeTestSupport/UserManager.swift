@@ -151,9 +151,14 @@ func stopManager(_ process: SpawnedProcess, deadline: Double = 10) {
 }
 
 /// Removes a cgroup and the cgroups under it, deepest first (rmdir only: their files go with them).
-public func removeCgroup(_ path: String) {
+/// A cgroup is busy until its last process is gone, and what a killed manager left behind was only
+/// just signalled: each rmdir is retried for up to `deadline` seconds while it says EBUSY.
+public func removeCgroup(_ path: String, deadline: Double = 3) {
     for entry in directoryEntries(path) where entry.isDirectory {
-        removeCgroup("\(path)/\(entry.name)")
+        removeCgroup("\(path)/\(entry.name)", deadline: deadline)
     }
-    rmdir(path)
+    let end = monotonicSeconds() + deadline
+    while rmdir(path) != 0 && errno == EBUSY && monotonicSeconds() < end {
+        usleep(10_000)
+    }
 }
