@@ -19,9 +19,8 @@ struct HeardAndSeenTests {
     // MARK: The chime
 
     @Test func theBellIsHeardAtTheStartsMinute() async throws {
-        let world = try TestWorld()
+        let world = try await TestWorld.start(.soundServer)
         defer { world.stop() }
-        try await world.startSoundServer()
         // The daemon finds its player itself, on a PATH that holds only paplay (pw-play, its first
         // choice, would talk to a PipeWire this world does not run).
         let paplay = try findExecutable("paplay", package: "pulseaudio-utils")
@@ -57,9 +56,8 @@ struct HeardAndSeenTests {
     }
 
     @Test func silenceAfterAReturn() async throws {
-        let world = try TestWorld()
+        let world = try await TestWorld.start(.soundServer)
         defer { world.stop() }
-        try await world.startSoundServer()
         let minute = nextMinute(leaving: 14)
         let daemon = try await world.startDaemon(
             notifier: "log", householdText: household(callAt: minute))
@@ -79,9 +77,8 @@ struct HeardAndSeenTests {
     }
 
     @Test func chimeOffIsSilent() async throws {
-        let world = try TestWorld()
+        let world = try await TestWorld.start(.soundServer)
         defer { world.stop() }
-        try await world.startSoundServer()
         let minute = nextMinute(leaving: 8)
         let daemon = try await world.startDaemon(
             notifier: "log", householdText: household(callAt: minute, chime: "off"))
@@ -98,11 +95,8 @@ struct HeardAndSeenTests {
     }
 
     @Test func tryPlaysTheBell() async throws {
-        let world = try TestWorld()
+        let world = try await TestWorld.start([.soundServer, .sessionBus, .notificationServer])
         defer { world.stop() }
-        try await world.startSoundServer()
-        try await world.startSessionBus()
-        try await world.startNotificationServer()
         // A household whose only call is half an hour away: nothing but `try` makes a sound here.
         let daemon = try await world.startDaemon(householdText: household(callAt: nextMinute(leaving: 1_800)))
         let recording = try await world.startRecording()
@@ -156,11 +150,8 @@ struct HeardAndSeenTests {
     }
 
     @Test func aPausedNotificationServerKeepsTheBellSilent() async throws {
-        let world = try TestWorld()
+        let world = try await TestWorld.start([.soundServer, .sessionBus, .notificationServer])
         defer { world.stop() }
-        try await world.startSoundServer()
-        try await world.startSessionBus()
-        try await world.startNotificationServer()
         let text = household(callAt: nextMinute(leaving: 1_800))
         let respecting = try await world.startDaemon("respect", householdText: text, arguments: ["--dnd", "respect"])
         let overriding = try await world.startDaemon("override", householdText: text, arguments: ["--dnd", "override"])
@@ -190,9 +181,8 @@ struct HeardAndSeenTests {
     }
 
     @Test func aPlayerThatReachesNoSoundServerGivesWayToTheNext() async throws {
-        let world = try TestWorld()
+        let world = try await TestWorld.start(.soundServer)
         defer { world.stop() }
-        try await world.startSoundServer()
         // pw-play comes first, but this machine's server is PulseAudio: it fails, as the real one
         // does with no PipeWire to reach, and paplay plays.
         let players = "\(world.directory.path)/bin"
@@ -342,10 +332,8 @@ struct HeardAndSeenTests {
 
     @Test
     func aClickOnTheCallBringsTheDayBackAtOnce() async throws {
-        let world = try TestWorld()
+        let world = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { world.stop() }
-        try await world.startSessionBus()
-        try await world.startNotificationServer()
         let log = "\(world.directory.path)/brought-back"
         let command = try writeDisplayCommand(world, log: log)
         let minute = nextMinute(leaving: 6)
@@ -372,9 +360,8 @@ struct HeardAndSeenTests {
     }
 
     @Test func aScreenSaverServiceIsAskedToWakeTheScreen() async throws {
-        let world = try TestWorld()
+        let world = try await TestWorld.start(.sessionBus)
         defer { world.stop() }
-        try await world.startSessionBus()
         let python = try findExecutable("python3", package: "python3-dbus")
         let calls = "\(world.directory.path)/simulate-user-activity"
         let script = try world.directory.write("screensaver.py", fakeScreenSaver)
