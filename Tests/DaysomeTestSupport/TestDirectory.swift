@@ -76,12 +76,16 @@ public final class TestDirectory {
 
 /// Writes `text` to `path` (created 0600 or truncated).
 public func writeFile(_ path: String, _ text: String) throws {
+    try writeFile(path, bytes: Array(text.utf8))
+}
+
+/// Writes `bytes` to `path` (created 0600 or truncated): for contents that are not UTF-8 text.
+public func writeFile(_ path: String, bytes: [UInt8]) throws {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
         throw HarnessError("open \(path) failed: \(errnoText(errno))")
     }
     defer { close(fd) }
-    let bytes = Array(text.utf8)
     var written = 0
     while written < bytes.count {
         let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -97,8 +101,13 @@ public func writeFile(_ path: String, _ text: String) throws {
 
 /// Replaces `path` the way the display app does: a temporary file beside it, then rename(2).
 public func replaceFile(_ path: String, _ text: String) throws {
+    try replaceFile(path, bytes: Array(text.utf8))
+}
+
+/// Replaces `path` with `bytes` the way the display app does: for contents that are not UTF-8 text.
+public func replaceFile(_ path: String, bytes: [UInt8]) throws {
     let temporary = path + ".writing"
-    try writeFile(temporary, text)
+    try writeFile(temporary, bytes: bytes)
     guard rename(temporary, path) == 0 else {
         throw HarnessError("rename \(temporary) to \(path) failed: \(errnoText(errno))")
     }

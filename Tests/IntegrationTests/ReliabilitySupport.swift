@@ -163,32 +163,6 @@ func layStory(_ history: [HistoryEvent]) -> (laid: [Int], cleared: [Int], proble
     return (laid, cleared, problems)
 }
 
-/// Replaces `path` with `bytes` the way the display app does (a temporary file, then rename):
-/// for contents that are not UTF-8 text.
-func replaceFile(_ path: String, bytes: [UInt8]) throws {
-    let temporary = path + ".writing"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-        throw HarnessError("open \(temporary) failed: \(errnoText(errno))")
-    }
-    var written = 0
-    while written < bytes.count {
-        let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-        if count < 0 && errno == EINTR {
-            continue
-        }
-        guard count > 0 else {
-            close(fd)
-            throw HarnessError("write \(temporary) failed: \(errnoText(errno))")
-        }
-        written += count
-    }
-    close(fd)
-    guard rename(temporary, path) == 0 else {
-        throw HarnessError("rename \(temporary) to \(path) failed: \(errnoText(errno))")
-    }
-}
-
 /// Puts a symlink to `target` at `path` by rename, as an attacker would plant it.
 func plantSymlink(_ path: String, to target: String) throws {
     let temporary = path + ".link"
