@@ -39,7 +39,8 @@ let package = Package(
             name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles"],
             swiftSettings: strict),
         .testTarget(
-            name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+            name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles", "DaysomeTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "ReplayTests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         // The integration targets' one test world: it starts the services a test names, spawns the
