@@ -31,24 +31,39 @@ let package = Package(
         .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI"], swiftSettings: strict),
         .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(name: "ZoneTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
-        .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit", "DaysomeErrno"], swiftSettings: strict),
+        .testTarget(
+            name: "SystemdKitTests", dependencies: ["SystemdKit", "DaysomeErrno", "DaysomeTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "DaysomeFilesTests", dependencies: ["DaysomeFiles"], swiftSettings: strict),
         .testTarget(
             name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles"],
             swiftSettings: strict),
         .testTarget(
-            name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+            name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles", "DaysomeTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "ReplayTests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        // The integration targets' one test world: it starts the services a test names, spawns the
+        // real daysomed and reads it through daysomectl. A library only test targets depend on.
+        .target(
+            name: "DaysomeTestSupport", dependencies: ["DaysomeCore", "DaysomeFiles"], path: "Tests/DaysomeTestSupport",
+            swiftSettings: strict),
         // Real services (a private session bus, Xvfb, dunst) and the real built binaries.
-        .testTarget(name: "IntegrationTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeTestSupport"],
+            swiftSettings: strict),
         // A real systemd user manager, dunst and the real daysomed with --backend systemd.
         .testTarget(
-            name: "SystemdIntegrationTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+            name: "SystemdIntegrationTests", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeTestSupport"],
+            swiftSettings: strict),
         // A real sound server's null sink, a session bus and a user manager: the bell and bring-back.
-        .testTarget(name: "HeardAndSeenTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        .testTarget(
+            name: "HeardAndSeenTests", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeTestSupport"],
+            swiftSettings: strict),
         // The same real call on dunst, xfce4-notifyd, notification-daemon, MATE, LXQt and GNOME Shell, side by side.
-        .testTarget(name: "DesktopMatrixTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        .testTarget(
+            name: "DesktopMatrixTests", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeTestSupport"],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,11 +3,12 @@
 // absolute path. Starting it in a real user manager is in the systemd integration tests.
 
 import DaysomeFiles
+import DaysomeTestSupport
 import Glibc
 import Testing
 
-/// The repository's root, from this file's path.
-let repositoryRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+/// The repository's root.
+let repositoryRoot = packageRoot()
 
 /// Runs a shell command; returns its exit status and combined output.
 func shell(_ command: String) -> (status: Int32, output: String) {
@@ -92,7 +93,7 @@ struct UnitFileTests {
 
     @Test("A copy of the unit pointing at the built daysomed passes systemd-analyze verify")
     func systemdAnalyzeVerify() throws {
-        let daemon = builtProgram("daysomed")
+        let daemon = try builtProduct("daysomed")
         #expect(FileIO.exists(daemon), "build daysomed first: \(daemon)")
         let scratch = repositoryRoot + "/.testrun/unit-\(getpid())"
         try FileIO.makeDirectories(scratch + "/runtime", mode: 0o700)
@@ -116,15 +117,4 @@ struct UnitFileTests {
         #expect(figure != nil, "\(security.output.suffix(400))")
         #expect((figure ?? 10) <= 2.5, "exposure \(figure ?? -1): the README records 2.0")
     }
-}
-
-/// A program built beside the test bundle (`.build/debug/daysomed`).
-func builtProgram(_ name: String) -> String {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    let exe = String(decoding: buffer[0..<max(0, count)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    var parts = exe.split(separator: "/").map(String.init)
-    while let last = parts.last, !last.hasSuffix(".xctest") && parts.count > 1 { parts.removeLast() }
-    parts.removeLast()
-    return "/" + (parts + [name]).joined(separator: "/")
 }

@@ -5,6 +5,7 @@
 // nothing, so the tests run side by side and the minutes they wait for overlap.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -18,9 +19,8 @@ struct HeardAndSeenTests {
     // MARK: The chime
 
     @Test func theBellIsHeardAtTheStartsMinute() async throws {
-        let world = try World()
+        let world = try await TestWorld.start(.soundServer)
         defer { world.stop() }
-        try await world.startSoundServer()
         // The daemon finds its player itself, on a PATH that holds only paplay (pw-play, its first
         // choice, would talk to a PipeWire this world does not run).
         let paplay = try findExecutable("paplay", package: "pulseaudio-utils")
@@ -30,7 +30,7 @@ struct HeardAndSeenTests {
         }
         let minute = nextMinute(leaving: 8)
         let daemon = try await world.startDaemon(
-            household: household(callAt: minute), arguments: ["--notifier", "log"], environment: ["PATH": players])
+            notifier: "log", householdText: household(callAt: minute), environment: ["PATH": players])
         try await world.expectQueued(daemon, at: minute)
         let chime = try await world.status(daemon)["chime"]?.objectValue
         #expect(chime?["player"]?.stringValue == "\(players)/paplay", "\(String(describing: chime))")
@@ -56,16 +56,15 @@ struct HeardAndSeenTests {
     }
 
     @Test func silenceAfterAReturn() async throws {
-        let world = try World()
+        let world = try await TestWorld.start(.soundServer)
         defer { world.stop() }
-        try await world.startSoundServer()
         let minute = nextMinute(leaving: 14)
         let daemon = try await world.startDaemon(
-            household: household(callAt: minute), arguments: ["--notifier", "log"])
+            notifier: "log", householdText: household(callAt: minute))
         try await world.expectQueued(daemon, at: minute)
 
         await pause(untilWall: Double(minute) - 10)
-        try await world.signal(daemon, "foreground")
+        try await world.signal("foreground", to: daemon, awaitSeen: true)
         let (recording, bySecond) = try await world.recordAround(minute)
         report("after a return: RMS per second from -2 s: \(bySecond.map { fixed($0.rms, 4) }.joined(separator: " "))")
         for (index, second) in bySecond.enumerated() {
@@ -78,12 +77,11 @@ struct HeardAndSeenTests {
     }
 
     @Test func chimeOffIsSilent() async throws {
-        let world = try World()
+        let world = try await TestWorld.start(.soundServer)
         defer { world.stop() }
-        try await world.startSoundServer()
         let minute = nextMinute(leaving: 8)
         let daemon = try await world.startDaemon(
-            household: household(callAt: minute, chime: "off"), arguments: ["--notifier", "log"])
+            notifier: "log", householdText: household(callAt: minute, chime: "off"))
         try await world.expectQueued(daemon, at: minute)
         #expect(try await world.status(daemon)["chime"]?.objectValue?["on"]?.boolValue == false)
 
@@ -97,13 +95,10 @@ struct HeardAndSeenTests {
     }
 
     @Test func tryPlaysTheBell() async throws {
-        let world = try World()
+        let world = try await TestWorld.start([.soundServer, .sessionBus, .notificationServer])
         defer { world.stop() }
-        try await world.startSoundServer()
-        try await world.startSessionBus()
-        try await world.startNotificationServer()
         // A household whose only call is half an hour away: nothing but `try` makes a sound here.
-        let daemon = try await world.startDaemon(household: household(callAt: nextMinute(leaving: 1_800)))
+        let daemon = try await world.startDaemon(householdText: household(callAt: nextMinute(leaving: 1_800)))
         let recording = try await world.startRecording()
         await recording.follow(untilWall: wallSeconds() + 0.5)
 
@@ -132,7 +127,7 @@ struct HeardAndSeenTests {
         #expect(closed == ["Daysome"], "dunst's history: \(closed)")
 
         // In front: the bell only; nothing is shown over the display (rule 1).
-        try await world.signal(daemon, "foreground")
+        try await world.signal("foreground", to: daemon, awaitSeen: true)
         let history = try await world.historyCount()
         let askedAgain = wallSeconds()
         let inFront = try await world.ctl(["try"] + daemon.paths)
@@ -155,14 +150,11 @@ struct HeardAndSeenTests {
     }
 
     @Test func aPausedNotificationServerKeepsTheBellSilent() async throws {
-        let world = try World()
+        let world = try await TestWorld.start([.soundServer, .sessionBus, .notificationServer])
         defer { world.stop() }
-        try await world.startSoundServer()
-        try await world.startSessionBus()
-        try await world.startNotificationServer()
         let text = household(callAt: nextMinute(leaving: 1_800))
-        let respecting = try await world.startDaemon("respect", household: text, arguments: ["--dnd", "respect"])
-        let overriding = try await world.startDaemon("override", household: text, arguments: ["--dnd", "override"])
+        let respecting = try await world.startDaemon("respect", householdText: text, arguments: ["--dnd", "respect"])
+        let overriding = try await world.startDaemon("override", householdText: text, arguments: ["--dnd", "override"])
         let paused = try await world.dunstctl(["set-paused", "true"])
         #expect(paused.status == 0, "\(paused)")
         let recording = try await world.startRecording()
@@ -189,9 +181,8 @@ struct HeardAndSeenTests {
     }
 
     @Test func aPlayerThatReachesNoSoundServerGivesWayToTheNext() async throws {
-        let world = try World()
+        let world = try await TestWorld.start(.soundServer)
         defer { world.stop() }
-        try await world.startSoundServer()
         // pw-play comes first, but this machine's server is PulseAudio: it fails, as the real one
         // does with no PipeWire to reach, and paplay plays.
         let players = "\(world.directory.path)/bin"
@@ -202,7 +193,7 @@ struct HeardAndSeenTests {
             throw HarnessError("symlink \(players)/paplay failed: \(errnoText(errno))")
         }
         let daemon = try await world.startDaemon(
-            household: household(callAt: nextMinute(leaving: 1_800)), arguments: ["--notifier", "log"],
+            notifier: "log", householdText: household(callAt: nextMinute(leaving: 1_800)),
             environment: ["PATH": players])
         #expect(try await world.status(daemon)["chime"]?.objectValue?["player"]?.stringValue == "\(players)/pw-play")
         let recording = try await world.startRecording()
@@ -235,14 +226,14 @@ struct HeardAndSeenTests {
     // MARK: Bringing the day back
 
     @Test func theDayComesBackThreeSecondsAfterACall() async throws {
-        let world = try World()
+        let world = try TestWorld()
         defer { world.stop() }
         let log = "\(world.directory.path)/brought-back"
         let command = try writeInspectingProgram(world, "bring-back-display", log: log)
         let minute = nextMinute(leaving: 6)
         let daemon = try await world.startDaemon(
-            household: household(callAt: minute, bringDayBack: true),
-            arguments: ["--notifier", "log", "--display-command", command])
+            notifier: "log", householdText: household(callAt: minute, bringDayBack: true),
+            arguments: ["--display-command", command])
         try await world.expectQueued(daemon, at: minute)
         let bringBack = try await world.status(daemon)["bringDayBack"]?.objectValue
         #expect(bringBack?["ready"]?.boolValue == true, "\(String(describing: bringBack))")
@@ -264,18 +255,18 @@ struct HeardAndSeenTests {
     }
 
     @Test func aReturnWithinThreeSecondsCancelsBringingItBack() async throws {
-        let world = try World()
+        let world = try TestWorld()
         defer { world.stop() }
         let log = "\(world.directory.path)/brought-back"
         let command = try writeDisplayCommand(world, log: log)
         let minute = nextMinute(leaving: 6)
         let daemon = try await world.startDaemon(
-            household: household(callAt: minute, bringDayBack: true),
-            arguments: ["--notifier", "log", "--display-command", command])
+            notifier: "log", householdText: household(callAt: minute, bringDayBack: true),
+            arguments: ["--display-command", command])
         try await world.expectQueued(daemon, at: minute)
 
         await pause(untilWall: Double(minute) + 1)
-        try await world.signal(daemon, "foreground")
+        try await world.signal("foreground", to: daemon, awaitSeen: true)
         await pause(untilWall: Double(minute) + 7)
         let history = try await world.history(daemon)
         #expect(history.contains { $0.event == "delivered" && $0.at == rfc3339(minute) }, "\(history)")
@@ -284,7 +275,7 @@ struct HeardAndSeenTests {
     }
 
     @Test func theDayComesBackByItsUnitOverSdBus() async throws {
-        let world = try World()
+        let world = try TestWorld()
         defer { world.stop() }
         // Two displays as units of one user manager: one stays away, one returns a second after
         // the call. Each unit appends the time it ran to its own log.
@@ -310,23 +301,24 @@ struct HeardAndSeenTests {
         let minute = nextMinute(leaving: 6)
         let text = household(callAt: minute, bringDayBack: true)
         let away = try await world.startDaemon(
-            "away", household: text, arguments: ["--notifier", "log", "--display-unit", "daysome-display-test.service"])
+            "away", notifier: "log", householdText: text, arguments: ["--display-unit", "daysome-display-test.service"])
         let returned = try await world.startDaemon(
-            "returned", household: text,
-            arguments: ["--notifier", "log", "--display-unit", "daysome-display-returned.service"])
+            "returned", notifier: "log", householdText: text,
+            arguments: ["--display-unit", "daysome-display-returned.service"])
         try await world.expectQueued(away, at: minute)
         try await world.expectQueued(returned, at: minute)
         let means = try await world.status(away)["bringDayBack"]?.objectValue?["means"]?.stringValue
         #expect(means == "unit daysome-display-test.service")
 
         await pause(untilWall: Double(minute) + 1)
-        try await world.signal(returned, "foreground")
+        try await world.signal("foreground", to: returned, awaitSeen: true)
         await pause(untilWall: Double(minute) + 7)
         let started = timesLogged(logs["daysome-display-test.service"]!)
         let startedAfterReturn = timesLogged(logs["daysome-display-returned.service"]!)
         report("unit started \(started.map { signedSeconds($0 - Double(minute)) }) after the minute of the call")
         #expect(
-            started.count == 1, "started \(started.count) times; \(away.stderr); \(world.directory.read("manager.log"))"
+            started.count == 1,
+            "started \(started.count) times; \(away.stderr); \(world.directory.read("manager-1.log"))"
         )
         // Three seconds, and then the manager forking and running the unit's command: tens of
         // milliseconds on a quiet machine, up to 0.9 s seen with this whole suite on two cores.
@@ -340,16 +332,14 @@ struct HeardAndSeenTests {
 
     @Test
     func aClickOnTheCallBringsTheDayBackAtOnce() async throws {
-        let world = try World()
+        let world = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { world.stop() }
-        try await world.startSessionBus()
-        try await world.startNotificationServer()
         let log = "\(world.directory.path)/brought-back"
         let command = try writeDisplayCommand(world, log: log)
         let minute = nextMinute(leaving: 6)
         // bringDayBack off: only her click may bring the day back.
         let daemon = try await world.startDaemon(
-            household: household(callAt: minute), arguments: ["--display-command", command])
+            householdText: household(callAt: minute), arguments: ["--display-command", command])
         try await world.expectQueued(daemon, at: minute)
         await pause(untilWall: Double(minute))
         _ = try await poll("dunst to show the call", timeout: 5, interval: 0.05) { () -> Bool? in
@@ -370,9 +360,8 @@ struct HeardAndSeenTests {
     }
 
     @Test func aScreenSaverServiceIsAskedToWakeTheScreen() async throws {
-        let world = try World()
+        let world = try await TestWorld.start(.sessionBus)
         defer { world.stop() }
-        try await world.startSessionBus()
         let python = try findExecutable("python3", package: "python3-dbus")
         let calls = "\(world.directory.path)/simulate-user-activity"
         let script = try world.directory.write("screensaver.py", fakeScreenSaver)
@@ -390,8 +379,8 @@ struct HeardAndSeenTests {
         let command = try writeDisplayCommand(world, log: log)
         let minute = nextMinute(leaving: 6)
         let daemon = try await world.startDaemon(
-            household: household(callAt: minute, bringDayBack: true),
-            arguments: ["--notifier", "log", "--display-command", command])
+            notifier: "log", householdText: household(callAt: minute, bringDayBack: true),
+            arguments: ["--display-command", command])
         try await world.expectQueued(daemon, at: minute)
 
         await pause(untilWall: Double(minute) + 6)

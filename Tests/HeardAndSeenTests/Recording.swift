@@ -7,6 +7,7 @@
 // to at most a few tens of milliseconds early in the recording: a window said to end at the
 // minute ends slightly before it, never after.
 
+import DaysomeTestSupport
 import Glibc
 
 /// How loud a stretch of a recording is, as `sox -n stat` reports it (full scale is 1).
@@ -104,7 +105,7 @@ final class Recording {
     }
 }
 
-extension World {
+extension TestWorld {
     /// `sox … trim … stat` over `seconds` of `recording` from the wall instant `wall`.
     func loudness(_ recording: Recording, fromWall wall: Double, seconds: Double) async throws -> Loudness {
         let sox = try findExecutable("sox", package: "sox")
@@ -165,4 +166,33 @@ func fixed(_ value: Double, _ digits: Int) -> String {
     let fraction = String(Int(scaled) - whole * Int(scale))
     let padded = String(repeating: "0", count: max(0, digits - fraction.count)) + fraction
     return (value < 0 && scaled > 0 ? "-" : "") + String(whole) + (digits > 0 ? "." + padded : "")
+}
+
+extension TestWorld {
+    /// Records the null sink's monitor (mono, 16-bit, 44.1 kHz, raw) until `stop()`.
+    func startRecording() async throws -> Recording {
+        guard self.pulseServer != nil else {
+            throw HarnessError("this world runs no sound server: startSoundServer() first")
+        }
+        let parec = try findExecutable("parec", package: "pulseaudio-utils")
+        self.outputCount += 1
+        let number = self.outputCount
+        let file = "\(self.directory.path)/recording-\(number).raw"
+        let process = try SpawnedProcess(
+            parec,
+            [
+                "--device=\(nullSink).monitor", "--raw", "--format=s16le", "--channels=1",
+                "--rate=\(Recording.rate)", "--latency-msec=20", "--client-name=daysome-test-recorder",
+            ], environment: self.environment, stdoutPath: file,
+            stderrPath: "\(self.directory.path)/recording-\(number).log")
+        self.adopt(process)
+        let recording = Recording(file: file, process: process)
+        _ = try await poll("parec to deliver sound", timeout: 10, interval: 0.01) { () -> Bool? in
+            if process.poll() {
+                throw HarnessError("parec exited early: \(self.directory.read("recording-\(number).log"))")
+            }
+            return recording.sampleCount > 0 ? true : nil
+        }
+        return recording
+    }
 }

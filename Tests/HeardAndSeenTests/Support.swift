@@ -3,12 +3,8 @@
 // and the printed measurements.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
-
-/// RFC 3339 UTC text of an instant (`2026-11-30T13:00:00Z`).
-func rfc3339(_ seconds: Int64) -> String {
-    Instant(seconds: seconds).rfc3339
-}
 
 /// A UTC household with calls on and one daily meal at `minute`: the call these tests wait for.
 func household(callAt minute: Int64, chime: String = "bell", bringDayBack: Bool = false) -> String {
@@ -29,7 +25,7 @@ func household(callAt minute: Int64, chime: String = "bell", bringDayBack: Bool 
 
 /// Writes an executable shell script (0700) into the world and returns its path.
 @discardableResult
-func writeScript(_ world: World, _ name: String, _ text: String) throws -> String {
+func writeScript(_ world: TestWorld, _ name: String, _ text: String) throws -> String {
     let path = try world.directory.write(name, text)
     guard chmod(path, 0o700) == 0 else {
         throw HarnessError("chmod \(path) failed: \(errnoText(errno))")
@@ -38,7 +34,7 @@ func writeScript(_ world: World, _ name: String, _ text: String) throws -> Strin
 }
 
 /// A display command that appends the time it ran (`date +%s.%N`) to `log`, and nothing else.
-func writeDisplayCommand(_ world: World, log: String) throws -> String {
+func writeDisplayCommand(_ world: TestWorld, log: String) throws -> String {
     try writeScript(
         world, "bring-back-display",
         """
@@ -53,7 +49,7 @@ func writeDisplayCommand(_ world: World, log: String) throws -> String {
 /// that appends the time it ran and the signals it was started with blocked (`SigBlk`, hex) to
 /// `log`, then exits with `status`.
 @discardableResult
-func writeInspectingProgram(_ world: World, _ name: String, log: String, status: Int = 0) throws -> String {
+func writeInspectingProgram(_ world: TestWorld, _ name: String, log: String, status: Int = 0) throws -> String {
     let python = try findExecutable("python3", package: "python3")
     return try writeScript(
         world, name,

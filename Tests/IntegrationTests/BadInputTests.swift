@@ -6,6 +6,7 @@
 // never stops.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -164,7 +165,7 @@ struct BadInputTests {
     // MARK: Whole-file faults
 
     @Test func aHouseholdFileThatCannotBeUsedKeepsTheLastGoodLayAndNamesTheFile() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (daemon, good) = try await session.startDaemonOnTheGoodHousehold()
         let baseline = try await session.pending()
@@ -211,7 +212,7 @@ struct BadInputTests {
     }
 
     @Test func aMissingADirectoryOrADevicePathAsTheHouseholdKeepsTheLastGoodLay() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (daemon, good) = try await session.startDaemonOnTheGoodHousehold()
         let baseline = try await session.pending()
@@ -258,7 +259,7 @@ struct BadInputTests {
     }
 
     @Test func aHouseholdReplacedWhileTheDaemonReadsItKeepsItsLayWhenItsContentsAreTheSame() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (daemon, good) = try await session.startDaemonOnTheGoodHousehold()
         let lay = try #require(try await session.pending().lay)
@@ -285,7 +286,7 @@ struct BadInputTests {
     // MARK: Item-level faults
 
     @Test func anItemLevelFaultIsNamedAndTheRestIsLaidAgain() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (daemon, good) = try await session.startDaemonOnTheGoodHousehold()
         let mixed = String(decoding: try fixtureBytes("mixed-items.json"), as: UTF8.self)
@@ -385,11 +386,11 @@ struct BadInputTests {
     // MARK: The display state file
 
     @Test func aGarbageDisplayLineKeepsThePreviousStateAndIsLogged() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try goodHousehold())
         let driver = try StormDriver(displayState: session.displayState, state: "away")
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         try await session.waitUntilQueueHoldsThePlan(within: 3)
         let away = try await session.pending()
 
@@ -426,11 +427,11 @@ struct BadInputTests {
     }
 
     @Test func aDeadPidInTheForegroundMeansAway() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try goodHousehold())
         let driver = try StormDriver(displayState: session.displayState, state: "foreground")
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         try await session.waitUntilNothing(within: 2)
 
         let dead = try await deadPid()
@@ -449,11 +450,11 @@ struct BadInputTests {
     }
 
     @Test func aSymlinkPlantedAsTheDisplayStateIsRefusedNotFollowed() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try goodHousehold())
         let driver = try StormDriver(displayState: session.displayState, state: "away")
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         try await session.waitUntilQueueHoldsThePlan(within: 3)
         let away = try await session.pending()
         let saysForeground = try session.directory.write("says-foreground", "foreground\n")
@@ -483,11 +484,11 @@ struct BadInputTests {
     }
 
     @Test func aNamedPipeAsTheDisplayStateDoesNotBlockTheDaemon() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try goodHousehold())
         let driver = try StormDriver(displayState: session.displayState, state: "away")
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         try await session.waitUntilQueueHoldsThePlan(within: 3)
 
         mkfifo(session.displayState + ".fifo", 0o600)
@@ -502,7 +503,7 @@ struct BadInputTests {
     // MARK: Rule 10 on the error paths
 
     @Test func secretsNeverReachALogAFileOrAnErrorWhenTheFileIsBad() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let pin = "PIN-40719263"
         let note = "NOTE-SECRET-58213"
@@ -550,12 +551,12 @@ struct BadInputTests {
     }
 }
 
-extension Session {
+extension TestWorld {
     /// Writes the good household, starts the daemon on it and waits until its plan is queued.
     func startDaemonOnTheGoodHousehold() async throws -> (daemon: SpawnedProcess, good: String) {
         let good = try goodHousehold()
         try replaceFile(self.household, good)
-        let daemon = try await self.startDaemon()
+        let daemon = try await self.startDaemon().process
         try await self.waitUntilQueueHoldsThePlan(within: 3)
         return (daemon, good)
     }

@@ -5,6 +5,7 @@
 // (foreground), rule 2 holds, and history tells what happened. Seeded by DAYSOME_SEED.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -17,7 +18,7 @@ struct CrashAndPowerCutTests {
     @Test func killNineDuringALayOrAClearThenRestartConvergesToThePlanOrToNothing() async throws {
         let seed = SeededRandom.seed(default: 20_261_201)
         var random = SeededRandom(seed: seed)
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         // About 1,400 starts a week: a lay long enough to be cut in the middle.
         try replaceFile(
@@ -116,7 +117,7 @@ struct CrashAndPowerCutTests {
         var random = SeededRandom(seed: seed)
         // Started shortly before the minute, so that few sessions of the target run at once.
         await pause(untilWall: Double(minute) - 13)
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try nextMinutesHousehold(minute))
         let recorder = try await BusRecorder.start(
@@ -124,7 +125,7 @@ struct CrashAndPowerCutTests {
         defer { recorder.stop() }
         let driver = try StormDriver(displayState: session.displayState, state: "away")
         let grace = 300
-        let first = try await session.startDaemon(grace: grace)
+        let first = try await session.startDaemon(grace: grace).process
         try await session.expectQueued(at: minute)
         let lay = try #require(session.recordedLay)
         let planned = try await session.plannedStart(at: minute)
@@ -203,7 +204,7 @@ struct CrashAndPowerCutTests {
     // MARK: Restarts while the tools look
 
     @Test func restartsWhileStatusProbesHoldTheLockAMomentAlwaysStart() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
         try await session.startDaemon()
@@ -230,7 +231,7 @@ struct CrashAndPowerCutTests {
     @Test func powerCutsWipingTheRuntimeDirectoryConvergeAndTheLayNumberKeepsGrowing() async throws {
         let seed = SeededRandom.seed(default: 20_261_203)
         var random = SeededRandom(seed: seed)
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(
             session.household,
@@ -269,13 +270,13 @@ struct CrashAndPowerCutTests {
             // state file are gone; the state directory stays.
             removeTree(session.runtimeDirectory)
             removeTree(session.directory.path + "/display")
-            removeTree(session.directory.path + "/xdg-runtime")
-            try session.directory.makeDirectory("xdg-runtime")
+            removeTree(session.directory.path + "/xdg")
+            try session.directory.makeDirectory("xdg")
             if cut.tornLayFile {
                 // What a cut can leave of a file replaced by rename without fsync: nothing.
                 try writeFile(session.stateDirectory + "/lay.json", "")
             }
-            try await session.restoreServices()
+            try await session.restoreServices([.sessionBus, .notificationServer])
             if cut.kioskFirst {
                 driver = try StormDriver(displayState: session.displayState, state: "foreground")
             } else {

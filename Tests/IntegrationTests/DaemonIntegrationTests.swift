@@ -4,6 +4,7 @@
 // for a minute boundary wait for it together.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -12,7 +13,7 @@ struct DaemonIntegrationTests {
     // MARK: Laying
 
     @Test func awayLaysExactlyThePlan() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
         try await session.startDaemon()
@@ -55,7 +56,7 @@ struct DaemonIntegrationTests {
     // MARK: Delivering
 
     @Test func aStartAtTheNextMinuteIsDeliveredWithinASecond() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
@@ -90,7 +91,7 @@ struct DaemonIntegrationTests {
     // MARK: Rule 1: never over the display
 
     @Test func returnLeavesNothingPendingAndNothingShown() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
@@ -117,7 +118,7 @@ struct DaemonIntegrationTests {
     }
 
     @Test func returnDuringALayLeavesNothingAndTheNextLayHasTheNextNumber() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
         try await session.startDaemon()
@@ -145,7 +146,7 @@ struct DaemonIntegrationTests {
     }
 
     @Test func aFireThatRacesAReturnLeavesNothingShown() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
@@ -167,7 +168,7 @@ struct DaemonIntegrationTests {
     }
 
     @Test func theDisplayProcessDyingInTheForegroundMeansAway() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
         let display = try SpawnedProcess(
@@ -192,7 +193,7 @@ struct DaemonIntegrationTests {
     // MARK: Rule 9: household edits
 
     @Test func householdEditWhileAwayReLays() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold(label: "Lunch"))
         try await session.startDaemon()
@@ -215,7 +216,7 @@ struct DaemonIntegrationTests {
     }
 
     @Test func corruptEditKeepsTheLastGoodLayAndShowsTheError() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
         try await session.startDaemon()
@@ -248,7 +249,7 @@ struct DaemonIntegrationTests {
     // MARK: Rule 3: no catch-up
 
     @Test func noCatchUpAfterAReturn() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
@@ -273,11 +274,11 @@ struct DaemonIntegrationTests {
     }
 
     @Test func aReturnWhileTheDaemonWasDownMeansNoCatchUp() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 15)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
-        let first = try await session.startDaemon()
+        let first = try await session.startDaemon().process
         try await session.expectQueued(at: minute)
         await pause(untilWall: Double(minute) - 10)
         first.send(SIGKILL)
@@ -300,11 +301,11 @@ struct DaemonIntegrationTests {
     }
 
     @Test func aReturnWhileTheDaemonWasDownWithdrawsWhatItShowed() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
-        let first = try await session.startDaemon()
+        let first = try await session.startDaemon().process
         try await session.expectQueued(at: minute)
         await pause(untilWall: Double(minute))
         _ = try await poll("the call to be shown", timeout: 10) {
@@ -341,7 +342,7 @@ struct DaemonIntegrationTests {
     /// meanwhile, in a window no clock step fell into: another test steps the real clock as root
     /// (ClockJumpWatchTests), and every daemon on the machine rightly wakes for that. Up to three windows.
     private func quietWindow(
-        _ session: Session, _ daemon: SpawnedProcess, seconds: Double, drain: () -> [String] = { [] }
+        _ session: TestWorld, _ daemon: SpawnedProcess, seconds: Double, drain: () -> [String] = { [] }
     ) async throws -> (wakeups: Int, messages: [String]) {
         func steps() -> Int {
             session.daemonStderr.split(separator: "\n").filter { $0.contains("the clock jumped") }.count
@@ -361,7 +362,7 @@ struct DaemonIntegrationTests {
 
     /// A household with a week to lay and no start in the next few minutes: the seed, unless one
     /// of its starts is close, then one whose items are hours away.
-    private func quietHousehold(_ session: Session) async throws -> String {
+    private func quietHousehold(_ session: TestWorld) async throws -> String {
         let seed = try fixtureText("seed.json")
         let path = try session.directory.write("seed.json", seed)
         let next = try await session.plan(from: rfc3339(Int64(wallSeconds())), household: path).first.flatMap {
@@ -375,10 +376,10 @@ struct DaemonIntegrationTests {
     }
 
     @Test func idleDaemonMakesNoWakeupsBetweenStarts() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try await self.quietHousehold(session))
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         #expect(try await session.pending().starts.count > 5)
         await pause(0.5)
 
@@ -389,13 +390,13 @@ struct DaemonIntegrationTests {
     }
 
     @Test func idleDaemonWithAWatchdogWakesOnlyForItsPings() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try await self.quietHousehold(session))
         let manager = try NotifySocket(path: session.directory.path + "/notify")
         let daemon = try await session.startDaemon(environment: [
             "NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "2000000",
-        ])
+        ]).process
         let startup = try await poll("READY=1 on the notify socket", timeout: 3) { () -> [String]? in
             let messages = manager.drain()
             return messages.contains { holds($0, "READY=1") } ? messages : nil
@@ -416,7 +417,7 @@ struct DaemonIntegrationTests {
     // MARK: Rule 4 and the server: hostile labels
 
     @Test func hostileLabelsReachTheServerIntactAndEscaped() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         var text = try fixtureText("hostile-labels.json")
@@ -452,7 +453,7 @@ struct DaemonIntegrationTests {
 
     @Test(arguments: ["log", "freedesktop"])
     func pinAndNoteNeverReachALogOrANotification(notifier: String) async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         let zone = "Europe/London"
@@ -503,10 +504,10 @@ struct DaemonIntegrationTests {
     // MARK: The wheel dies with its daemon
 
     @Test func pendingRefusesAQueueWhoseDaemonIsGone() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         #expect(try await session.pending().starts.isEmpty == false)
 
         daemon.send(SIGKILL)
@@ -524,11 +525,11 @@ struct DaemonIntegrationTests {
     /// Starts a daemon, SIGKILLs it ten seconds before `minute` and starts it again `downtime`
     /// seconds after, both with `grace`. Returns the minute and the start planned at it.
     private func restartAcrossAStart(
-        _ session: Session, grace: Int, after downtime: Double = 5
+        _ session: TestWorld, grace: Int, after downtime: Double = 5
     ) async throws -> (Int64, PlannedStart) {
         let minute = nextMinute(leaving: 15)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
-        let first = try await session.startDaemon(grace: grace)
+        let first = try await session.startDaemon(grace: grace).process
         try await session.expectQueued(at: minute)
         let planned = try await session.plannedStart(at: minute)
         await pause(untilWall: Double(minute) - 10)
@@ -541,7 +542,7 @@ struct DaemonIntegrationTests {
     }
 
     @Test func restartWithinGraceDeliversTheMissedStartOnce() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (minute, planned) = try await self.restartAcrossAStart(session, grace: 300)
         _ = try await poll("the missed call to be shown", timeout: 3) {
@@ -561,7 +562,7 @@ struct DaemonIntegrationTests {
     }
 
     @Test func restartBeyondGraceDropsTheMissedStartSilently() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (minute, planned) = try await self.restartAcrossAStart(session, grace: 2)
         let dropped = try await poll("the missed start to be dropped", timeout: 3) { () -> HistoryEvent? in
@@ -575,7 +576,7 @@ struct DaemonIntegrationTests {
     }
 
     @Test func restartAfterSeveralMissedStartsDeliversOnlyTheLatest() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         // Down across both starts (the minute and the one after): never a burst.
         let (minute, first) = try await self.restartAcrossAStart(session, grace: 300, after: 65)

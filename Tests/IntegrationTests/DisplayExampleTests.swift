@@ -4,6 +4,7 @@
 // app in front, minimise, restore, close, and a display killed outright.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -15,9 +16,9 @@ struct DisplayExampleTests {
     func start(
         environment: [String: String] = [:], lock: Bool = false
     ) async throws -> (
-        Session, ExampleWorld, LockWorld
+        TestWorld, ExampleWorld, LockWorld
     ) {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         let world = try ExampleWorld(session)
         let lockWorld = try LockWorld(session)
         do {
@@ -37,14 +38,14 @@ struct DisplayExampleTests {
         return (session, world, lockWorld)
     }
 
-    func stop(_ worlds: (Session, ExampleWorld, LockWorld)) {
+    func stop(_ worlds: (TestWorld, ExampleWorld, LockWorld)) {
         worlds.1.stop()
         worlds.2.stop()
         worlds.0.stop()
     }
 
     /// Seconds until the display state file starts with `prefix`; fails after `limit`.
-    func fileSays(_ prefix: String, _ session: Session, within limit: Double) async throws -> Double {
+    func fileSays(_ prefix: String, _ session: TestWorld, within limit: Double) async throws -> Double {
         let start = monotonicSeconds()
         _ = try await poll("the display state file to say '\(prefix)'", timeout: limit, interval: 0.005) {
             () -> Bool? in
@@ -55,7 +56,7 @@ struct DisplayExampleTests {
 
     /// Waits until `pending` is non-empty and the display away (laid), or empty and the display
     /// foreground (cleared).
-    func pendingIs(laid: Bool, _ session: Session, within limit: Double) async throws {
+    func pendingIs(laid: Bool, _ session: TestWorld, within limit: Double) async throws {
         _ = try await poll(laid ? "the week to be laid" : "nothing to be pending", timeout: limit, interval: 0.02) {
             () -> Bool? in
             guard try await session.pending().starts.isEmpty != laid else { return nil }
@@ -66,7 +67,7 @@ struct DisplayExampleTests {
 
     /// The GTK example on screen and in front, saying foreground: its process and window.
     func dayOnScreen(
-        _ session: Session, _ world: ExampleWorld, _ arguments: [String]? = nil
+        _ session: TestWorld, _ world: ExampleWorld, _ arguments: [String]? = nil
     ) async throws -> (SpawnedProcess, String) {
         let display = try world.startDayDisplay(arguments ?? ["--display-state", session.displayState])
         let window = try await world.window(named: "Today")
@@ -188,7 +189,7 @@ struct DisplayExampleTests {
     // MARK: The shell launcher (§3.3), for kiosks
 
     /// A display that records what the file said at its very first instruction, then runs.
-    func recordingDisplay(_ session: Session, seconds: String = "30") -> [String] {
+    func recordingDisplay(_ session: TestWorld, seconds: String = "30") -> [String] {
         let directory = session.directory.path
         return [
             "/bin/sh", "-c",
@@ -196,8 +197,8 @@ struct DisplayExampleTests {
         ]
     }
 
-    func launcherWorld() async throws -> (Session, ExampleWorld, LockWorld) {
-        let session = try await Session.start()
+    func launcherWorld() async throws -> (TestWorld, ExampleWorld, LockWorld) {
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         let world = try ExampleWorld(session)
         let lockWorld = try LockWorld(session)
         do {

@@ -5,13 +5,14 @@
 
 import DaysomeCore
 import DaysomeFiles
+import DaysomeTestSupport
 import Glibc
 import Testing
 
 @Suite("Durability at the process boundary")
 struct DurabilityTests {
     @Test func aRestartWithABrokenHouseholdKeepsLayingTheLastGoodOne() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
         let before = try await session.pending()
@@ -38,7 +39,7 @@ struct DurabilityTests {
     }
 
     @Test func withABrokenFileAndNothingKeptStatusNamesTheFileNotTheCarersSwitch() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, #"{ "version": 1, "timeZone": "UTC", "items": "#)
         try await session.startDaemon()
@@ -50,7 +51,7 @@ struct DurabilityTests {
     }
 
     @Test func aCorruptLayFileAndHistoryLineStartTheDaemonCleanly() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
         let lay = try #require(try await session.pending().lay)
@@ -82,7 +83,7 @@ struct DurabilityTests {
     }
 
     @Test func aClientThatHangsUpLeavesTheDaemonRunning() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
         for _ in 0..<20 {
@@ -97,7 +98,7 @@ struct DurabilityTests {
     }
 
     @Test func aSilentClientDoesNotDelayAnotherClientsAnswer() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
         let path = session.runtimeDirectory + "/control"
@@ -118,10 +119,10 @@ struct DurabilityTests {
     }
 
     @Test func aMissingHouseholdDirectoryIsWatchedAndLaidTheMomentTheAppWritesIt() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let missing = session.directory.path + "/first-boot/.config/daysome/household.json"
-        let daemon = try await session.startDaemon(household: missing)
+        let daemon = try await session.startDaemon(household: missing).process
         let errors = try await session.householdErrors()
         #expect(errors.first?.file == missing && errors.first?.message.contains("No such file") == true, "\(errors)")
         #expect(try await session.pending().lay == nil)
@@ -142,7 +143,7 @@ struct DurabilityTests {
     }
 
     @Test func aDisplayPidThatIsAZombieIsAwayWithoutAFlipThatWouldClearTheLay() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         _ = try await session.startDaemonOnTheGoodHousehold()
         let lay = try #require(try await session.pending().lay)
@@ -159,7 +160,7 @@ struct DurabilityTests {
     }
 
     @Test func aTrySampleIsWithdrawnWhenTheDisplayReturnsBeforeTheServersIdArrives() async throws {
-        let session = try await Session.start(notificationServer: false)
+        let session = try await TestWorld.start(.sessionBus)
         defer { session.stop() }
         let server = try await session.startSlowNotificationServer(delay: 1)
         try replaceFile(session.household, try farAwayHousehold())
@@ -182,7 +183,7 @@ struct DurabilityTests {
     }
 
     @Test func aRestartedNotificationServerIsNeverSentACloseForTheOldServersIds() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         // Another app's notification on this (new) server instance, whose id an old lay.json also names.
         let notifySend = try findExecutable("notify-send", package: "libnotify-bin")
@@ -220,7 +221,7 @@ struct DurabilityTests {
     }
 
     @Test func everyStateFileRenameIsSyncedAndTheCallsHistoryLineIsOnDiskBeforeItsNotify() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
@@ -231,8 +232,8 @@ struct DurabilityTests {
             [
                 "-f", "-y", "-s", "4096", "-o", trace, "-e",
                 "trace=openat,write,fsync,fdatasync,rename,renameat,renameat2,sendmsg,writev",
-                session.daysomed, "--household", session.household,
-            ] + session.daemonPaths + ["--notifier", "freedesktop"],
+                session.daysomed,
+            ] + session.daemonArguments(),
             environment: session.environment, stderrPath: session.directory.path + "/strace-daemon.log")
         defer { process.stop() }
         let wait = Double(minute) - wallSeconds() + 15

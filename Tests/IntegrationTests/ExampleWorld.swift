@@ -4,11 +4,12 @@
 // process is stopped by pid.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 
-/// The guide's examples, a window manager and the tools to move windows, for one `Session`.
+/// The guide's examples, a window manager and the tools to move windows, for one `TestWorld`.
 final class ExampleWorld {
-    let session: Session
+    let session: TestWorld
     private var processes: [SpawnedProcess] = []
     let xdotool: String
     let wmctrl: String
@@ -18,7 +19,7 @@ final class ExampleWorld {
     /// A `daysomectl` that finds this session's daemon (its paths added), for the launcher.
     private(set) var tools = ""
 
-    init(_ session: Session) throws {
+    init(_ session: TestWorld) throws {
         self.session = session
         self.xdotool = try findExecutable("xdotool", package: "xdotool")
         self.wmctrl = try findExecutable("wmctrl", package: "wmctrl")

@@ -4,6 +4,7 @@
 // spaces, Arabic right to left, each with its 12-hour clock in the household's style.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Testing
 
 /// A language's words, three labels in it, and how the test itself (not the daemon) says a call.
@@ -67,7 +68,7 @@ struct FamilyWordsIntegrationTests {
         "The notification server receives exactly the summary and body composed in the family's words",
         arguments: [japanese, arabic])
     func theServerReceivesTheFamilysWords(_ language: FamilyLanguage) async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         try replaceFile(session.household, try household(language, at: minute))

@@ -1,32 +1,10 @@
 // ReliabilitySupport: what the wheel's reliability tests (storms, crashes, power cuts, bad input)
-// read besides the Session's tools: a seeded generator, the lay the daemon recorded in its state
+// read besides the TestWorld's tools: the lay the daemon recorded in its state
 // directory, and the one comparison they all make, the live queue against `daysomectl plan`.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
-
-/// SplitMix64: a small seeded generator, so a run's random points can be replayed with
-/// `DAYSOME_SEED=<n>` (the same generator as SystemdIntegrationTests' Support.swift).
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    /// The seed from $DAYSOME_SEED, else `fallback`.
-    static func seed(default fallback: UInt64) -> UInt64 {
-        environmentNumber("DAYSOME_SEED") ?? fallback
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The lay the daemon recorded in <state-dir>/lay.json, and what it delivered.
 struct LayView: Equatable {
@@ -57,7 +35,7 @@ func layFile(_ stateDirectory: String) -> (counter: Int, lay: LayView?) {
     return (counter, LayView(number: number, from: from, laidUntil: until, counter: counter, delivered: delivered))
 }
 
-extension Session {
+extension TestWorld {
     /// The lay in lay.json, if any.
     var recordedLay: LayView? { layFile(self.stateDirectory).lay }
 
@@ -185,32 +163,6 @@ func layStory(_ history: [HistoryEvent]) -> (laid: [Int], cleared: [Int], proble
     return (laid, cleared, problems)
 }
 
-/// Replaces `path` with `bytes` the way the display app does (a temporary file, then rename):
-/// for contents that are not UTF-8 text.
-func replaceFile(_ path: String, bytes: [UInt8]) throws {
-    let temporary = path + ".writing"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-        throw HarnessError("open \(temporary) failed: \(errnoText(errno))")
-    }
-    var written = 0
-    while written < bytes.count {
-        let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-        if count < 0 && errno == EINTR {
-            continue
-        }
-        guard count > 0 else {
-            close(fd)
-            throw HarnessError("write \(temporary) failed: \(errnoText(errno))")
-        }
-        written += count
-    }
-    close(fd)
-    guard rename(temporary, path) == 0 else {
-        throw HarnessError("rename \(temporary) to \(path) failed: \(errnoText(errno))")
-    }
-}
-
 /// Puts a symlink to `target` at `path` by rename, as an attacker would plant it.
 func plantSymlink(_ path: String, to target: String) throws {
     let temporary = path + ".link"
@@ -248,7 +200,7 @@ struct HouseholdErrorView: CustomStringConvertible {
     var description: String { "[\(self.itemId ?? "-") \(self.field ?? "-")] \(self.message)" }
 }
 
-extension Session {
+extension TestWorld {
     /// `status --json`'s household errors.
     func householdErrors() async throws -> [HouseholdErrorView] {
         let household = try await self.status()["household"]?.objectValue

@@ -3,6 +3,7 @@
 // `foreground` throughout unless a test says otherwise; only the lock decides.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -11,8 +12,8 @@ import Testing
 @Suite("daysomed follows the session's lock", .serialized, .timeLimit(.minutes(4)))
 struct ScreenLockIntegrationTests {
     /// A session, its lock world, a far-away household, and the daemon with the file saying foreground.
-    func start(logind: Bool = true, systemBus: Bool = true) async throws -> (Session, LockWorld) {
-        let session = try await Session.start()
+    func start(logind: Bool = true, systemBus: Bool = true) async throws -> (TestWorld, LockWorld) {
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         let world = try LockWorld(session)
         do {
             if systemBus { try await world.startSystemBus(logind: logind) }
@@ -31,16 +32,16 @@ struct ScreenLockIntegrationTests {
         return (session, world)
     }
 
-    func lock(_ session: Session) async throws -> JSONObject {
+    func lock(_ session: TestWorld) async throws -> JSONObject {
         try #require(try await session.status()["lock"]?.objectValue, "status has no lock object")
     }
 
-    func source(_ session: Session, _ name: String) async throws -> JSONObject? {
+    func source(_ session: TestWorld, _ name: String) async throws -> JSONObject? {
         try await self.lock(session)["sources"]?.objectValue?[name]?.objectValue
     }
 
     /// Waits until `source` is watched: its first answer reached the daemon.
-    func watched(_ session: Session, _ name: String) async throws {
+    func watched(_ session: TestWorld, _ name: String) async throws {
         _ = try await poll("\(name) to be watched", timeout: 10) { () -> Bool? in
             try await self.source(session, name)?["watched"]?.boolValue == true ? true : nil
         }
@@ -48,7 +49,7 @@ struct ScreenLockIntegrationTests {
 
     /// Seconds until `pending` is non-empty and the display away (laid), or empty and the display
     /// foreground (cleared), measured from now; fails after `limit`.
-    func seconds(until laid: Bool, _ session: Session, limit: Double) async throws -> Double {
+    func seconds(until laid: Bool, _ session: TestWorld, limit: Double) async throws -> Double {
         let start = monotonicSeconds()
         _ = try await poll(laid ? "the week to be laid" : "nothing to be pending", timeout: limit, interval: 0.02) {
             () -> Bool? in
@@ -164,7 +165,7 @@ struct ScreenLockIntegrationTests {
     /// Probing never starts a server (no D-Bus auto-start): asking the screensaver whether it is
     /// active must not start one that the bus could activate.
     @Test func askingTheScreensaverNeverStartsOne() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         let world = try LockWorld(session)
         defer {
             world.stop()

@@ -5,6 +5,7 @@
 // back) are recorded with their argv and environment.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -28,7 +29,7 @@ func modeBits(_ path: String) -> mode_t? {
     .serialized, .timeLimit(.minutes(4)))
 struct SecurityTests {
     @Test func theDaemonCreatesItsDirectories0700() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
         #expect(modeBits(session.runtimeDirectory) == nil)
@@ -44,13 +45,10 @@ struct SecurityTests {
     }
 
     @Test func aRuntimeDirectoryAnotherUserCouldWriteIsRefusedWithExit1() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
-        let arguments = [
-            "--household", session.household, "--display-state", session.displayState, "--runtime-dir",
-            session.runtimeDirectory, "--state-dir", session.stateDirectory, "--notifier", "log",
-        ]
+        let arguments = session.daemonArguments(DaemonOptions(notifier: "log"))
         let elsewhere = try session.directory.makeDirectory("elsewhere")
         let setups: [(String, () -> Void)] = [
             ("0777", { chmod(session.runtimeDirectory, 0o777) }),
@@ -92,7 +90,7 @@ struct SecurityTests {
     }
 
     @Test func symlinksPlantedInTheStateAndRuntimeDirectoriesAreNotFollowed() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
         let victim = try session.directory.write("victim", "do not touch\n")
@@ -108,7 +106,7 @@ struct SecurityTests {
             try plantSymlink(path, to: victim)
         }
         let driver = try StormDriver(displayState: session.displayState, state: "away")
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         try await session.waitUntilQueueHoldsThePlan(within: 3)
         try driver.write("foreground")
         try await session.waitUntilNothing(within: 2)
@@ -119,7 +117,7 @@ struct SecurityTests {
     }
 
     @Test func hostileLabelsNeverReachAShellOrTheProgramsTheDaemonRuns() async throws {
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let marks = try session.directory.makeDirectory("marks")
         let log = session.directory.path + "/exec.log"
@@ -143,14 +141,8 @@ struct SecurityTests {
         text = try replacingOnce(
             text, "\"notifyInOtherApps\": true", with: "\"notifyInOtherApps\": true, \"bringDayBack\": true")
         try replaceFile(session.household, text)
-        let daemon = try SpawnedProcess(
-            session.daysomed,
-            [
-                "--household", session.household, "--display-state", session.displayState, "--runtime-dir",
-                session.runtimeDirectory, "--state-dir", session.stateDirectory, "--player", recorder,
-                "--display-command", recorder,
-            ], environment: session.environment, stderrPath: session.directory.path + "/daysomed-hostile.log")
-        defer { daemon.stop() }
+        let daemon = try await session.startDaemon(arguments: ["--player", recorder, "--display-command", recorder])
+            .process
         _ = try await poll("the start at \(rfc3339(minute)) to be laid", timeout: 5) { () -> Bool? in
             (try? await session.pending())?.starts.contains { $0.at == rfc3339(minute) } == true ? true : nil
         }
@@ -173,6 +165,6 @@ struct SecurityTests {
         #expect(leftovers.isEmpty, "a label ran as a command: \(leftovers)")
         // The labels reached the server whole, as text.
         #expect(shown.first?.summary.contains("HOSTILE $(touch") == true, "\(shown)")
-        #expect(!daemon.poll(), "daysomed exited: \(readFile(session.directory.path + "/daysomed-hostile.log"))")
+        #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr)")
     }
 }

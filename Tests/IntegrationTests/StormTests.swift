@@ -3,6 +3,7 @@
 // Seeded (DAYSOME_SEED) and sized by DAYSOME_STORM_FLIPS (default 300).
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -16,7 +17,7 @@ struct StormTests {
         // The session starts shortly before, so that few sessions of the target run at once.
         let minute = nextMinute(leaving: 24)
         await pause(untilWall: Double(minute) - 22)
-        let session = try await Session.start()
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let zone = "Europe/London"
         let calls = """

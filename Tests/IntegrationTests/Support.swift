@@ -4,16 +4,12 @@
 
 import DaysomeCore
 import DaysomeFiles
+import DaysomeTestSupport
 import Glibc
 
 // MARK: Time
 
 private let utc = Zone(name: "UTC", rules: .utc)
-
-/// RFC 3339 UTC text of an instant (`2026-11-30T13:00:00Z`).
-func rfc3339(_ seconds: Int64) -> String {
-    Instant(seconds: seconds).rfc3339
-}
 
 /// The instant of RFC 3339 text, in whole seconds.
 func instant(_ text: String) -> Int64? {

@@ -6,12 +6,13 @@
 // keeps growing, and history tells what happened. Seeded by DAYSOME_SEED.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
 /// The laid and cleared lay numbers of a history tell one story: numbers only grow, each laid
 /// once, each cleared at most once and only after it was laid.
-private func storyProblems(_ history: [(event: String, lay: Int?, at: String?)]) -> [String] {
+private func storyProblems(_ history: [HistoryEvent]) -> [String] {
     let laid = history.filter { $0.event == "laid" }.compactMap(\.lay)
     let cleared = history.filter { $0.event == "cleared" }.compactMap(\.lay)
     var problems: [String] = []
@@ -30,7 +31,7 @@ struct CrashAndPowerCutTests {
     @Test func killNineDuringALayOrAClearThenRestartConvergesAndHistoryTellsIt() async throws {
         let seed = SeededRandom.seed(default: 20_261_211)
         var random = SeededRandom(seed: seed)
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         // About 1,400 starts in one timer: a StartTransientUnit long enough to be cut.
         try replaceFile(
@@ -92,7 +93,7 @@ struct CrashAndPowerCutTests {
         let seed = SeededRandom.seed(default: 20_261_212) &+ UInt64(round)
         var random = SeededRandom(seed: seed)
         await pause(untilWall: Double(minute) - 14)
-        let session = try await UserSession.start(notificationServer: true)
+        let session = try await TestWorld.start([.userManager, .notificationServer], daemon: .systemdBackend)
         defer { session.stop() }
         // The call at the minute, and the next item a minute later: its card (expiresAt) ends then.
         let household = try replacingOnce(
@@ -180,7 +181,7 @@ struct CrashAndPowerCutTests {
     @Test func powerCutsWipingTheRuntimeConvergeAndTheLayNumberKeepsGrowing() async throws {
         let seed = SeededRandom.seed(default: 20_261_213)
         var random = SeededRandom(seed: seed)
-        let session = try await UserSession.start(notificationServer: true)
+        let session = try await TestWorld.start([.userManager, .notificationServer], daemon: .systemdBackend)
         defer { session.stop() }
         try replaceFile(
             session.household, bigHouseholdText(count: 60, now: Int64(wallSeconds()), quiet: 900, random: &random))
@@ -221,7 +222,7 @@ struct CrashAndPowerCutTests {
             if cut.tornLayFile {
                 try writeFile(session.stateDirectory + "/lay.json", "")
             }
-            try await session.restoreServices(notificationServer: true)
+            try await session.restoreServices([.userManager, .notificationServer])
             driver =
                 cut.kioskFirst
                 ? try StormDriver(displayState: session.displayState, state: "foreground")

@@ -2,13 +2,14 @@
 // the display app has written anything, and state files lost while the manager kept the week.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
 @Suite("First boot and lost state, through the real unit")
 struct FirstBootTests {
     @Test func theUnitStartsWithNoConfigDirectoryReportsItAndLaysWithinASecondOfTheFirstHousehold() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         _ = try installUnit(session, household: nil)
         #expect(try await session.systemctl(["daemon-reload"]).status == 0)
@@ -54,10 +55,10 @@ struct FirstBootTests {
     }
 
     @Test func aLayNumberTheManagerStillHoldsIsNeverUsedAgainAfterTheStateFilesAreLost() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         try writeFile(session.household, oneItemHousehold(label: "Lunch", detail: "Soup", time: "23:59"))
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         let first = try await poll("a lay", timeout: 5) { try await session.status()["lay"]?.doubleValue }
         #expect(try await session.daysomeUnits("daysome-lay\(Int(first))*.timer").count == 1)
         // A clean stop keeps the week in the manager; a power cut then takes both state files.

@@ -4,6 +4,7 @@
 // the check that the two agree with `daysomectl plan`.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 
 /// One `daysome-` timer as the manager reports it.
@@ -43,18 +44,13 @@ func seconds(of text: String) -> Int64? {
     TimeParsing.instant(text, zone: utcZone)?.seconds
 }
 
-/// RFC 3339 UTC text of whole seconds.
-func rfc3339(_ seconds: Int64) -> String {
-    Instant(seconds: seconds).rfc3339
-}
-
 /// The lay the daemon recorded in <state-dir>/lay.json.
 struct LayRecordView {
     let number: Int
     let from: String
 }
 
-extension UserSession {
+extension TestWorld {
     /// Every unit matching `pattern` (any state) the manager has loaded.
     func daysomeUnits(_ pattern: String = "daysome-*") async throws -> [(name: String, activeState: String)] {
         let result = try await self.busctl([
@@ -147,7 +143,7 @@ struct Converged {
     let comparedFutureOnly: Bool
 }
 
-extension UserSession {
+extension TestWorld {
     /// One look: does the manager hold exactly the plan of the lay in `layFile` (default: this
     /// daemon's lay.json), every entry once, in timers named for that lay only, all active?
     /// Returns nil with the reason in `why` when not (yet).

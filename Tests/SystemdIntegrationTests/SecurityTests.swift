@@ -5,6 +5,7 @@
 // daemon builds from numbers and paths, and no unit shows any of the household's text.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -21,7 +22,7 @@ private let hostileTexts = [
 )
 struct SecurityTests {
     @Test func hostileLabelsNeverReachAUnitNameAnExecStartOrACommandLine() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         let marks = try session.directory.makeDirectory("marks")
         let now = Int64(wallSeconds())
@@ -108,7 +109,7 @@ struct SecurityTests {
     }
 
     /// Every daysome- unit the manager has loaded, with its object path.
-    private func unitsAndObjects(_ session: UserSession) async throws -> [(name: String, path: String)] {
+    private func unitsAndObjects(_ session: TestWorld) async throws -> [(name: String, path: String)] {
         let result = try await session.busctl([
             "call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
             "ListUnitsByPatterns", "asas", "0", "1", "daysome-*",
@@ -127,7 +128,7 @@ struct SecurityTests {
     }
 
     /// One property of a service unit, as busctl's JSON `data`.
-    private func property(_ session: UserSession, _ path: String, _ name: String) async throws -> JSONValue? {
+    private func property(_ session: TestWorld, _ path: String, _ name: String) async throws -> JSONValue? {
         let result = try await session.busctl([
             "get-property", "org.freedesktop.systemd1", path, "org.freedesktop.systemd1.Service", name,
         ])

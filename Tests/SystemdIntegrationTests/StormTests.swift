@@ -4,6 +4,7 @@
 // Seeded (DAYSOME_SEED) and sized by DAYSOME_STORM_FLIPS (default 150).
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -17,7 +18,7 @@ struct StormTests {
         let plan = StormPlan(seed: seed, flips: stormFlips(default: 150), resumeAfterMinute: 200...900)
         let minute = nextMinute(leaving: 22)
         await pause(untilWall: Double(minute) - 20)
-        let session = try await UserSession.start(notificationServer: true)
+        let session = try await TestWorld.start([.userManager, .notificationServer], daemon: .systemdBackend)
         defer { session.stop() }
         let calls = """
             "items": [

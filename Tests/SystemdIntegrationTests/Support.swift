@@ -1,7 +1,8 @@
 // Support: households written by the tests (an item at the next whole minute, or a fixture),
-// minutes on the wall clock, and a seeded random source so a failing run can be repeated.
+// minutes on the wall clock, and milliseconds for the printed measurements.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 
 /// A UTC household with notifications on and one daily meal at `time`.
@@ -47,30 +48,19 @@ func replacingOnce(_ text: String, _ target: String, with replacement: String) t
     return replaced
 }
 
-/// SplitMix64: a small seeded generator, so the random kill points of a run can be replayed
-/// (`DAYSOME_SEED=<n>`).
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    /// The seed from $DAYSOME_SEED, else `fallback`.
-    static func seed(default fallback: UInt64) -> UInt64 {
-        getenv("DAYSOME_SEED").flatMap { UInt64(String(cString: $0)) } ?? fallback
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Milliseconds of a duration in seconds, for the printed measurements.
 func milliseconds(_ seconds: Double) -> Int {
     Int((seconds * 1_000).rounded())
+}
+
+extension DaemonOptions {
+    /// `daysomed --backend systemd --notifier log`: what these tests start unless one says otherwise.
+    static let systemdBackend = DaemonOptions(backend: .systemd, notifier: "log")
+}
+
+extension TestWorld {
+    /// The `at` of every start of `daysomectl plan --household PATH --from TIME --json`.
+    func plannedInstants(from: String, household: String? = nil) async throws -> [String] {
+        try await self.plan(from: from, household: household).map(\.at)
+    }
 }

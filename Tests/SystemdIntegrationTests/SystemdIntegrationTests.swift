@@ -4,6 +4,7 @@
 // One user manager at a time: the suite is serialized.
 
 import DaysomeCore
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -12,7 +13,7 @@ struct SystemdIntegrationTests {
     // MARK: Laying
 
     @Test func aLayOfTheSeedHouseholdCreatesExactlyThePlansStarts() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
         try await session.startDaemon()
@@ -51,7 +52,7 @@ struct SystemdIntegrationTests {
     }
 
     @Test func pendingListsTheManagersTimersWhileTheDaemonIsDown() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
         try await session.startDaemon()
@@ -77,7 +78,7 @@ struct SystemdIntegrationTests {
     // MARK: Delivering
 
     @Test func aRealStartAtTheNextMinuteIsDeliveredWithinASecond() async throws {
-        let session = try await UserSession.start(notificationServer: true)
+        let session = try await TestWorld.start([.userManager, .notificationServer], daemon: .systemdBackend)
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         try replaceFile(
@@ -131,7 +132,7 @@ struct SystemdIntegrationTests {
     // MARK: Rule 1: a return stops every timer
 
     @Test func aReturnStopsEveryDaysomeTimer() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
         try await session.startDaemon()
@@ -148,7 +149,7 @@ struct SystemdIntegrationTests {
     }
 
     @Test func aReturnStopsEveryDaysomeTimerAlsoDuringALayOrATopUp() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         let seed = try fixtureText("seed.json")
         try replaceFile(session.household, seed)
@@ -185,7 +186,7 @@ struct SystemdIntegrationTests {
     // MARK: Rule 1 and stale lays: a fire that is not the current lay's, or in the foreground
 
     @Test func aFireOfAnOlderLayOrDuringTheForegroundDeliversNothing() async throws {
-        let session = try await UserSession.start(notificationServer: true)
+        let session = try await TestWorld.start([.userManager, .notificationServer], daemon: .systemdBackend)
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
         // Without exact alarms only the manager's timer calls (with them, the daemon also calls at
@@ -214,7 +215,7 @@ struct SystemdIntegrationTests {
         ])
         #expect(fireOlder.status == 0, "\(fireOlder)")
         #expect(fireOlder.stdout.contains("nothing due for lay \(older)"), "\(fireOlder)")
-        try await session.expectNothingShown(for: 1)
+        try await session.expectNothingShown(for: 1, orClosed: true)
         // The current lay's start is still owed: the older lay's fire did not take it.
         let status = try await session.status()
         #expect(status["lay"]?.doubleValue == Double(current))
@@ -226,7 +227,7 @@ struct SystemdIntegrationTests {
         ])
         #expect(fireCurrent.status == 0, "\(fireCurrent)")
         #expect(fireCurrent.stdout.contains("nothing due for lay \(current)"), "\(fireCurrent)")
-        try await session.expectNothingShown(for: 1)
+        try await session.expectNothingShown(for: 1, orClosed: true)
         let history = try await session.history()
         #expect(!history.contains { $0.event == "delivered" }, "\(history)")
     }
@@ -234,7 +235,7 @@ struct SystemdIntegrationTests {
     // MARK: Restarts converge
 
     @Test func killNineAtRandomPointsThenRestartConvergesToExactlyThePlan() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
         try await session.startDaemon()
@@ -259,7 +260,7 @@ struct SystemdIntegrationTests {
     }
 
     @Test func restartInTheForegroundConvergesToNothing() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
         try await session.startDaemon()
@@ -295,15 +296,15 @@ struct SystemdIntegrationTests {
     }
 
     @Test func aRestartOfTheManagerIsFollowedByARelay() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         let before = try await session.waitUntilManagerHoldsThePlan(within: 5).found
 
         let (exited, graceful) = try await session.terminateManager()
         let gone = monotonicSeconds()
-        try await session.startManager()
+        try await session.startUserManager()
         let ready = monotonicSeconds() - gone
         let (after, took) = try await session.waitUntilManagerHoldsThePlan(within: 35, since: gone)
         print(
@@ -317,10 +318,10 @@ struct SystemdIntegrationTests {
     }
 
     @Test func aCrashOfTheManagerIsFollowedByARelayOnceItIsBack() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
-        let daemon = try await session.startDaemon()
+        let daemon = try await session.startDaemon().process
         let before = try await session.waitUntilManagerHoldsThePlan(within: 5).found
 
         // The manager dies at once; its session bus outlives it for a while (as it does until
@@ -329,7 +330,7 @@ struct SystemdIntegrationTests {
         try await session.crashManager()
         let gone = monotonicSeconds()
         await pause(2.5)
-        try await session.startManager()
+        try await session.startUserManager()
         let ready = monotonicSeconds() - gone
         let (after, took) = try await session.waitUntilManagerHoldsThePlan(within: 35, since: gone)
         print(
@@ -342,7 +343,7 @@ struct SystemdIntegrationTests {
     // MARK: The session bus
 
     @Test func afterTheSessionBusRestartsCallsReachTheNotificationServerAgain() async throws {
-        let session = try await UserSession.start(notificationServer: true)
+        let session = try await TestWorld.start([.userManager, .notificationServer], daemon: .systemdBackend)
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
         try await session.startDaemon(notifier: "freedesktop")
@@ -351,7 +352,7 @@ struct SystemdIntegrationTests {
 
         try await session.restartSessionBus()
         // The server's name comes from an asynchronous probe a moment after it is known to run.
-        let status = try await poll("status to say the daemon can deliver again", timeout: 10) { () -> JSONObject? in
+        let status = try await poll("status to say the daemon can deliver again", timeout: 10) { () -> DaemonStatus? in
             let status = try await session.status()
             return status["canDeliver"]?.boolValue == true
                 && status["notificationServer"]?.objectValue?["name"]?.stringValue != nil ? status : nil
@@ -369,7 +370,7 @@ struct SystemdIntegrationTests {
     // MARK: The user unit
 
     @Test func theUnitFileStartsInARealUserManagerAndReachesReady() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         let household = fixturePath("seed.json")
         let unitDirectory = try installUnit(session, household: household)
@@ -417,7 +418,7 @@ struct SystemdIntegrationTests {
     /// The hardening (RestrictAddressFamilies, SystemCallFilter, ProtectSystem) leaves the system
     /// bus reachable: the unit's daemon follows a stand-in logind's lock on a private system bus.
     @Test func theHardenedUnitFollowsTheScreenLockOnTheSystemBus() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         let lockWorld = try LockWorld(session)
         defer {
             lockWorld.stop()
@@ -460,7 +461,7 @@ struct SystemdIntegrationTests {
     // MARK: The manager as the backstop
 
     @Test func aStartWhoseDaemonIsDownAtItsMinuteIsCalledOnceTheManagersFireBringsTheUnitBack() async throws {
-        let session = try await UserSession.start()
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         let minute = nextMinute(leaving: 8)
         let household = session.directory.path + "/unit-household.json"
@@ -514,7 +515,7 @@ struct SystemdIntegrationTests {
 /// daysomed on `household` with the systemd backend and the log notifier; returns the directory.
 /// Installs the shipped unit with its ExecStart pointed at the built daemon (and a household path,
 /// or the default one when nil).
-func installUnit(_ session: UserSession, household: String?) throws -> String {
+func installUnit(_ session: TestWorld, household: String?) throws -> String {
     let original = readFile(packageRoot() + "/systemd/daysomed.service")
     let lines = original.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.filter { $0.hasPrefix("ExecStart=") }.count == 1, "one ExecStart= in the unit")
@@ -532,7 +533,7 @@ func installUnit(_ session: UserSession, household: String?) throws -> String {
 }
 
 /// The lay the unit's daemon recorded in its default state directory.
-private func unitLayRecord(_ session: UserSession) -> LayRecordView? {
+private func unitLayRecord(_ session: TestWorld) -> LayRecordView? {
     let text = readFile(session.home + "/.local/state/daysome/lay.json")
     guard let lay = (try? JSONParser.parse(text))?.objectValue?["lay"]?.objectValue,
         let number = lay["number"]?.doubleValue, let from = lay["from"]?.stringValue
@@ -541,7 +542,7 @@ private func unitLayRecord(_ session: UserSession) -> LayRecordView? {
 }
 
 /// Fails if the manager holds a daysome- timer at any moment during the next `seconds`.
-private func expectNoTimerFor(_ seconds: Double, _ session: UserSession) async throws {
+private func expectNoTimerFor(_ seconds: Double, _ session: TestWorld) async throws {
     let end = monotonicSeconds() + seconds
     repeat {
         let units = try await session.daysomeUnits("daysome-*.timer")

@@ -1,6 +1,7 @@
 // Bus: connecting, synchronous and asynchronous calls, matches and closing, against a private
 // dbus-daemon that each test starts and stops.
 
+import DaysomeTestSupport
 import Glibc
 import Testing
 

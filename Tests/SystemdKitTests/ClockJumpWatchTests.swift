@@ -1,6 +1,7 @@
 // ClockJumpWatch: setting CLOCK_REALTIME to its own current value (needs CAP_SYS_TIME; these
 // tests run as root) is enough to cancel a TFD_TIMER_CANCEL_ON_SET timerfd.
 
+import DaysomeTestSupport
 import Glibc
 import Testing
 

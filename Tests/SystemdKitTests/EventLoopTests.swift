@@ -1,5 +1,6 @@
 // EventLoop: every kind of source on a real sd-event loop, each run under a guard timer.
 
+import DaysomeTestSupport
 import Glibc
 import Testing
 

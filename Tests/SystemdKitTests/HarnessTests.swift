@@ -1,5 +1,6 @@
 // Harness: a missing service binary is a failure with a clear message, never a skip.
 
+import DaysomeTestSupport
 import Testing
 
 @Suite struct HarnessTests {

@@ -1,5 +1,6 @@
 // Journal: sending with and without journald, field checks, and the $JOURNAL_STREAM comparison.
 
+import DaysomeTestSupport
 import Glibc
 import Testing
 

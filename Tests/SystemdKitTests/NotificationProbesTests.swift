@@ -3,6 +3,7 @@
 // sees no activation from NameHasOwner, GetServerInformation, GetCapabilities or a property
 // read, and one from a real Notify.
 
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -21,22 +22,7 @@ import Testing
             "[D-BUS Service]\nName=org.freedesktop.Notifications\nExec=/bin/sh -c 'echo started >> \(marker)'\n")
         let socket = "\(directory.path)/activating-bus"
         let config = try directory.write(
-            "activating.conf",
-            """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              <servicedir>\(directory.path)/services</servicedir>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """)
+            "activating.conf", busConfiguration(socket: socket, serviceDirectory: "\(directory.path)/services"))
         let pipe = try makePipe()
         defer { close(pipe.read) }
         let busProcess = try SpawnedProcess(

@@ -1,6 +1,7 @@
 // ServiceManager: sd_notify and the watchdog against a notify socket of our own, set up the way a
 // service manager would ($NOTIFY_SOCKET, $WATCHDOG_USEC, $WATCHDOG_PID).
 
+import DaysomeTestSupport
 import Glibc
 import Testing
 

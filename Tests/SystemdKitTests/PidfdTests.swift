@@ -1,5 +1,6 @@
 // Pidfd: opening, signalling, and the processExists helper.
 
+import DaysomeTestSupport
 import Glibc
 import Testing
 

@@ -1,7 +1,8 @@
 // The synchronous services of the SystemdKit tests: a private dbus-daemon and Xvfb + dunst for
 // tests that drive an sd-event loop on their own thread, and a guard for running that loop. The
-// process, directory and lookup helpers are the shared ones (Tests/Shared, linked here).
+// process, directory and lookup helpers come from the DaysomeTestSupport library.
 
+import DaysomeTestSupport
 import Glibc
 import SystemdKit
 
@@ -94,7 +95,7 @@ final class TestServices {
     func startSessionBus() throws -> SessionBus {
         let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
         let config = try self.directory.write(
-            "session.conf", privateSessionBusConfiguration(socket: "\(self.directory.path)/bus"))
+            "session.conf", busConfiguration(socket: "\(self.directory.path)/bus"))
         let pipe = try makePipe()
         defer { close(pipe.read) }
         let process = try SpawnedProcess(

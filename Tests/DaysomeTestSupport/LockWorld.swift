@@ -6,16 +6,16 @@
 import DaysomeCore
 import Glibc
 
-/// A stand-in logind and screensaver for one test's world (a `Session` or a `UserSession`).
-final class LockWorld {
-    let session: any RunsTools
+/// A stand-in logind and screensaver for one test's world (a `TestWorld`).
+public final class LockWorld {
+    public let session: any RunsTools
     private var processes: [SpawnedProcess] = []
-    private(set) var systemBusAddress = ""
+    public private(set) var systemBusAddress = ""
     /// The system bus and the stand-in logind on it, newest last, to stop them for a restart.
     private var systemProcesses: [SpawnedProcess] = []
-    let gdbus: String
+    public let gdbus: String
 
-    init(_ session: any RunsTools) throws {
+    public init(_ session: any RunsTools) throws {
         self.session = session
         self.gdbus = try findExecutable("gdbus", package: "libglib2.0-bin")
     }
@@ -24,51 +24,23 @@ final class LockWorld {
         self.stop()
     }
 
-    func stop() {
+    public func stop() {
         for process in self.processes.reversed() { process.stop() }
         self.processes = []
     }
 
     /// What daysomed needs to find the private system bus, as sd_bus_open_system finds it.
     /// Without the printed `guid=`: like a real system's address, it stays valid across a bus restart.
-    var daemonEnvironment: [String: String] {
+    public var daemonEnvironment: [String: String] {
         ["DBUS_SYSTEM_BUS_ADDRESS": String(self.systemBusAddress.prefix { $0 != "," })]
     }
 
     /// Starts the private system bus and, unless `logind` is false, the stand-in logind on it.
-    func startSystemBus(logind: Bool = true) async throws {
-        let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
-        let socket = "\(self.session.directory.path)/system-bus"
-        unlink(socket)  // left by a bus this test stopped
-        // Like the session bus's config, but a system bus: no service directories, anyone may own.
-        let config = try self.session.directory.write(
-            "system.conf",
-            """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>system</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*"/>
-                <allow receive_sender="*"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """)
-        let pipe = try makePipe()
-        defer { close(pipe.read) }
-        let process = try SpawnedProcess(
-            executable, ["--config-file=\(config)", "--nofork", "--print-address=1"],
-            environment: ["PATH": childPath], stdout: pipe.write,
-            stderrPath: "\(self.session.directory.path)/system-bus.log")
-        close(pipe.write)
+    public func startSystemBus(logind: Bool = true) async throws {
+        let (process, address) = try await startPrivateBus(
+            "system-bus", in: self.session.directory, type: "system", environment: ["PATH": childPath])
         self.processes.append(process)
         self.systemProcesses.append(process)
-        guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
-            throw HarnessError("the system bus's dbus-daemon printed no address within 10 s")
-        }
         self.systemBusAddress = address
         if logind {
             let logind = try await self.startStandIn(
@@ -80,46 +52,20 @@ final class LockWorld {
     /// Starts a second session bus on which org.freedesktop.ScreenSaver is activatable: its
     /// service file runs `touch marker`, so a call that may auto-start leaves the marker behind.
     /// Returns the bus's address.
-    func startActivatingSessionBus(marker: String) async throws -> String {
-        let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
+    public func startActivatingSessionBus(marker: String) async throws -> String {
         let services = try self.session.directory.makeDirectory("activatable-services")
         try self.session.directory.write(
             "activatable-services/org.freedesktop.ScreenSaver.service",
             "[D-BUS Service]\nName=org.freedesktop.ScreenSaver\nExec=/usr/bin/touch \(marker)\n")
-        let socket = "\(self.session.directory.path)/activating-bus"
-        let config = try self.session.directory.write(
-            "activating.conf",
-            """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              <servicedir>\(services)</servicedir>
-              <policy context="default">
-                <allow send_destination="*"/>
-                <allow receive_sender="*"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """)
-        let pipe = try makePipe()
-        defer { close(pipe.read) }
-        let process = try SpawnedProcess(
-            executable, ["--config-file=\(config)", "--nofork", "--print-address=1"],
-            environment: ["PATH": childPath], stdout: pipe.write,
-            stderrPath: "\(self.session.directory.path)/activating-bus.log")
-        close(pipe.write)
+        let (process, address) = try await startPrivateBus(
+            "activating-bus", in: self.session.directory, serviceDirectory: services,
+            environment: ["PATH": childPath])
         self.processes.append(process)
-        guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
-            throw HarnessError("the activating bus's dbus-daemon printed no address within 10 s")
-        }
         return address
     }
 
     /// Calls GetActive on `address` as any client would, letting the bus auto-start the screensaver.
-    func getActiveAutoStarting(_ address: String) async throws -> ToolResult {
+    public func getActiveAutoStarting(_ address: String) async throws -> ToolResult {
         try await self.session.run(
             self.gdbus,
             [
@@ -129,13 +75,13 @@ final class LockWorld {
     }
 
     /// Stops the stand-in logind and the system bus, as a `systemctl restart dbus` would.
-    func stopSystemBus() {
+    public func stopSystemBus() {
         for process in self.systemProcesses.reversed() { process.stop() }
         self.systemProcesses = []
     }
 
     /// Starts the stand-in ScreenSaver on the session's bus.
-    func startScreenSaver() async throws {
+    public func startScreenSaver() async throws {
         try await self.startStandIn(
             "screensaver.py", [],
             bus: ["DBUS_SESSION_BUS_ADDRESS": self.session.environment["DBUS_SESSION_BUS_ADDRESS"] ?? ""])
@@ -163,18 +109,18 @@ final class LockWorld {
     }
 
     /// Calls a method of the stand-in logind, as a locker or a login would.
-    func logind(_ path: String, _ method: String, _ arguments: [String]) async throws {
+    public func logind(_ path: String, _ method: String, _ arguments: [String]) async throws {
         try await self.call(self.systemBusAddress, "org.freedesktop.login1", path, method, arguments)
     }
 
     /// The locker locks (true) or unlocks session `id`: `Session.SetLockedHint`.
-    func setLocked(_ locked: Bool, session id: String = "c1") async throws {
+    public func setLocked(_ locked: Bool, session id: String = "c1") async throws {
         try await self.logind(
             "/org/freedesktop/login1/session/\(id)", "org.freedesktop.login1.Session.SetLockedHint", ["\(locked)"])
     }
 
     /// The screensaver becomes active (locked) or inactive.
-    func setScreenSaverActive(_ active: Bool) async throws {
+    public func setScreenSaverActive(_ active: Bool) async throws {
         try await self.call(
             self.session.environment["DBUS_SESSION_BUS_ADDRESS"] ?? "", "org.freedesktop.ScreenSaver",
             "/org/freedesktop/ScreenSaver",

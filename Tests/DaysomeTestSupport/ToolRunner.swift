@@ -5,7 +5,7 @@ import DaysomeCore
 import Glibc
 
 /// A test's world that runs tools: its run directory, environment and the built daysomectl.
-protocol RunsTools: AnyObject {
+public protocol RunsTools: AnyObject {
     var directory: TestDirectory { get }
     var environment: [String: String] { get }
     var daysomectl: String { get }
@@ -15,7 +15,7 @@ protocol RunsTools: AnyObject {
 
 extension RunsTools {
     /// Runs a short-lived tool with the world's environment (or `environment`).
-    func run(
+    public func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 20
     ) async throws -> ToolResult {
         self.outputCount += 1
@@ -36,12 +36,12 @@ extension RunsTools {
     }
 
     /// Runs daysomectl.
-    func ctl(_ arguments: [String]) async throws -> ToolResult {
+    public func ctl(_ arguments: [String]) async throws -> ToolResult {
         try await self.run(self.daysomectl, arguments)
     }
 
     /// Runs daysomectl, which must exit 0 and print one JSON object.
-    func ctlJSON(_ arguments: [String]) async throws -> JSONObject {
+    public func ctlJSON(_ arguments: [String]) async throws -> JSONObject {
         let result = try await self.ctl(arguments)
         guard result.status == 0 else {
             throw HarnessError("\(result)")

@@ -1,47 +1,47 @@
 // Harness: spawns the real processes the integration tests need (a private dbus-daemon or a
 // `systemd --user` manager, Xvfb, dunst, PulseAudio, the built daysomed and daysomectl) with
-// posix_spawn, and stops exactly the pids it started. One file, linked into each integration
-// target (test targets cannot import each other), with every wait asynchronous. A missing binary
+// posix_spawn, and stops exactly the pids it started, with every wait asynchronous. Part of the
+// DaysomeTestSupport library that every integration target imports. A missing binary
 // fails the test with the package to install, in CI (CI=true) and out of it: nothing here skips.
 
 import Glibc
 
 /// A harness failure, with a sentence saying what to fix.
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
 
-    init(_ description: String) {
+    public init(_ description: String) {
         self.description = description
     }
 }
 
 /// The text of an errno value.
-func errnoText(_ code: Int32) -> String {
+public func errnoText(_ code: Int32) -> String {
     String(cString: strerror(code))
 }
 
 /// Seconds on CLOCK_MONOTONIC: for measuring how long something took.
-func monotonicSeconds() -> Double {
+public func monotonicSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// Seconds on CLOCK_REALTIME: the clock daysomed lays starts on.
-func wallSeconds() -> Double {
+public func wallSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// Sleeps without holding a thread of the cooperative pool.
-func pause(_ seconds: Double) async {
+public func pause(_ seconds: Double) async {
     guard seconds > 0 else { return }
     try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
 }
 
 /// Sleeps until the wall clock reads `wall` (seconds since the epoch).
-func pause(untilWall wall: Double) async {
+public func pause(untilWall wall: Double) async {
     while wallSeconds() < wall {
         await pause(min(0.5, wall - wallSeconds()))
     }
@@ -49,7 +49,7 @@ func pause(untilWall wall: Double) async {
 
 /// Polls `probe` every `interval` seconds until it returns a value, for at most `timeout`
 /// seconds; a timeout throws an error naming `what` and the last value seen.
-func poll<T>(
+public func poll<T>(
     _ what: String, timeout: Double, interval: Double = 0.1, _ probe: () async throws -> T?
 ) async throws -> T {
     let deadline = monotonicSeconds() + timeout
@@ -63,10 +63,10 @@ func poll<T>(
 }
 
 /// The PATH children get, and where service binaries are looked up.
-let childPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+public let childPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /// Finds `name` on `childPath`, or fails with the Debian package that provides it.
-func findExecutable(_ name: String, package: String) throws -> String {
+public func findExecutable(_ name: String, package: String) throws -> String {
     for directory in childPath.split(separator: ":") {
         let candidate = "\(directory)/\(name)"
         if access(candidate, X_OK) == 0 {
@@ -81,7 +81,7 @@ func findExecutable(_ name: String, package: String) throws -> String {
 }
 
 /// Reads one line from `fd`, waiting at most `timeout` seconds in all, without blocking a thread.
-func readLine(_ fd: Int32, timeout: Double) async -> String? {
+public func readLine(_ fd: Int32, timeout: Double) async -> String? {
     let deadline = monotonicSeconds() + timeout
     var bytes: [UInt8] = []
     while monotonicSeconds() < deadline {
@@ -105,7 +105,7 @@ func readLine(_ fd: Int32, timeout: Double) async -> String? {
 
 /// Makes a one-way channel whose ends are close-on-exec from the start, so no child that another
 /// test spawns meanwhile inherits them.
-func makePipe() throws -> (read: Int32, write: Int32) {
+public func makePipe() throws -> (read: Int32, write: Int32) {
     var fds: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
         throw HarnessError("socketpair failed: \(errnoText(errno))")
@@ -116,14 +116,14 @@ func makePipe() throws -> (read: Int32, write: Int32) {
 }
 
 /// A process this harness started. `stop()` signals it by pid and reaps it; it is idempotent.
-final class SpawnedProcess {
-    let name: String
-    let pid: pid_t
-    private(set) var waitStatus: Int32?
+public final class SpawnedProcess {
+    public let name: String
+    public let pid: pid_t
+    public private(set) var waitStatus: Int32?
 
     /// Starts `executable` with exactly `environment`, stdin from /dev/null, stdout to `stdout`
     /// (a pipe end) or to `stdoutPath`, and stderr to `stderrPath`.
-    init(
+    public init(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String],
@@ -178,20 +178,20 @@ final class SpawnedProcess {
     }
 
     /// The exit code if the process exited normally (nil while it runs or when a signal ended it).
-    var exitCode: Int32? {
+    public var exitCode: Int32? {
         guard let status = self.waitStatus, status & 0x7f == 0 else { return nil }
         return (status >> 8) & 0xff
     }
 
     /// The signal that ended the process, if one did.
-    var terminatingSignal: Int32? {
+    public var terminatingSignal: Int32? {
         guard let status = self.waitStatus, status & 0x7f != 0, status & 0x7f != 0x7f else { return nil }
         return status & 0x7f
     }
 
     /// Reaps the process if it has exited; returns whether it has.
     @discardableResult
-    func poll() -> Bool {
+    public func poll() -> Bool {
         if self.waitStatus != nil {
             return true
         }
@@ -205,7 +205,7 @@ final class SpawnedProcess {
 
     /// Waits up to `timeout` seconds for the process to exit and reaps it, without blocking a thread.
     @discardableResult
-    func exit(within timeout: Double, interval: Double = 0.002) async -> Bool {
+    public func exit(within timeout: Double, interval: Double = 0.002) async -> Bool {
         let deadline = monotonicSeconds() + timeout
         while !self.poll() {
             if monotonicSeconds() >= deadline {
@@ -217,14 +217,14 @@ final class SpawnedProcess {
     }
 
     /// Sends `signal` to this pid (and only this pid), unless it has already been reaped.
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         if !self.poll() {
             kill(self.pid, signal)
         }
     }
 
     /// Sends SIGTERM, then SIGKILL after `deadline` seconds, and reaps: only this pid, never a name.
-    func stop(deadline: Double = 2) {
+    public func stop(deadline: Double = 2) {
         if self.poll() {
             return
         }
@@ -238,7 +238,7 @@ final class SpawnedProcess {
     /// Waits up to `timeout` seconds for the process to exit and reaps it, blocking the thread:
     /// for synchronous tests and for `stop`.
     @discardableResult
-    func wait(seconds timeout: Double) -> Bool {
+    public func wait(seconds timeout: Double) -> Bool {
         let deadline = monotonicSeconds() + timeout
         while !self.poll() {
             if monotonicSeconds() >= deadline {
@@ -251,21 +251,21 @@ final class SpawnedProcess {
 }
 
 /// What a short-lived tool printed and how it exited.
-struct ToolResult: CustomStringConvertible {
-    let command: String
+public struct ToolResult: CustomStringConvertible {
+    public let command: String
     /// The exit code, or nil when a signal ended the tool.
-    let status: Int32?
-    let stdout: String
-    let stderr: String
+    public let status: Int32?
+    public let stdout: String
+    public let stderr: String
 
-    var description: String {
+    public var description: String {
         "`\(self.command)` exited \(self.status.map(String.init) ?? "on a signal"); stdout: \(self.stdout); "
             + "stderr: \(self.stderr)"
     }
 }
 
 /// The pids whose parent is `pid` (from /proc/*/stat), with their state letter.
-func children(of pid: pid_t) -> [(pid: pid_t, state: String)] {
+public func children(of pid: pid_t) -> [(pid: pid_t, state: String)] {
     guard let proc = opendir("/proc") else { return [] }
     defer { closedir(proc) }
     var found: [(pid: pid_t, state: String)] = []
@@ -286,6 +286,6 @@ func children(of pid: pid_t) -> [(pid: pid_t, state: String)] {
 }
 
 /// The pids whose parent is `pid`.
-func childPids(of pid: pid_t) -> [pid_t] {
+public func childPids(of pid: pid_t) -> [pid_t] {
     children(of: pid).map(\.pid)
 }

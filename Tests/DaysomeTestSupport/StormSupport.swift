@@ -5,55 +5,52 @@
 // the two. The storm itself (seeded flips at random intervals, settled checks, a delivery
 // straddled) runs the same way for the wheel and for the systemd backend; only the checks differ.
 //
-// This one file serves Tests/IntegrationTests and Tests/SystemdIntegrationTests (test targets
-// cannot import each other): the second is a symlink to the first. It uses only what both
-// targets' harnesses define (SpawnedProcess, replaceFile, readFile, pause, wallSeconds,
-// findExecutable, HarnessError, SeededRandom).
+// It serves Tests/IntegrationTests and Tests/SystemdIntegrationTests through this library.
 
 import Glibc
 
 // MARK: Knobs
 
 /// A whole number from the environment (`DAYSOME_SEED`, `DAYSOME_STORM_FLIPS`), or nil.
-func environmentNumber(_ name: String) -> UInt64? {
+public func environmentNumber(_ name: String) -> UInt64? {
     getenv(name).flatMap { UInt64(String(cString: $0)) }
 }
 
 /// How many flips a storm makes: `DAYSOME_STORM_FLIPS`, else `fallback`.
-func stormFlips(default fallback: Int) -> Int {
+public func stormFlips(default fallback: Int) -> Int {
     environmentNumber("DAYSOME_STORM_FLIPS").map { max(2, Int(clamping: $0)) } ?? fallback
 }
 
 /// A number from a generator in `range` (inclusive), for readable seeded draws.
-func draw(_ range: ClosedRange<Int>, _ random: inout SeededRandom) -> Int {
+public func draw(_ range: ClosedRange<Int>, _ random: inout SeededRandom) -> Int {
     range.lowerBound + Int(random.next() % UInt64(range.count))
 }
 
 // MARK: What the server saw
 
 /// One Notify sent to the notification server, as the bus carried it.
-struct ServerNotification: CustomStringConvertible {
-    let appName: String
-    let summary: String
+public struct ServerNotification: CustomStringConvertible {
+    public let appName: String
+    public let summary: String
     /// The bus's time of the Notify call (seconds since the epoch).
-    let postedAt: Double
-    let sender: String
-    let serial: String
+    public let postedAt: Double
+    public let sender: String
+    public let serial: String
     /// The id the server answered with, and when.
-    var id: UInt32?
-    var answeredAt: Double?
+    public var id: UInt32?
+    public var answeredAt: Double?
     /// When the server said it closed it (NotificationClosed), and why (3: CloseNotification).
-    var closedAt: Double?
-    var closeReason: UInt32?
+    public var closedAt: Double?
+    public var closeReason: UInt32?
 
-    var description: String {
+    public var description: String {
         let closed = self.closedAt.map { "closed \(clockText($0)) (reason \(self.closeReason ?? 0))" } ?? "never closed"
         return "\"\(self.summary)\" id \(self.id.map(String.init) ?? "-") posted \(clockText(self.postedAt)), \(closed)"
     }
 }
 
 /// `HH:MM:SS.mmm` UTC of epoch seconds, for failure messages.
-func clockText(_ seconds: Double) -> String {
+public func clockText(_ seconds: Double) -> String {
     let whole = Int64(seconds.rounded(.down))
     let millis = Int((seconds - Double(whole)) * 1_000)
     let day = whole % 86_400
@@ -64,8 +61,8 @@ func clockText(_ seconds: Double) -> String {
 
 /// A `dbus-monitor --monitor` on one bus, watching org.freedesktop.Notifications: its calls,
 /// every method return (the ids come back in them) and its signals.
-final class BusRecorder {
-    let log: String
+public final class BusRecorder {
+    public let log: String
     private let process: SpawnedProcess
 
     private init(process: SpawnedProcess, log: String) {
@@ -74,7 +71,7 @@ final class BusRecorder {
     }
 
     /// Starts recording `address` into `log`; returns once the monitor is attached.
-    static func start(address: String, log: String) async throws -> BusRecorder {
+    public static func start(address: String, log: String) async throws -> BusRecorder {
         let executable = try findExecutable("dbus-monitor", package: "dbus-bin")
         let process = try SpawnedProcess(
             executable,
@@ -98,12 +95,12 @@ final class BusRecorder {
     }
 
     /// Stops the monitor (its output is flushed line by line, so nothing is lost).
-    func stop() {
+    public func stop() {
         self.process.stop()
     }
 
     /// Every Notify the bus carried so far, with its id and closing, in order.
-    func notifications() -> [ServerNotification] {
+    public func notifications() -> [ServerNotification] {
         parseMonitorLog(readFile(self.log))
     }
 }
@@ -182,15 +179,15 @@ private func parseMonitorLog(_ text: String) -> [ServerNotification] {
 // MARK: The display's flips
 
 /// When the display state file said what: each entry holds from its instant to the next.
-struct FlipLog {
-    private(set) var entries: [(at: Double, state: String)] = []
+public struct FlipLog {
+    public private(set) var entries: [(at: Double, state: String)] = []
 
-    mutating func append(_ state: String, at time: Double) {
+    public mutating func append(_ state: String, at time: Double) {
         self.entries.append((time, state))
     }
 
     /// The foreground stretches, the last one open until `end`.
-    func foregroundStretches(until end: Double) -> [(from: Double, to: Double)] {
+    public func foregroundStretches(until end: Double) -> [(from: Double, to: Double)] {
         var stretches: [(from: Double, to: Double)] = []
         for (index, entry) in self.entries.enumerated() where entry.state == "foreground" {
             let next = index + 1 < self.entries.count ? self.entries[index + 1].at : end
@@ -203,7 +200,7 @@ struct FlipLog {
     /// foreground began is closed within `window` seconds of it, and one posted during a
     /// foreground is posted within `window` of its beginning (a fire racing the return) and
     /// closed within `window` of its posting. Returns one line per breach.
-    func breaches(
+    public func breaches(
         of notifications: [ServerNotification], appName: String = "Daysome", window: Double, until end: Double
     ) -> [String] {
         var found: [String] = []
@@ -233,7 +230,7 @@ struct FlipLog {
 }
 
 /// `123 ms`.
-func milliText(_ seconds: Double) -> String {
+public func milliText(_ seconds: Double) -> String {
     seconds.isFinite ? "\(Int((seconds * 1_000).rounded())) ms" : "forever"
 }
 
@@ -242,14 +239,14 @@ func milliText(_ seconds: Double) -> String {
 /// A storm's flips, drawn from a seed before it starts: segments of an odd number of flips (so
 /// the settled state alternates), each flip after a random 0-50 ms, and where the flips resume
 /// after the minute a start is delivered.
-struct StormPlan {
-    let seed: UInt64
+public struct StormPlan {
+    public let seed: UInt64
     /// The delay before each flip of each segment, in seconds.
-    let segments: [[Double]]
+    public let segments: [[Double]]
     /// How long after the start's minute the flips resume, in seconds.
-    let resumeAfterMinute: Double
+    public let resumeAfterMinute: Double
 
-    init(seed: UInt64, flips: Int, resumeAfterMinute milliseconds: ClosedRange<Int>) {
+    public init(seed: UInt64, flips: Int, resumeAfterMinute milliseconds: ClosedRange<Int>) {
         var random = SeededRandom(seed: seed)
         var segments: [[Double]] = []
         var left = flips
@@ -263,32 +260,32 @@ struct StormPlan {
         self.resumeAfterMinute = Double(draw(milliseconds, &random)) / 1_000
     }
 
-    var flips: Int { self.segments.reduce(0) { $0 + $1.count } }
+    public var flips: Int { self.segments.reduce(0) { $0 + $1.count } }
 
     /// About how long the storm takes: its delays, and a settle and a check after each segment.
-    func estimatedSeconds(settle: Double = 1.0, check: Double) -> Double {
+    public func estimatedSeconds(settle: Double = 1.0, check: Double) -> Double {
         self.segments.reduce(0) { $0 + $1.reduce(0, +) + settle + check }
     }
 
     /// How long before the minute to begin, so that the minute falls in the storm's first half.
-    func lead(check: Double) -> Double {
+    public func lead(check: Double) -> Double {
         min(10, self.estimatedSeconds(check: check) * 0.4)
     }
 }
 
 /// What a storm did.
-struct StormReport: CustomStringConvertible {
-    var flips = 0
-    var settledForeground = 0
-    var settledAway = 0
+public struct StormReport: CustomStringConvertible {
+    public var flips = 0
+    public var settledForeground = 0
+    public var settledAway = 0
     /// How many segments ran before the minute and after it.
-    var segmentsBeforeMinute = 0
-    var segmentsAfterMinute = 0
+    public var segmentsBeforeMinute = 0
+    public var segmentsAfterMinute = 0
     /// When the first flip after the minute was written, relative to the minute.
-    var firstFlipAfterMinute: Double?
-    var seconds = 0.0
+    public var firstFlipAfterMinute: Double?
+    public var seconds = 0.0
 
-    var description: String {
+    public var description: String {
         "\(self.flips) flips in \(Int(self.seconds.rounded())) s, \(self.settledForeground) settled foregrounds and "
             + "\(self.settledAway) settled aways checked; the flips resumed "
             + "\(self.firstFlipAfterMinute.map(milliText) ?? "never") after the start's minute"
@@ -297,13 +294,13 @@ struct StormReport: CustomStringConvertible {
 
 /// Writes the display state file as the display does (temporary file and rename) and logs
 /// each write with the time it took effect.
-final class StormDriver {
-    let displayState: String
-    private(set) var log = FlipLog()
-    private(set) var state: String
+public final class StormDriver {
+    public let displayState: String
+    public private(set) var log = FlipLog()
+    public private(set) var state: String
 
     /// Writes `state` first, unless `write` is false (the file is missing, which means away).
-    init(displayState: String, state: String, write: Bool = true) throws {
+    public init(displayState: String, state: String, write: Bool = true) throws {
         self.displayState = displayState
         self.state = state
         if write {
@@ -317,13 +314,13 @@ final class StormDriver {
     }
 
     /// Writes `state` (a flip when it differs from the current one).
-    func write(_ state: String) throws {
+    public func write(_ state: String) throws {
         try replaceFile(self.displayState, state + "\n")
         self.state = state
         self.log.append(state, at: wallSeconds())
     }
 
-    func flip() throws {
+    public func flip() throws {
         try self.write(self.state == "away" ? "foreground" : "away")
     }
 
@@ -331,7 +328,7 @@ final class StormDriver {
     /// and the check of the state it settled in; before the segment that would reach `minute`,
     /// the display settles away (checked) and the flips resume `plan.resumeAfterMinute` after
     /// it, in the middle of that start's delivery. Ends settled in the foreground, checked.
-    func run(
+    public func run(
         _ plan: StormPlan, minute: Int64, settle: Double = 1.0, checkDuration: Double,
         checkForeground: () async throws -> Void, checkAway: () async throws -> Void
     ) async throws -> StormReport {
@@ -405,7 +402,7 @@ final class StormDriver {
 
 /// Removes a file or a directory with everything in it (a wiped runtime directory), without
 /// following symlinks out of it.
-func removeTree(_ path: String) {
+public func removeTree(_ path: String) {
     var info = stat()
     guard lstat(path, &info) == 0 else { return }
     if (info.st_mode & S_IFMT) == S_IFDIR, let directory = opendir(path) {
@@ -429,7 +426,7 @@ func removeTree(_ path: String) {
 /// A daily household in UTC with `count` items at distinct minutes, none within `quiet` seconds
 /// of `now` either way (so nothing falls due while a test runs): a week of about 7 × `count`
 /// starts, for lays that take long enough to be interrupted.
-func bigHouseholdText(count: Int, now: Int64, quiet: Int64, random: inout SeededRandom) -> String {
+public func bigHouseholdText(count: Int, now: Int64, quiet: Int64, random: inout SeededRandom) -> String {
     let minuteNow = Int((now % 86_400) / 60)
     let quietMinutes = Int(quiet / 60) + 1
     var free = (0..<1_440).filter { minute in

@@ -1,13 +1,12 @@
 // The services every integration target starts the same way: the products built next to the
 // test bundle, a private session bus, Xvfb on a display of its own, and dunst with the tests'
-// configuration. Each
-// target links this file (test targets cannot import each other); the sessions decide which bus.
+// configuration. TestWorld decides which bus.
 
 import Glibc
 
 /// Where `swift build` put `name`: next to the test bundle (the directory of /proc/self/exe),
 /// or in $DAYSOME_BIN_DIR when that is set.
-func builtProduct(_ name: String) throws -> String {
+public func builtProduct(_ name: String) throws -> String {
     var directory: String
     if let override = getenv("DAYSOME_BIN_DIR") {
         directory = String(cString: override)
@@ -33,7 +32,7 @@ func builtProduct(_ name: String) throws -> String {
 
 /// The dunst configuration of every test: duplicates are not stacked (a second identical call
 /// must show as a second notification), and the history keeps everything.
-let dunstConfiguration = """
+public let dunstConfiguration = """
     [global]
         monitor = 0
         follow = none
@@ -59,7 +58,9 @@ let dunstConfiguration = """
 
 /// Xvfb on a display it picks (-displayfd, so parallel tests do not collide), logging to
 /// `xvfb.log`; returns the process and its display (":N").
-func startXvfb(in directory: TestDirectory, home: String) async throws -> (process: SpawnedProcess, display: String) {
+public func startXvfb(
+    in directory: TestDirectory, home: String
+) async throws -> (process: SpawnedProcess, display: String) {
     let xvfbPath = try findExecutable("Xvfb", package: "xvfb")
     let pipe = try makePipe()
     defer { close(pipe.read) }
@@ -78,7 +79,7 @@ func startXvfb(in directory: TestDirectory, home: String) async throws -> (proce
 
 /// dunst with the tests' configuration, on the bus and display that `environment` names,
 /// logging to `dunst.log`; returns once `ready` says it answers.
-func startDunst(
+public func startDunst(
     in directory: TestDirectory, environment: [String: String], ready: @escaping () async throws -> Bool
 ) async throws -> SpawnedProcess {
     let dunstPath = try findExecutable("dunst", package: "dunst")
@@ -101,18 +102,22 @@ func startDunst(
     return dunst
 }
 
-/// A session bus config with no service directories: the stock one would let the bus activate
-/// /usr/bin/dunst behind our back. Eavesdropping is allowed for the tests' bus monitors.
-func privateSessionBusConfiguration(socket: String) -> String {
+/// A dbus-daemon config of the tests' own, of `type` (`session` or `system`), listening on
+/// `socket`: no service directories unless `serviceDirectory` is given (the stock session config
+/// would let the bus activate /usr/bin/dunst behind our back), anyone may own any name, and
+/// eavesdropping is allowed for the tests' bus monitors.
+public func busConfiguration(type: String = "session", socket: String, serviceDirectory: String? = nil) -> String {
     """
     <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
      "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
     <busconfig>
-      <type>session</type>
+      <type>\(type)</type>
       <listen>unix:path=\(socket)</listen>
       <auth>EXTERNAL</auth>
+    \(serviceDirectory.map { "  <servicedir>\($0)</servicedir>\n" } ?? "")\
       <policy context="default">
         <allow send_destination="*" eavesdrop="true"/>
+        <allow receive_sender="*"/>
         <allow eavesdrop="true"/>
         <allow own="*"/>
       </policy>
@@ -120,26 +125,34 @@ func privateSessionBusConfiguration(socket: String) -> String {
     """
 }
 
-/// `dbus-daemon --nofork --print-address=1` on `<directory>/bus` with that config, logging to
-/// `dbus-daemon.log`; returns the process and the address it printed.
-func startPrivateSessionBus(
-    in directory: TestDirectory, home: String
-) async throws -> (
-    process: SpawnedProcess, address: String
-) {
+/// `dbus-daemon --nofork --print-address=1` with `busConfiguration` on `<directory>/<name>`
+/// (config `<name>.conf`, log `<name>.log`), with `environment`; returns the process and the
+/// address it printed. A socket left by a bus of the same name that the test stopped is removed.
+public func startPrivateBus(
+    _ name: String, in directory: TestDirectory, type: String = "session", serviceDirectory: String? = nil,
+    environment: [String: String]
+) async throws -> (process: SpawnedProcess, address: String) {
     let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
-    let socket = "\(directory.path)/bus"
-    let config = try directory.write("session.conf", privateSessionBusConfiguration(socket: socket))
+    let socket = "\(directory.path)/\(name)"
+    unlink(socket)
+    let config = try directory.write(
+        "\(name).conf", busConfiguration(type: type, socket: socket, serviceDirectory: serviceDirectory))
     let pipe = try makePipe()
     defer { close(pipe.read) }
     let process = try SpawnedProcess(
-        executable, ["--config-file=\(config)", "--nofork", "--print-address=1", "--address=unix:path=\(socket)"],
-        environment: ["PATH": childPath, "HOME": home], stdout: pipe.write,
-        stderrPath: "\(directory.path)/dbus-daemon.log")
+        executable, ["--config-file=\(config)", "--nofork", "--print-address=1"], environment: environment,
+        stdout: pipe.write, stderrPath: "\(directory.path)/\(name).log")
     close(pipe.write)
     guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
         process.stop()
-        throw HarnessError("dbus-daemon printed no address within 10 s: " + directory.read("dbus-daemon.log"))
+        throw HarnessError("dbus-daemon '\(name)' printed no address within 10 s: " + directory.read("\(name).log"))
     }
     return (process, address)
+}
+
+/// A private session bus on `<directory>/bus`; returns the process and the address it printed.
+public func startPrivateSessionBus(
+    in directory: TestDirectory, home: String
+) async throws -> (process: SpawnedProcess, address: String) {
+    try await startPrivateBus("bus", in: directory, environment: ["PATH": childPath, "HOME": home])
 }

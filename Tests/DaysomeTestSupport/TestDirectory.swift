@@ -1,21 +1,21 @@
 // TestDirectory: a fresh 0700 directory per test under <package>/.testrun/ (outside /tmp, whose
 // private mounts would hide it from a service manager), removed with its contents; plus reading
-// and replacing files. One file, linked into each integration target.
+// and replacing files.
 
 import Glibc
 
-/// The package root, from this file's path as the target sees it (…/Tests/<Target>/TestDirectory.swift).
-func packageRoot() -> String {
+/// The package root, from this file's path as the target sees it (…/Tests/DaysomeTestSupport/TestDirectory.swift).
+public func packageRoot() -> String {
     var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
     parts.removeLast(3)
     return parts.joined(separator: "/")
 }
 
 /// A fresh 0700 directory under <package>/.testrun/, removed with everything in it.
-final class TestDirectory {
-    let path: String
+public final class TestDirectory {
+    public let path: String
 
-    init() throws {
+    public init() throws {
         let base = packageRoot() + "/.testrun"
         mkdir(base, 0o755)
         var template = Array((base + "/XXXXXX").utf8CString)
@@ -31,7 +31,7 @@ final class TestDirectory {
 
     /// Creates a 0700 subdirectory and returns its path.
     @discardableResult
-    func makeDirectory(_ name: String) throws -> String {
+    public func makeDirectory(_ name: String) throws -> String {
         let directory = "\(self.path)/\(name)"
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
             throw HarnessError("mkdir \(directory) failed: \(errnoText(errno))")
@@ -41,14 +41,14 @@ final class TestDirectory {
 
     /// Writes `text` to a file in the directory and returns its path.
     @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
+    public func write(_ name: String, _ text: String) throws -> String {
         let file = "\(self.path)/\(name)"
         try writeFile(file, text)
         return file
     }
 
     /// Reads a file of the directory, or "" if it cannot.
-    func read(_ name: String) -> String {
+    public func read(_ name: String) -> String {
         readFile("\(self.path)/\(name)")
     }
 
@@ -75,13 +75,17 @@ final class TestDirectory {
 }
 
 /// Writes `text` to `path` (created 0600 or truncated).
-func writeFile(_ path: String, _ text: String) throws {
+public func writeFile(_ path: String, _ text: String) throws {
+    try writeFile(path, bytes: Array(text.utf8))
+}
+
+/// Writes `bytes` to `path` (created 0600 or truncated): for contents that are not UTF-8 text.
+public func writeFile(_ path: String, bytes: [UInt8]) throws {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
         throw HarnessError("open \(path) failed: \(errnoText(errno))")
     }
     defer { close(fd) }
-    let bytes = Array(text.utf8)
     var written = 0
     while written < bytes.count {
         let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -96,16 +100,21 @@ func writeFile(_ path: String, _ text: String) throws {
 }
 
 /// Replaces `path` the way the display app does: a temporary file beside it, then rename(2).
-func replaceFile(_ path: String, _ text: String) throws {
+public func replaceFile(_ path: String, _ text: String) throws {
+    try replaceFile(path, bytes: Array(text.utf8))
+}
+
+/// Replaces `path` with `bytes` the way the display app does: for contents that are not UTF-8 text.
+public func replaceFile(_ path: String, bytes: [UInt8]) throws {
     let temporary = path + ".writing"
-    try writeFile(temporary, text)
+    try writeFile(temporary, bytes: bytes)
     guard rename(temporary, path) == 0 else {
         throw HarnessError("rename \(temporary) to \(path) failed: \(errnoText(errno))")
     }
 }
 
 /// Reads a whole file, or "" if it cannot.
-func readFile(_ path: String) -> String {
+public func readFile(_ path: String) -> String {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
         return ""
@@ -115,7 +124,7 @@ func readFile(_ path: String) -> String {
 }
 
 /// Reads `fd` to its end.
-func readAll(_ fd: Int32) -> String {
+public func readAll(_ fd: Int32) -> String {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
@@ -133,7 +142,7 @@ func readAll(_ fd: Int32) -> String {
 
 /// The names in a directory, without `.` and `..`, each with whether it is a directory; empty
 /// when it cannot be read.
-func directoryEntries(_ path: String) -> [(name: String, isDirectory: Bool)] {
+public func directoryEntries(_ path: String) -> [(name: String, isDirectory: Bool)] {
     guard let directory = opendir(path) else { return [] }
     defer { closedir(directory) }
     var entries: [(name: String, isDirectory: Bool)] = []

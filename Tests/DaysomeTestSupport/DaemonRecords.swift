@@ -1,0 +1,146 @@
+// What daysomectl prints about a daemon (`status`, `pending`, `history`, `plan`, each `--json`),
+// typed for the tests. Every key the tests read is decoded here and nowhere else, so when the
+// core gains typed snapshots of these documents this file switches to them in one edit.
+// Decoding is lenient on purpose: a missing key reads as nil or empty, and the test that cares
+// asserts on that value.
+
+import DaysomeCore
+
+extension JSONValue {
+    /// A number as an `Int`, or nil.
+    public var int: Int? { self.doubleValue.map { Int($0) } }
+    /// The strings of an array (other elements left out).
+    public var strings: [String] { (self.arrayValue ?? []).compactMap(\.stringValue) }
+
+    /// Every string in the document, keys excluded.
+    public var allStrings: [String] {
+        switch self {
+        case .string(let text): return [text]
+        case .array(let values): return values.flatMap(\.allStrings)
+        case .object(let object): return object.members.flatMap(\.value.allStrings)
+        default: return []
+        }
+    }
+}
+
+/// `status --json`: the fields the harness relies on, and the whole document for the rest.
+public struct DaemonStatus: CustomStringConvertible {
+    /// Whether a daemon holds the lock and published this status.
+    public let running: Bool
+    /// The publishing daemon's pid.
+    public let pid: Int?
+    /// `foreground` or `away`, as the daemon last saw the display.
+    public let display: String?
+    /// The whole document, for the fields a single test reads.
+    public let json: JSONObject
+
+    init(_ object: JSONObject) {
+        self.running = object["running"]?.boolValue ?? false
+        self.pid = object["pid"]?.int
+        self.display = object["display"]?.stringValue
+        self.json = object
+    }
+
+    /// A field of the document by its key.
+    public subscript(key: String) -> JSONValue? { self.json[key] }
+
+    public var description: String {
+        "running \(self.running), pid \(self.pid.map(String.init) ?? "-"), display \(self.display ?? "-")"
+    }
+}
+
+/// One entry of `pending --json`.
+public struct QueuedStart: Equatable, CustomStringConvertible {
+    public let lay: Int?
+    public let at: String
+    public let local: String
+    public let itemIds: [String]
+    public let title: String
+
+    init(_ json: JSONValue) {
+        let object = json.objectValue ?? JSONObject()
+        self.lay = object["lay"]?.int
+        self.at = object["at"]?.stringValue ?? ""
+        self.local = object["local"]?.stringValue ?? ""
+        self.itemIds = object["itemIds"]?.strings ?? []
+        self.title = object["title"]?.stringValue ?? ""
+    }
+
+    public var description: String {
+        "\(self.at) \(self.itemIds) \"\(self.title)\" (lay \(self.lay.map(String.init) ?? "-"))"
+    }
+}
+
+/// `pending --json`.
+public struct Queue {
+    public let display: String?
+    public let lay: Int?
+    public let daemonRunning: Bool?
+    public let starts: [QueuedStart]
+
+    init(_ object: JSONObject) {
+        self.display = object["display"]?.stringValue
+        self.lay = object["lay"]?.int
+        self.daemonRunning = object["daemonRunning"]?.boolValue
+        self.starts = (object["pending"]?.arrayValue ?? []).map(QueuedStart.init)
+    }
+}
+
+/// One record of `history --json`.
+public struct HistoryEvent: CustomStringConvertible {
+    public let time: String
+    public let event: String
+    public let lay: Int?
+    public let at: String?
+    public let itemIds: [String]
+    public let reason: String?
+
+    init(_ json: JSONValue) {
+        let object = json.objectValue ?? JSONObject()
+        self.time = object["time"]?.stringValue ?? ""
+        self.event = object["event"]?.stringValue ?? ""
+        self.lay = object["lay"]?.int
+        self.at = object["at"]?.stringValue
+        self.itemIds = object["itemIds"]?.strings ?? []
+        self.reason = object["reason"]?.stringValue
+    }
+
+    public var description: String {
+        "\(self.time) \(self.event) lay \(self.lay.map(String.init) ?? "-") \(self.at ?? "-") \(self.itemIds) "
+            + (self.reason ?? "")
+    }
+}
+
+/// One start of `plan --json`.
+public struct PlannedStart: CustomStringConvertible {
+    public let at: String
+    public let local: String
+    public let itemIds: [String]
+    public let heading: String
+    public let title: String
+    public let body: String
+
+    public init(_ json: JSONValue) {
+        let object = json.objectValue ?? JSONObject()
+        self.at = object["at"]?.stringValue ?? ""
+        self.local = object["local"]?.stringValue ?? ""
+        self.itemIds = object["itemIds"]?.strings ?? []
+        self.heading = object["heading"]?.stringValue ?? ""
+        self.title = object["title"]?.stringValue ?? ""
+        self.body = object["body"]?.stringValue ?? ""
+    }
+
+    public var description: String { "\(self.at) \(self.itemIds) \"\(self.title)\"" }
+}
+
+/// The decoders of the documents above, by the daysomectl verb that prints them.
+enum DaemonDocument {
+    static func status(_ object: JSONObject) -> DaemonStatus { DaemonStatus(object) }
+    static func pending(_ object: JSONObject) -> Queue { Queue(object) }
+    static func history(_ object: JSONObject) -> [HistoryEvent] {
+        (object["history"]?.arrayValue ?? []).map(HistoryEvent.init)
+    }
+    static func plan(_ object: JSONObject) -> [PlannedStart] {
+        (object["starts"]?.arrayValue ?? []).map(PlannedStart.init)
+    }
+}

@@ -1,0 +1,116 @@
+// A world's session services: a private session bus, Xvfb and dunst on whichever bus the world
+// has (its own or the user manager's), a stand-in notification server that answers late, and
+// what dunst shows, read as she would see it.
+
+import DaysomeCore
+import Glibc
+
+extension TestWorld {
+    /// `dbus-daemon --nofork --print-address=1` with a session config that has no service
+    /// directories (the stock one would let the bus activate /usr/bin/dunst behind our back).
+    public func startSessionBus() async throws {
+        let (process, address) = try await startPrivateSessionBus(in: self.directory, home: self.home)
+        self.processes.append(process)
+        self.busAddress = address
+    }
+
+    /// Xvfb on a display it picks (-displayfd, so parallel tests do not collide) and dunst on the
+    /// world's session bus; waits until dunst owns org.freedesktop.Notifications.
+    public func startNotificationServer() async throws {
+        guard self.busAddress != nil else {
+            throw HarnessError("dunst needs a session bus: start .sessionBus or .userManager first")
+        }
+        _ = try findExecutable("dbus-send", package: "dbus-bin")
+        _ = try findExecutable("busctl", package: "systemd")
+        let (xvfb, display) = try await startXvfb(in: self.directory, home: self.home)
+        self.processes.append(xvfb)
+        var environment = self.environment
+        environment["DISPLAY"] = display
+        self.serverEnvironment = environment
+        try await self.launchDunst()
+    }
+
+    /// dunst on the world's bus, in the Xvfb display already running; waits until it owns the name.
+    private func launchDunst() async throws {
+        guard let environment = self.serverEnvironment else { throw HarnessError("dunst needs Xvfb first") }
+        let dunst = try await startDunst(in: self.directory, environment: environment) {
+            try await self.nameHasOwner("org.freedesktop.Notifications")
+        }
+        self.processes.append(dunst)
+        self.dunst = dunst
+    }
+
+    /// `systemctl --user restart dbus.service`: every connection to the session bus drops. dunst,
+    /// which cannot outlive its bus, is stopped by its pid and started again on the new one.
+    public func restartSessionBus() async throws {
+        let restart = try await self.systemctl(["restart", "dbus.service"])
+        guard restart.status == 0 else { throw HarnessError("restarting dbus.service failed: \(restart)") }
+        if let dunst = self.dunst {
+            dunst.send(SIGTERM)
+            _ = await dunst.exit(within: 5)
+            self.processes.removeAll { $0 === dunst }
+        }
+        try await self.launchDunst()
+    }
+
+    /// A stand-in notification server (`Tests/StandIns/slow-notifications.py`) whose Notify replies
+    /// come `delay` seconds late; it prints each Notify and CloseNotification it gets to the returned log.
+    public func startSlowNotificationServer(delay: Double) async throws -> String {
+        let python = "/usr/bin/python3"
+        guard access(python, X_OK) == 0 else { throw HarnessError("\(python) is missing: install python3-dbus") }
+        let log = "\(self.directory.path)/slow-notifications.log"
+        let pipe = try makePipe()
+        defer { close(pipe.read) }
+        let process = try SpawnedProcess(
+            python, ["\(packageRoot())/Tests/StandIns/slow-notifications.py", String(delay), log],
+            environment: self.environment, stdout: pipe.write, stderrPath: log + ".err")
+        close(pipe.write)
+        self.processes.append(process)
+        guard await readLine(pipe.read, timeout: 15) == "ready" else {
+            throw HarnessError("the slow notification server did not start: \(readFile(log + ".err"))")
+        }
+        return log
+    }
+
+    /// Whether dunst still runs, and what it and the manager logged: for a failing dunstctl.
+    public var serverDiagnosis: String {
+        let dunst = self.dunst.map { $0.poll() ? "dunst exited (\($0.waitStatus ?? -1))" : "dunst runs" } ?? "no dunst"
+        let manager = self.directory.read("manager-1.log")
+        return "\(dunst); dunst.log: \(self.directory.read("dunst.log").suffix(1_000))"
+            + (manager.isEmpty ? "" : "; manager log: " + String(manager.suffix(1_500)))
+    }
+
+    /// `dunstctl history`: the notifications dunst has closed (by timeout, by her, or by the
+    /// daemon's CloseNotification), newest first.
+    public func shownHistory() async throws -> [ShownNotification] {
+        try await self.closedNotifications().map(ShownNotification.init)
+    }
+
+    /// Polls until the queue shows the display in the foreground with nothing pending and dunst
+    /// shows nothing; returns how long that took since `start` (monotonic), in seconds.
+    public func settledEmpty(within timeout: Double, since start: Double) async throws -> Double {
+        try await poll("nothing pending and nothing shown", timeout: timeout, interval: 0.02) { () -> Double? in
+            let queue = try await self.pending()
+            guard queue.display == "foreground", queue.starts.isEmpty else { return nil }
+            return try await self.displayedCount() == 0 ? monotonicSeconds() - start : nil
+        }
+    }
+
+    /// Fails if dunst shows anything during the next `seconds` (checked at least once) or, with
+    /// `orClosed`, if its history then holds anything.
+    public func expectNothingShown(for seconds: Double, orClosed: Bool = false) async throws {
+        let end = monotonicSeconds() + seconds
+        repeat {
+            let count = try await self.displayedCount()
+            guard count == 0 else {
+                throw HarnessError("dunst shows \(count) notification(s); daysomed said: \(self.daemonStderr)")
+            }
+            await pause(orClosed ? 0.05 : 0.1)
+        } while monotonicSeconds() < end
+        guard orClosed else { return }
+        let closed = try await self.closedSummaries()
+        guard closed.isEmpty else {
+            throw HarnessError("dunst's history holds \(closed); daysomed said: \(self.daemonStderr)")
+        }
+    }
+}

@@ -1,1 +1,0 @@
-../Shared/ToolRunner.swift

@@ -1,1 +1,0 @@
-../IntegrationTests/StormSupport.swift
