@@ -7,9 +7,12 @@ import Glibc
 
 extension TestWorld {
     /// `dbus-daemon --nofork --print-address=1` with a session config that has no service
-    /// directories (the stock one would let the bus activate /usr/bin/dunst behind our back).
-    public func startSessionBus() async throws {
-        let (process, address) = try await startPrivateSessionBus(in: self.directory, home: self.home)
+    /// directories (the stock one would let the bus activate /usr/bin/dunst behind our back), or
+    /// only the test's own `activating` directory of service files.
+    public func startSessionBus(activating serviceDirectory: String? = nil) async throws {
+        let (process, address) = try await startPrivateBus(
+            "bus", in: self.directory, serviceDirectory: serviceDirectory,
+            environment: ["PATH": childPath, "HOME": self.home])
         self.processes.append(process)
         self.busAddress = address
     }

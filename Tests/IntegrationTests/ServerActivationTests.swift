@@ -1,0 +1,62 @@
+// MATE's notification server quits when idle, and the post that activates it again can meet the
+// old instance still quitting: the bus answers `Spawn.ChildExited` and nothing is shown. The
+// daemon posts the call again within seconds (rule 2's grace window), and only a real post ever
+// starts a server. Here the bus activates a stand-in whose first start fails the same way.
+
+import DaysomeTestSupport
+import Glibc
+import Testing
+
+@Suite("A call the bus could not start a server for", .timeLimit(.minutes(2)))
+struct ServerActivationTests {
+    @Test func aCallWhoseServerFailedToStartIsPostedAgainAndShownWithinSecondsNeverDropped() async throws {
+        let world = try TestWorld()
+        defer { world.stop() }
+        let services = try world.directory.makeDirectory("services")
+        let log = "\(world.directory.path)/server.log"
+        let failed = "\(world.directory.path)/first-start-failed"
+        let script = try world.directory.write(
+            "flaky-server.sh",
+            """
+            #!/bin/sh
+            # The first start fails as MATE's quitting server did; every later one serves.
+            if [ ! -e '\(failed)' ]; then : >'\(failed)'; exit 1; fi
+            export DBUS_SESSION_BUS_ADDRESS="$DBUS_STARTER_ADDRESS"
+            exec /usr/bin/python3 '\(packageRoot())/Tests/StandIns/slow-notifications.py' 0 '\(log)' >'\(log).out' 2>&1
+            """)
+        _ = try world.directory.write(
+            "services/org.freedesktop.Notifications.service",
+            "[D-BUS Service]\nName=org.freedesktop.Notifications\nExec=/bin/sh \(script)\n")
+        try await world.startSessionBus(activating: services)
+
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(world.household, try nextMinutesHousehold(minute))
+        try await world.startDaemon()
+        try await world.expectQueued(at: minute)
+        #expect(access(failed, F_OK) != 0, "a probe started the server before any call: \(world.daemonStderr)")
+
+        let seen: String
+        do {
+            seen = try await poll("the started server to get the call", timeout: Double(minute) - wallSeconds() + 20) {
+                () -> String? in
+                let text = readFile(log)
+                return text.contains("Soup time") ? text : nil
+            }
+        } catch {
+            let history = (try? await world.history()).map { "\($0)" } ?? "none"
+            throw HarnessError(
+                "\(error); server log: \(readFile(log)); bus: \(world.directory.read("bus.log")); history: \(history); "
+                    + "daysomed: \(world.daemonStderr)")
+        }
+        let late = wallSeconds() - Double(minute)
+        print("[IntegrationTests] call taken by the restarted server \(Int(late * 1_000)) ms after its minute")
+        #expect(access(failed, F_OK) == 0, "the first start did not fail: the test proves nothing")
+        #expect(seen.hasPrefix("notify 1 Soup time"), "\(seen)")
+        #expect(world.daemonStderr.contains("posting it again"), "\(world.daemonStderr)")
+        let history = try await world.history()
+        let at = rfc3339(minute)
+        #expect(history.filter { $0.event == "delivered" && $0.at == at }.count == 1, "\(history)")
+        #expect(!history.contains { $0.event == "dropped" && $0.at == at }, "\(history)")
+        #expect(late < 10, "taken \(late) s after its minute")
+    }
+}
