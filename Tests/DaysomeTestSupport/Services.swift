@@ -143,9 +143,10 @@ public func startPrivateBus(
         executable, ["--config-file=\(config)", "--nofork", "--print-address=1"], environment: environment,
         stdout: pipe.write, stderrPath: "\(directory.path)/\(name).log")
     close(pipe.write)
-    guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
+    // Generous: ten worlds of one suite start their buses at once, beside a build on a shared machine.
+    guard let address = await readLine(pipe.read, timeout: 30), !address.isEmpty else {
         process.stop()
-        throw HarnessError("dbus-daemon '\(name)' printed no address within 10 s: " + directory.read("\(name).log"))
+        throw HarnessError("dbus-daemon '\(name)' printed no address within 30 s: " + directory.read("\(name).log"))
     }
     return (process, address)
 }

@@ -360,6 +360,16 @@ struct DaemonIntegrationTests {
         throw HarnessError("a clock step fell into each of three idle windows")
     }
 
+    /// Waits until the daemon's start-up questions are answered (the notification server named
+    /// in its status): on a loaded machine their replies would otherwise fall into the idle window.
+    private func startUpAnswered(_ session: TestWorld) async throws {
+        _ = try await poll("the daemon to name its notification server", timeout: 10) { () -> Bool? in
+            let server = try await session.status()["notificationServer"]?.objectValue
+            return server?["name"]?.stringValue != nil ? true : nil
+        }
+        await pause(0.5)
+    }
+
     /// A household with a week to lay and no start in the next few minutes: the seed, unless one
     /// of its starts is close, then one whose items are hours away.
     private func quietHousehold(_ session: TestWorld) async throws -> String {
@@ -381,7 +391,7 @@ struct DaemonIntegrationTests {
         try replaceFile(session.household, try await self.quietHousehold(session))
         let daemon = try await session.startDaemon().process
         #expect(try await session.pending().starts.count > 5)
-        await pause(0.5)
+        try await self.startUpAnswered(session)
 
         let (wakeups, _) = try await quietWindow(session, daemon, seconds: 10)
         print("[IntegrationTests] idle daemon without a watchdog: \(wakeups) wakeups in 10 s")
@@ -402,7 +412,8 @@ struct DaemonIntegrationTests {
             return messages.contains { holds($0, "READY=1") } ? messages : nil
         }
         #expect(startup.contains { $0.split(separator: "\n").contains { $0.hasPrefix("STATUS=") } }, "\(startup)")
-        await pause(0.5)
+        try await self.startUpAnswered(session)
+        _ = manager.drain()
 
         let (wakeups, messages) = try await quietWindow(session, daemon, seconds: 10) { manager.drain() }
         let pings = messages.filter { holds($0, "WATCHDOG=1") }.count

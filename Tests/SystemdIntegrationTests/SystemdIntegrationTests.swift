@@ -26,7 +26,14 @@ struct SystemdIntegrationTests {
         #expect(!found.comparedFutureOnly)
         #expect(found.instants.sorted() == planned.sorted())
         #expect(Set(found.instants).count == found.instants.count, "duplicate entries")
-        #expect(found.timers.map(\.name) == ["daysome-lay\(found.lay).timer"], "one timer for one lay")
+        // One timer for one lay: its first part, or (after a clock step the host's time sync made,
+        // when the daemon sends the same lay again) the part that replaced it.
+        #expect(found.timers.count == 1, "one timer for one lay: \(found.timers.map(\.name))")
+        let handle = found.timers.first?.name ?? ""
+        let resent = session.daemonStderr.contains("the clock jumped")
+        #expect(
+            handle == "daysome-lay\(found.lay).timer" || (resent && handle.hasPrefix("daysome-lay\(found.lay)-")),
+            "\(handle); daysomed: \(session.daemonStderr)")
         for timer in found.timers {
             #expect(timer.accuracyUSec == 1_000_000, "\(timer.name): AccuracyUSec")
             #expect(timer.remainAfterElapse == false, "\(timer.name): RemainAfterElapse")
@@ -47,7 +54,7 @@ struct SystemdIntegrationTests {
         #expect(pending["daemonRunning"]?.boolValue == true)
         let queuedInstants = Set(queued.compactMap { $0["at"]?.stringValue })
         #expect(queuedInstants.isSuperset(of: ahead), "pending lacks \(Set(ahead).subtracting(queuedInstants))")
-        #expect(queued.allSatisfy { $0["handle"]?.stringValue == "daysome-lay\(found.lay).timer" })
+        #expect(queued.allSatisfy { $0["handle"]?.stringValue == handle })
         #expect(queued.allSatisfy { $0["title"]?.stringValue?.hasPrefix("(") == false }, "\(queued.prefix(3))")
     }
 
