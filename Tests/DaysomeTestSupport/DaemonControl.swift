@@ -229,7 +229,7 @@ extension TestWorld {
 
     /// `daysomectl status --json`.
     public func status(_ daemon: Daemon? = nil) async throws -> DaemonStatus {
-        DaemonDocument.status(try await self.ctlJSON(["status", "--json"] + self.paths(daemon)))
+        try DaemonDocument.status(try await self.ctlJSON(["status", "--json"] + self.paths(daemon)))
     }
 
     /// `daysomectl pending --json`.

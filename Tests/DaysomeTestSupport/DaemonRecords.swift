@@ -1,8 +1,7 @@
 // What daysomectl prints about a daemon (`status`, `pending`, `history`, `plan`, each `--json`),
-// typed for the tests. Every key the tests read is decoded here and nowhere else, so when the
-// core gains typed snapshots of these documents this file switches to them in one edit.
-// Decoding is lenient on purpose: a missing key reads as nil or empty, and the test that cares
-// asserts on that value.
+// typed for the tests. Every key the tests read is decoded here and nowhere else. A status is
+// also read through the core's `StatusSnapshot`, strictly, as daysomectl reads it; the rest is
+// lenient on purpose: a missing key reads as nil or empty, and the test that cares asserts on it.
 
 import DaysomeCore
 
@@ -33,8 +32,12 @@ public struct DaemonStatus: CustomStringConvertible {
     public let display: String?
     /// The whole document, for the fields a single test reads.
     public let json: JSONObject
+    /// The same document through the core's own type, as daysomectl reads it: a status the
+    /// daemon wrote that the type cannot read fails the test that asked for it.
+    public let snapshot: StatusSnapshot
 
-    init(_ object: JSONObject) {
+    init(_ object: JSONObject) throws {
+        self.snapshot = try StatusSnapshot(json: .object(object))
         self.running = object["running"]?.boolValue ?? false
         self.pid = object["pid"]?.int
         self.display = object["display"]?.stringValue
@@ -135,7 +138,13 @@ public struct PlannedStart: CustomStringConvertible {
 
 /// The decoders of the documents above, by the daysomectl verb that prints them.
 enum DaemonDocument {
-    static func status(_ object: JSONObject) -> DaemonStatus { DaemonStatus(object) }
+    static func status(_ object: JSONObject) throws -> DaemonStatus {
+        do {
+            return try DaemonStatus(object)
+        } catch {
+            throw HarnessError("status --json does not read as a StatusSnapshot: \(error)")
+        }
+    }
     static func pending(_ object: JSONObject) -> Queue { Queue(object) }
     static func history(_ object: JSONObject) -> [HistoryEvent] {
         (object["history"]?.arrayValue ?? []).map(HistoryEvent.init)
