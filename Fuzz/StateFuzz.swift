@@ -12,9 +12,10 @@ public func stateFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let again = try? PersistedState(decoding: state.json)
         require(again == state, "lay.json does not read back the same: \(state.json.serialized())")
     }
-    if let record = HistoryRecord(json: json) {
+    if let record = try? HistoryRecord(json: json) {
         require(
-            HistoryRecord(json: record.json) == record, "history line does not read back: \(record.json.serialized())")
+            (try? HistoryRecord(json: record.json)) == record,
+            "history line does not read back: \(record.json.serialized())")
     }
     return 0
 }
