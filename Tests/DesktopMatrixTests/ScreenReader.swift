@@ -31,12 +31,7 @@ extension DesktopWorld {
 
     /// Pixels brighter than the empty screen, in a grayscale screenshot of the root window.
     func litPixels() async throws -> Int {
-        let file = "\(self.directory.path)/screen.gray"
-        let result = try await self.run(
-            try findExecutable("import", package: "imagemagick"),
-            ["-window", "root", "-colorspace", "gray", "-depth", "8", "gray:\(file)"])
-        guard result.status == 0 else { throw HarnessError("screenshot failed: \(result)") }
-        return readBytes(file).reduce(0) { $0 + ($1 > 24 ? 1 : 0) }
+        try await self.grayScreen().reduce(0) { $0 + ($1 > 24 ? 1 : 0) }
     }
 
     /// The geometry of the server's card window (mapped, smaller than the screen).
