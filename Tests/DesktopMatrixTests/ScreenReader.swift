@@ -80,7 +80,7 @@ extension DesktopWorld {
     }
 
     /// A PNG of the whole screen at `path`, without timestamps (so an unchanged picture is an
-    /// unchanged file).
+    /// unchanged file), taken once the screen holds still.
     func screenshot(to path: String) async throws {
         switch self.server.screen {
         case .gnomeShell:
@@ -92,6 +92,13 @@ extension DesktopWorld {
                 [raw, "-resize", "50%", "-strip", "-define", "png:exclude-chunks=date,time", path])
             guard result.status == 0 else { throw HarnessError("\(result)") }
         case .x11, .dunst, .phosh:
+            // A banner that slides in (Phosh's) is photographed once the screen holds still.
+            var previous = try await self.grayScreen()
+            _ = try await poll("the screen to hold still", timeout: 5, interval: 0.2) { () -> Bool? in
+                let now = try await self.grayScreen()
+                defer { previous = now }
+                return now == previous ? true : nil
+            }
             let result = try await self.run(
                 try findExecutable("import", package: "imagemagick"),
                 ["-window", "root", "-strip", "-define", "png:exclude-chunks=date,time", path])
