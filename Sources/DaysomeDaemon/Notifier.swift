@@ -63,6 +63,10 @@ final class FreedesktopNotifier: Notifier {
     private let loop: EventLoop
     private var retry: EventSource?
     private var retries = 0
+    /// The name and vendor of the server that answered last. A call posted while none runs
+    /// (MATE's quits when idle, and the post starts it again) is made for that one, since it is
+    /// what the bus starts: MATE needs its no-timeout card over a fullscreen app from the first.
+    private var lastServer: (name: String?, vendor: String?) = (nil, nil)
 
     /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away
     /// or was replaced, `closedByServer` when the server closed a card itself (with its reason),
@@ -119,6 +123,7 @@ final class FreedesktopNotifier: Notifier {
                 self.retries = 0
                 self.server = ServerInfo(
                     name: info.name, present: true, capabilities: info.capabilities, vendor: info.vendor)
+                self.lastServer = (info.name, info.vendor)
                 self.server.choice = self.choose()
                 self.readDoNotDisturb()
             case .failure:
@@ -145,18 +150,40 @@ final class FreedesktopNotifier: Notifier {
     /// The urgency a call gets on this server now, and why.
     private func choose() -> UrgencyChoice {
         OnEveryDesktop.urgency(
-            serverName: self.server.name, doNotDisturb: self.server.doNotDisturb,
+            serverName: self.server.name ?? self.lastServer.name, doNotDisturb: self.server.doNotDisturb,
             respectDoNotDisturb: self.respectDoNotDisturb())
     }
 
-    /// Reads the server's Do Not Disturb where it tells it (dunst's `paused`), in the background.
+    /// Reads the server's Do Not Disturb where the bus can tell it (`OnEveryDesktop.doNotDisturbQuery`:
+    /// dunst's `paused`, xfce4-notifyd's xfconf setting), in the background.
     private func readDoNotDisturb() {
-        self.notifications.probeFlag(interface: "org.dunstproject.cmd0", property: "paused") { [weak self] paused in
-            guard let self, let paused else { return }
-            self.server.doNotDisturb = paused ? .on : .off
+        guard let message = self.doNotDisturbCall() else { return }
+        let sent = try? self.notifications.bus.callAsync(message, timeout: 10_000_000) { [weak self] result in
+            guard let self, case .success(let reply) = result, (try? reply.enterContainer("v", "b")) == true,
+                let on = try? reply.readBool()
+            else { return }
+            self.server.doNotDisturb = on ? .on : .off
             self.server.choice = self.choose()
             self.learned()
         }
+        // The bus keeps the call until its reply comes.
+        try? sent?.setFloating(true)
+    }
+
+    /// The call that reads the server's Do Not Disturb, never letting the bus start a service for
+    /// it; nil where the bus cannot tell.
+    private func doNotDisturbCall() -> BusMessage? {
+        guard let query = OnEveryDesktop.doNotDisturbQuery(serverName: self.server.name),
+            let message = try? self.notifications.bus.newMethodCall(
+                destination: query.destination, path: query.path, interface: query.interface, member: query.member)
+        else { return nil }
+        do {
+            try message.setAutoStart(false)
+            for argument in query.arguments { try message.append(argument) }
+        } catch {
+            return nil
+        }
+        return message
     }
 
     func post(
@@ -165,8 +192,9 @@ final class FreedesktopNotifier: Notifier {
         if self.server.present && self.server.name == nil { self.refresh() }
         let markup = self.server.capabilities.contains("body-markup")
         let body = markup ? Content.markupEscaped(start.heading + "\n" + start.body) : start.heading + "\n" + start.body
-        // A Do Not Disturb matters only where the household respects it: then read it now.
-        if self.respectDoNotDisturb(), self.server.present {
+        // Read the Do Not Disturb now where the bus can tell it: a respected one holds the call,
+        // and a forgotten one on xfce4-notifyd needs critical to pass.
+        if self.server.present {
             self.server.doNotDisturb = self.isPaused().map { $0 ? .on : .off } ?? self.server.doNotDisturb
         }
         let choice = self.choose()
@@ -181,7 +209,9 @@ final class FreedesktopNotifier: Notifier {
                 ("urgency", .byte(choice.urgency.rawValue)), ("category", .string("x-daysome.call")),
                 ("desktop-entry", .string("daysome")), ("suppress-sound", .bool(true)),
             ],
-            expireTimeout: OnEveryDesktop.expireTimeout(expiresAt: start.expiresAt, now: now)
+            expireTimeout: OnEveryDesktop.expireTimeout(
+                expiresAt: start.expiresAt, now: now, serverName: self.server.name ?? self.lastServer.name,
+                vendor: self.server.vendor ?? self.lastServer.vendor)
         ) { result in
             switch result {
             case .success(let id): completion(.success(id))
@@ -211,23 +241,12 @@ final class FreedesktopNotifier: Notifier {
         return self.server.doNotDisturb == .on
     }
 
-    /// Whether the running server says it is paused (dunst's Do Not Disturb); nil where it cannot
-    /// say. A short call (200 ms at most) that never starts a server; made only for a household
-    /// that respects Do Not Disturb, just before a call or the bell.
+    /// Whether the running server says its Do Not Disturb is on (dunst paused, xfce4-notifyd's
+    /// setting); nil where it cannot say. A short call (200 ms at most) that never starts a
+    /// service, made just before a call, or before the bell for a household that respects it.
     private func isPaused() -> Bool? {
-        guard
-            let message = try? self.notifications.bus.newMethodCall(
-                destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
-                interface: "org.freedesktop.DBus.Properties", member: "Get")
-        else { return nil }
-        do {
-            try message.setAutoStart(false)
-            try message.append("org.dunstproject.cmd0")
-            try message.append("paused")
-        } catch {
-            return nil
-        }
-        guard let reply = try? self.notifications.bus.call(message, timeout: 200_000),
+        guard let message = self.doNotDisturbCall(),
+            let reply = try? self.notifications.bus.call(message, timeout: 200_000),
             (try? reply.enterContainer("v", "b")) == true
         else { return nil }
         return try? reply.readBool()

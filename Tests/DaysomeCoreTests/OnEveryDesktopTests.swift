@@ -126,6 +126,63 @@ struct OnEveryDesktopTests {
         #expect(dunst.bellHeld)
     }
 
+    @Test(
+        "On MATE's server a call never times out by itself, since MATE hides every card that can while a fullscreen app is in front"
+    )
+    func mateCardsCarryNoExpireTimeout() {
+        let now = instant("2026-06-01T12:00:00Z")
+        let later = now.adding(seconds: 60)
+        #expect(
+            OnEveryDesktop.expireTimeout(expiresAt: later, now: now, serverName: "Notification Daemon", vendor: "MATE")
+                == 0)
+        #expect(
+            OnEveryDesktop.expireTimeout(expiresAt: later, now: now, serverName: "Notification Daemon", vendor: "GNOME")
+                == 65_000)
+        #expect(
+            OnEveryDesktop.expireTimeout(expiresAt: later, now: now, serverName: "dunst", vendor: "knopwob") == 65_000)
+        #expect(OnEveryDesktop.expireTimeout(expiresAt: later, now: now, serverName: nil, vendor: nil) == 65_000)
+    }
+
+    @Test(
+        "xfce4-notifyd gets critical while its Do Not Disturb is on and the household does not respect it: only critical passes there"
+    )
+    func xfceDoNotDisturbIsPassedWithCritical() {
+        let forgotten = OnEveryDesktop.urgency(
+            serverName: "Xfce Notify Daemon", doNotDisturb: .on, respectDoNotDisturb: false)
+        #expect(forgotten.urgency == .critical)
+        #expect(!forgotten.bellHeld)
+        #expect(forgotten.reason.contains("Do Not Disturb"))
+        let respected = OnEveryDesktop.urgency(
+            serverName: "Xfce Notify Daemon", doNotDisturb: .on, respectDoNotDisturb: true)
+        #expect(respected.urgency == .normal)
+        #expect(respected.bellHeld)
+        for state in [ServerDoNotDisturb.off, .unknown] {
+            let choice = OnEveryDesktop.urgency(
+                serverName: "Xfce Notify Daemon", doNotDisturb: state, respectDoNotDisturb: false)
+            #expect(choice.urgency == .normal, "\(state)")
+        }
+        // dunst paused holds even critical: normal stays, and the bell still calls.
+        let dunst = OnEveryDesktop.urgency(serverName: "dunst", doNotDisturb: .on, respectDoNotDisturb: false)
+        #expect(dunst.urgency == .normal)
+        #expect(!dunst.bellHeld)
+    }
+
+    @Test(
+        "A server's Do Not Disturb is read where the bus can tell it: dunst's paused and xfce4-notifyd's xfconf setting"
+    )
+    func doNotDisturbIsReadWhereTheBusTellsIt() {
+        let dunst = OnEveryDesktop.doNotDisturbQuery(serverName: "dunst")
+        #expect(dunst?.destination == "org.freedesktop.Notifications")
+        #expect(dunst?.arguments == ["org.dunstproject.cmd0", "paused"])
+        let xfce = OnEveryDesktop.doNotDisturbQuery(serverName: "Xfce Notify Daemon")
+        #expect(xfce?.destination == "org.xfce.Xfconf")
+        #expect(xfce?.member == "GetProperty")
+        #expect(xfce?.arguments == ["xfce4-notifyd", "/do-not-disturb"])
+        for name in ["Notification Daemon", "lxqt-notificationd", "gnome-shell", "Phosh Notify Daemon", nil] {
+            #expect(OnEveryDesktop.doNotDisturbQuery(serverName: name) == nil, "\(name ?? "nil")")
+        }
+    }
+
     @Test("Only notification-daemon 3.20 (GNOME's) keeps a closed bubble up and gets it replaced first")
     func notificationDaemonKeepsClosedCards() {
         #expect(OnEveryDesktop.keepsClosedCards(serverName: "Notification Daemon", vendor: "GNOME"))

@@ -1,16 +1,19 @@
 // The desktop matrix: the same real scenario on every notification server a desktop runs, side
 // by side (each on its own private bus and display), read back from the server itself. Away → a
-// call at its minute is shown (on GNOME Shell over another app's fullscreen window) → a return
-// closes it → a click reaches the daemon → the server killed and restarted: no probe started
-// a server, and the next call is shown (on GNOME Shell through its busy hold, the state its Do
-// Not Disturb sets) → that call leaves at its expiresAt by the daemon's close, not earlier.
+// call at its minute is shown over another app's fullscreen window → a return closes it → a
+// click reaches the daemon → the server killed and restarted: no probe started a server, and the
+// next call is shown (on GNOME Shell through its busy hold, the state its Do Not Disturb sets) →
+// that call leaves at its expiresAt by the daemon's close, not earlier → the server's own Do Not
+// Disturb switched on and forgotten: the next call is shown where the server lets any call pass,
+// and held (not shown) where it holds every urgency, as `Expected` says for each server.
 
 import DaysomeCore
 import Glibc
 import Testing
 
 /// The household of the scenario: three calls a minute apart from `minute`, then a day-shape
-/// item (never laid) whose start is the third call's expiresAt.
+/// item (never laid) whose start is the third call's expiresAt, and a fourth call a minute later
+/// (through Do Not Disturb).
 func matrixHousehold(_ minute: Int64) -> String {
     func item(_ id: String, _ label: String, _ kind: String, _ offset: Int64, detail: String? = nil) -> String {
         let detailField = detail.map { #", "detail": "\#($0)""# } ?? ""
@@ -25,7 +28,8 @@ func matrixHousehold(_ minute: Int64) -> String {
         \(item("lunch", "Lunch", "meal", 0, detail: "Soup and a roll")),
         \(item("tea", "A cup of tea", "drink", 60)),
         \(item("walk", "A walk", "other", 120, detail: "Coat and scarf")),
-        \(item("rest", "Rest", "dayShape", 180))
+        \(item("rest", "Rest", "dayShape", 180)),
+        \(item("water", "A glass of water", "drink", 240))
           ]
         }
 
@@ -49,7 +53,7 @@ func seconds(_ value: Double) -> String {
 @Suite("On every desktop: the same call on each notification server")
 struct DesktopMatrixTests {
     @Test(
-        "Shown at its minute, closed on return, a click reaches the daemon, delivered after a restart with no probe starting a server, closed at expiresAt by the daemon",
+        "Shown at its minute over a fullscreen app, closed on return, a click reaches the daemon, delivered after a restart with no probe starting a server, closed at expiresAt by the daemon, and through a forgotten Do Not Disturb where the server lets a call pass",
         .timeLimit(.minutes(10)), arguments: DesktopServer.selected)
     func theSameCallOnEveryServer(server: DesktopServer) async throws {
         let world = try DesktopWorld(server)
@@ -63,6 +67,8 @@ struct DesktopMatrixTests {
             try await world.startPhosh()
         } else {
             try await world.startDisplay()
+            try await world.startWindowManager()
+            if case .xfconf = server.doNotDisturb { try await world.startXfconf() }
             try world.makeActivatable()
             try await world.startServer()
         }
@@ -70,7 +76,11 @@ struct DesktopMatrixTests {
         try await world.startDaemon(household: matrixHousehold(minute))
         let gnome: Bool
         if case .gnomeShell = server.screen { gnome = true } else { gnome = false }
-        if gnome { try await world.openFullscreenApp() }
+        if gnome {
+            try await world.openFullscreenApp()
+        } else {
+            finding(server, "a film full screen in front: \(try await world.openDarkFullscreenApp())")
+        }
         try await world.signal("away")
 
         // status names the server and what the daemon does for it.
@@ -102,6 +112,10 @@ struct DesktopMatrixTests {
             #expect(banner.inFullscreen, "no fullscreen app in front: \(banner)")
             #expect(banner.urgency == 3, "not MessageTray.Urgency.CRITICAL: \(banner)")
             finding(server, "over a fullscreen app: \(banner)")
+        } else {
+            // The card lights pixels the dark app would cover: it is drawn above the app.
+            #expect(try await world.appStillInFront(), "the fullscreen app left the front")
+            finding(server, "over a fullscreen app: \(lunch) above the film")
         }
 
         // 2. A return closes it.
@@ -111,6 +125,8 @@ struct DesktopMatrixTests {
             try await world.shownCard(title: "Lunch") == nil ? true : nil
         }
         finding(server, "closed \(seconds(wallSeconds() - returned)) after the return")
+        // She leaves the film (GNOME Shell's stays, for its busy hold below).
+        if !gnome { try await world.closeFullscreenApp() }
         try await world.signal("away")
 
         // 3. A click on the next call reaches the daemon, and the card goes.
@@ -175,6 +191,67 @@ struct DesktopMatrixTests {
         let expired = try await world.history().filter { $0.itemIds == ["walk"] }
         #expect(expired.map(\.event) == ["delivered", "expired"], "\(expired)")
         #expect(expired.last?.reason == nil, "closed by the server, not the daemon: \(expired)")
+
+        // 6. Its Do Not Disturb switched on and forgotten (the household does not respect it).
+        let how = try await world.switchDoNotDisturbOn()
+        // On GNOME Shell, another app's banner is also up when the call is due (its tray shows
+        // one banner at a time).
+        if gnome { finding(server, "another app's banner up: \(try await world.showOtherAppsBanner())") }
+        await pause(untilWall: Double(minute + 240))
+        // MATE's server quit when idle: this call starts it again.
+        _ = try await poll("the water call posted", timeout: 40, interval: 0.2) { () -> Bool? in
+            try await world.history().contains { $0.event == "delivered" && $0.itemIds == ["water"] } ? true : nil
+        }
+        if gnome {
+            await pause(2)
+            let behind = try await world.banner()
+            finding(server, "the call 2 s after it was posted, behind another app's banner: \(behind)")
+            #expect(behind.title == "Battery" && behind.queued == ["A glass of water"], "\(behind)")
+            // She dismisses the battery warning. Seen here: the tray hides it and leaves the call
+            // in its queue until something makes it look again (any notification, a change of
+            // busy or fullscreen); the busy hold set again stands for that.
+            let dismissed = try await world.probe("Dismiss", ["Battery"])
+            let after = wallSeconds()
+            let alone = try? await poll("the call after the dismissal alone", timeout: 5, interval: 0.2) {
+                try await world.shownCard(title: "A glass of water")
+            }
+            let tray = try await world.banner()
+            finding(
+                server,
+                "dismissed the other app's banner (\(dismissed.trimmingSpaces)): "
+                    + (alone.map { "the call shown \(seconds(wallSeconds() - after)) after: \($0)" }
+                        ?? "5 s later the call is still queued: \(tray)"))
+            if alone == nil { _ = try await world.probe("SetBusy", ["true"]) }
+        }
+        let posted = wallSeconds() - Double(minute + 240)
+        let through: String
+        if server.expected.throughDoNotDisturb {
+            let water: String
+            do {
+                water = try await poll("the water call through Do Not Disturb", timeout: 15, interval: 0.2) {
+                    try await world.shownCard(title: "A glass of water")
+                }
+            } catch {
+                throw HarnessError("\(error); \(try await world.diagnosis())")
+            }
+            through = "shown \(seconds(wallSeconds() - Double(minute + 240))) after its minute: \(water)"
+        } else {
+            // Held: posted (the server took it and gave an id), and not on screen for 8 s.
+            var seen: String?
+            let until = wallSeconds() + 8
+            while seen == nil && wallSeconds() < until {
+                seen = try await world.shownCard(title: "A glass of water")
+                await pause(0.3)
+            }
+            #expect(seen == nil, "shown through Do Not Disturb, which this server was expected to hold: \(seen ?? "")")
+            through = "held: posted \(seconds(posted)) after its minute, not shown in the 8 s after"
+        }
+        let reported = try await world.status()["notificationServer"]?.objectValue ?? JSONObject()
+        let dnd = reported["doNotDisturb"]?.stringValue ?? "?"
+        let urgency = reported["urgency"]?.stringValue ?? "?"
+        finding(server, "through Do Not Disturb (\(how)): \(through); status: doNotDisturb \(dnd), urgency \(urgency)")
+        #expect(dnd == server.expected.reportedDoNotDisturb, "\(reported)")
+        #expect(urgency == server.expected.urgencyThroughDoNotDisturb, "\(reported)")
         #expect(!world.daemonLog.contains("<3>"), "daysomed logged errors: \(world.daemonLog)")
     }
 }

@@ -22,6 +22,37 @@ enum ScreenKind: Sendable {
     case phosh
 }
 
+/// How a server's own user switches its Do Not Disturb on.
+enum DoNotDisturbSwitch: Sendable {
+    /// `dunstctl set-paused true`.
+    case dunstctl
+    /// xfconf's `xfce4-notifyd` channel, `/do-not-disturb` (its settings dialog's switch).
+    case xfconf
+    /// A GSettings key: MATE's `do-not-disturb`, Phosh's (GNOME's) `show-banners` false.
+    case gsettings(schema: String, key: String, value: String)
+    /// `doNotDisturb=true` in LXQt's `notifications.conf` (its settings dialog's switch).
+    case lxqtSettings
+    /// GNOME Shell's message tray busy, as its Do Not Disturb sets it (through the probe).
+    case gnomeBusy
+    /// notification-daemon 3.20 has none: no setting in its binary, and no GSettings schema in
+    /// its package (`dpkg -L notification-daemon`; `strings` finds no "disturb").
+    case none
+}
+
+/// What the matrix asserts a server does with a call, under a fullscreen app and through its Do
+/// Not Disturb (switched on and forgotten: the household does not respect it).
+struct Expected: Sendable {
+    /// The call is seen over another app's fullscreen window.
+    let overFullscreen: Bool
+    /// The call is seen through the server's Do Not Disturb.
+    let throughDoNotDisturb: Bool
+    /// What `daysomectl status --json` says of the server's Do Not Disturb then
+    /// (`notificationServer.doNotDisturb`).
+    let reportedDoNotDisturb: String
+    /// The urgency the daemon chose for the call under Do Not Disturb.
+    let urgencyThroughDoNotDisturb: String
+}
+
 /// One notification server under test.
 struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvertible {
     /// A short name for files and the README: `dunst`, `xfce4-notifyd`, …
@@ -35,38 +66,76 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
     let serverName: String
     /// The urgency the daemon must choose for it.
     let urgency: String
+    /// How its user switches its Do Not Disturb on.
+    let doNotDisturb: DoNotDisturbSwitch
+    let expected: Expected
 
     var description: String { self.id }
     var testDescription: String { self.id }
 
     static let dunst = DesktopServer(
         id: "dunst", package: "dunst", executable: "/usr/bin/dunst", arguments: [], screen: .dunst,
-        serverName: "dunst", urgency: "normal")
+        serverName: "dunst", urgency: "normal", doNotDisturb: .dunstctl,
+        // Paused dunst 1.9 holds every urgency (no pause levels before 1.10): held, not shown.
+        expected: Expected(
+            overFullscreen: true, throughDoNotDisturb: false, reportedDoNotDisturb: "on",
+            urgencyThroughDoNotDisturb: "normal"))
     static let xfce = DesktopServer(
         id: "xfce4-notifyd", package: "xfce4-notifyd",
         executable: "/usr/lib/x86_64-linux-gnu/xfce4/notifyd/xfce4-notifyd", arguments: [],
-        screen: .x11(clickFromBottom: 25), serverName: "Xfce Notify Daemon", urgency: "normal")
+        screen: .x11(clickFromBottom: 25), serverName: "Xfce Notify Daemon", urgency: "normal",
+        doNotDisturb: .xfconf,
+        // Its Do Not Disturb holds normal cards and shows critical ones: the daemon reads it from
+        // xfconfd and chooses critical.
+        expected: Expected(
+            overFullscreen: true, throughDoNotDisturb: true, reportedDoNotDisturb: "on",
+            urgencyThroughDoNotDisturb: "critical"))
     static let notificationDaemon = DesktopServer(
         id: "notification-daemon", package: "notification-daemon",
         executable: "/usr/lib/notification-daemon/notification-daemon", arguments: [],
         screen: .x11(clickFromBottom: nil),
-        serverName: "Notification Daemon", urgency: "normal")
+        serverName: "Notification Daemon", urgency: "normal", doNotDisturb: .none,
+        expected: Expected(
+            overFullscreen: true, throughDoNotDisturb: true, reportedDoNotDisturb: "unknown",
+            urgencyThroughDoNotDisturb: "normal"))
     static let mate = DesktopServer(
         id: "mate-notification-daemon", package: "mate-notification-daemon",
         executable: "/usr/lib/mate-notification-daemon/mate-notification-daemon", arguments: [],
-        screen: .x11(clickFromBottom: nil), serverName: "Notification Daemon", urgency: "normal")
+        screen: .x11(clickFromBottom: nil), serverName: "Notification Daemon", urgency: "normal",
+        doNotDisturb: .gsettings(schema: "org.mate.NotificationDaemon", key: "do-not-disturb", value: "true"),
+        // Over fullscreen only a card without an expire timeout is shown (the daemon posts it so);
+        // its Do Not Disturb answers Notify with an id and shows nothing, whatever the urgency.
+        expected: Expected(
+            overFullscreen: true, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
+            urgencyThroughDoNotDisturb: "normal"))
     static let lxqt = DesktopServer(
         id: "lxqt-notificationd", package: "lxqt-notificationd", executable: "/usr/bin/lxqt-notificationd",
-        arguments: [], screen: .x11(clickFromBottom: nil), serverName: "lxqt-notificationd", urgency: "normal")
+        arguments: [], screen: .x11(clickFromBottom: nil), serverName: "lxqt-notificationd", urgency: "normal",
+        doNotDisturb: .lxqtSettings,
+        // Its Do Not Disturb holds every urgency; the daemon cannot read its settings file.
+        expected: Expected(
+            overFullscreen: true, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
+            urgencyThroughDoNotDisturb: "normal"))
     static let gnomeShell = DesktopServer(
         id: "gnome-shell", package: "gnome-shell", executable: "/usr/bin/gnome-shell",
         arguments: ["--headless", "--wayland", "--virtual-monitor", "1280x800"], screen: .gnomeShell,
-        serverName: "gnome-shell", urgency: "critical")
+        serverName: "gnome-shell", urgency: "critical", doNotDisturb: .gnomeBusy,
+        // Critical passes its fullscreen and busy hold; the daemon chooses it there always, and
+        // does not read the presence behind the hold.
+        expected: Expected(
+            overFullscreen: true, throughDoNotDisturb: true, reportedDoNotDisturb: "unknown",
+            urgencyThroughDoNotDisturb: "critical"))
 
     static let phosh = DesktopServer(
         id: "phosh", package: "phoc", executable: "/usr/bin/phoc",
         arguments: ["-C", "/usr/share/phosh/phoc.ini", "-E", "/usr/libexec/phosh --unlocked"], screen: .phosh,
-        serverName: "Phosh Notify Daemon", urgency: "normal")
+        serverName: "Phosh Notify Daemon", urgency: "normal",
+        doNotDisturb: .gsettings(schema: "org.gnome.desktop.notifications", key: "show-banners", value: "false"),
+        // Its Do Not Disturb (show-banners off) hides banners of every urgency; it is a GSettings
+        // key, which the daemon cannot read on the bus.
+        expected: Expected(
+            overFullscreen: true, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
+            urgencyThroughDoNotDisturb: "normal"))
 
     /// Every server of the matrix, run side by side.
     static let all: [DesktopServer] = [.dunst, .xfce, .notificationDaemon, .mate, .lxqt, .gnomeShell, .phosh]

@@ -24,6 +24,8 @@ final class DesktopWorld: RunsTools {
     private(set) var daemon: SpawnedProcess?
     /// Phosh: the pixels its own shell lights with no card up.
     var baseline = 0
+    /// Another app's window, full screen in front, while she watches a film.
+    var film: SpawnedProcess?
 
     var home: String { "\(self.directory.path)/home" }
     var household: String { "\(self.directory.path)/household.json" }

@@ -1,8 +1,8 @@
 // GNOME Shell 43 headless, read from inside: its Eval and Screenshot D-Bus APIs refuse callers
 // that are not allow-listed, so the test installs a tiny shell extension of its own (in the
 // world's XDG_DATA_HOME, enabled through a keyfile GSettings backend) that reports the message
-// tray's banner, activates it as a click does, sets the tray busy as GNOME's Do Not Disturb
-// does, and takes screenshots.
+// tray's banner, activates it as a click does, dismisses it as she would, sets the tray busy as
+// GNOME's Do Not Disturb does, and takes screenshots.
 
 import DaysomeCore
 import Glibc
@@ -19,6 +19,7 @@ let gnomeProbeExtension = """
       <method name="Banner"><arg type="s" direction="out"/></method>
       <method name="Click"><arg type="b" direction="out"/></method>
       <method name="Clear"/>
+      <method name="Dismiss"><arg type="s" direction="in"/><arg type="b" direction="out"/></method>
       <method name="SetBusy"><arg type="b" direction="in"/></method>
       <method name="Screenshot"><arg type="s" direction="in"/><arg type="b" direction="out"/></method>
     </interface></node>`;
@@ -47,6 +48,12 @@ let gnomeProbeExtension = """
         Clear() {
             Main.overview.hide();
             Main.messageTray.getSources().forEach(s => s.destroy());
+        }
+        Dismiss(title) {
+            const n = Main.messageTray._notification;
+            if (!n || n.title !== title) return false;
+            n.destroy(imports.ui.messageTray.NotificationDestroyedReason.DISMISSED);
+            return true;
         }
         SetBusy(busy) {
             Main.messageTray._busy = busy;
@@ -158,6 +165,19 @@ extension DesktopWorld {
                 + arguments)
         guard result.status == 0 else { throw HarnessError("probe \(method): \(result)") }
         return result.stdout
+    }
+
+    /// Another app's critical banner (a battery warning, which stays until dismissed), posted
+    /// with notify-send as that app would; returns once the tray shows it.
+    func showOtherAppsBanner() async throws -> GnomeBanner {
+        let result = try await self.run(
+            try findExecutable("notify-send", package: "libnotify-bin"),
+            ["-u", "critical", "-a", "Power", "Battery", "The battery is almost empty"])
+        guard result.status == 0 else { throw HarnessError("\(result)") }
+        return try await poll("the other app's banner", timeout: 15, interval: 0.2) { () -> GnomeBanner? in
+            let banner = try await self.banner()
+            return banner.shown && banner.title == "Battery" ? banner : nil
+        }
     }
 
     /// What GNOME Shell's message tray shows now.

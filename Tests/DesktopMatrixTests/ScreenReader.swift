@@ -31,12 +31,7 @@ extension DesktopWorld {
 
     /// Pixels brighter than the empty screen, in a grayscale screenshot of the root window.
     func litPixels() async throws -> Int {
-        let file = "\(self.directory.path)/screen.gray"
-        let result = try await self.run(
-            try findExecutable("import", package: "imagemagick"),
-            ["-window", "root", "-colorspace", "gray", "-depth", "8", "gray:\(file)"])
-        guard result.status == 0 else { throw HarnessError("screenshot failed: \(result)") }
-        return readBytes(file).reduce(0) { $0 + ($1 > 24 ? 1 : 0) }
+        try await self.grayScreen().reduce(0) { $0 + ($1 > 24 ? 1 : 0) }
     }
 
     /// The geometry of the server's card window (mapped, smaller than the screen).
@@ -85,7 +80,7 @@ extension DesktopWorld {
     }
 
     /// A PNG of the whole screen at `path`, without timestamps (so an unchanged picture is an
-    /// unchanged file).
+    /// unchanged file), taken once the screen holds still.
     func screenshot(to path: String) async throws {
         switch self.server.screen {
         case .gnomeShell:
@@ -97,6 +92,13 @@ extension DesktopWorld {
                 [raw, "-resize", "50%", "-strip", "-define", "png:exclude-chunks=date,time", path])
             guard result.status == 0 else { throw HarnessError("\(result)") }
         case .x11, .dunst, .phosh:
+            // A banner that slides in (Phosh's) is photographed once the screen holds still.
+            var previous = try await self.grayScreen()
+            _ = try await poll("the screen to hold still", timeout: 5, interval: 0.2) { () -> Bool? in
+                let now = try await self.grayScreen()
+                defer { previous = now }
+                return now == previous ? true : nil
+            }
             let result = try await self.run(
                 try findExecutable("import", package: "imagemagick"),
                 ["-window", "root", "-strip", "-define", "png:exclude-chunks=date,time", path])

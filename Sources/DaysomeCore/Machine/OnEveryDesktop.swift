@@ -57,9 +57,29 @@ public enum OnEveryDesktop {
         return Int32(max(1, min(Int64(Int32.max), seconds * 1_000)))
     }
 
+    /// The `expire_timeout` of a Notify on the server named `serverName` from `vendor`: as above,
+    /// except 0 (never) on MATE's server, which hides every card that can time out while a
+    /// fullscreen window is active (its `fullscreen_window_exists`, whatever the urgency) and shows
+    /// one without a timeout. The daemon's close at `expiresAt` takes it away there; only a
+    /// daemon that is gone leaves it up, until she dismisses it.
+    public static func expireTimeout(expiresAt: Instant, now: Instant, serverName: String?, vendor: String?) -> Int32 {
+        Self.isMate(serverName: serverName, vendor: vendor) ? 0 : Self.expireTimeout(expiresAt: expiresAt, now: now)
+    }
+
+    /// Whether a server is MATE's (`GetServerInformation` says "Notification Daemon", "MATE").
+    static func isMate(serverName: String?, vendor: String?) -> Bool {
+        serverName == "Notification Daemon" && vendor == "MATE"
+    }
+
     /// Whether a server name is GNOME Shell's (`GetServerInformation` says "gnome-shell").
     static func isGnomeShell(_ name: String?) -> Bool {
         name?.lowercased() == "gnome-shell"
+    }
+
+    /// Whether a server name is xfce4-notifyd's: its Do Not Disturb holds `normal` calls and
+    /// shows `critical` ones, drawn as calmly as a normal card.
+    static func isXfce(_ name: String?) -> Bool {
+        name == "Xfce Notify Daemon"
     }
 
     /// The urgency for a call on the server named `serverName`.
@@ -68,7 +88,8 @@ public enum OnEveryDesktop {
     /// is busy (its Do Not Disturb); only `critical` passes, and GNOME draws a critical banner as
     /// calmly as a normal one (it only stays until dismissed, which a call wants anyway). Other
     /// servers draw `critical` in alarm red or never time it out, and show `normal` over
-    /// fullscreen: they keep `normal`.
+    /// fullscreen: they keep `normal`, except xfce4-notifyd while its Do Not Disturb is on (it
+    /// holds `normal` there and shows `critical` as calmly).
     ///
     /// - Parameters:
     ///   - respectDoNotDisturb: the household's `settings.respectDoNotDisturb` (or the daemon's
@@ -91,6 +112,13 @@ public enum OnEveryDesktop {
                 reason: respectDoNotDisturb
                     ? "GNOME Shell holds normal banners over a fullscreen app; only critical passes"
                     : "GNOME Shell holds normal banners over a fullscreen app and in Do Not Disturb; only critical passes",
+                bellHeld: false)
+        }
+        if Self.isXfce(serverName) && doNotDisturb == .on {
+            return UrgencyChoice(
+                urgency: .critical,
+                reason:
+                    "xfce4-notifyd's Do Not Disturb is on and holds normal calls; only critical passes, drawn as calmly",
                 bellHeld: false)
         }
         let dnd =
