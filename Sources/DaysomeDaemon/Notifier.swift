@@ -150,7 +150,8 @@ final class FreedesktopNotifier: Notifier {
     /// The urgency a call gets on this server now, and why.
     private func choose() -> UrgencyChoice {
         OnEveryDesktop.urgency(
-            serverName: self.server.name ?? self.lastServer.name, doNotDisturb: self.server.doNotDisturb,
+            serverName: self.server.name ?? self.lastServer.name, vendor: self.server.vendor ?? self.lastServer.vendor,
+            doNotDisturb: self.server.doNotDisturb,
             respectDoNotDisturb: self.respectDoNotDisturb())
     }
 
@@ -209,9 +210,7 @@ final class FreedesktopNotifier: Notifier {
                 ("urgency", .byte(choice.urgency.rawValue)), ("category", .string("x-daysome.call")),
                 ("desktop-entry", .string("daysome")), ("suppress-sound", .bool(true)),
             ],
-            expireTimeout: OnEveryDesktop.expireTimeout(
-                expiresAt: start.expiresAt, now: now, serverName: self.server.name ?? self.lastServer.name,
-                vendor: self.server.vendor ?? self.lastServer.vendor)
+            expireTimeout: OnEveryDesktop.expireTimeout(expiresAt: start.expiresAt, now: now)
         ) { result in
             switch result {
             case .success(let id): completion(.success(id))

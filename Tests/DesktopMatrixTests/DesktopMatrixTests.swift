@@ -95,27 +95,10 @@ struct DesktopMatrixTests {
         await pause(untilWall: Double(minute) - 3)
         let early = wallSeconds() - Double(minute)
         #expect(try await world.shownCard(title: "Lunch") == nil, "a card \(seconds(early)) from its minute")
-        let lunch = try await poll("Lunch on \(server)", timeout: 15, interval: 0.2) {
-            try await world.shownCard(title: "Lunch")
-        }
-        finding(server, "shown \(seconds(wallSeconds() - Double(minute))) after its minute: \(lunch)")
-        if gnome {
-            // The banner slides in: photograph it once it is fully shown.
-            _ = try await poll("the banner fully shown", timeout: 5, interval: 0.1) { () -> Bool? in
-                try await world.banner().state == 2 ? true : nil
-            }
-            await pause(0.5)
-        }
-        try await world.screenshot(to: packageRoot() + "/docs/desktops/\(server.id).png")
-        if gnome {
-            let banner = try await world.banner()
-            #expect(banner.inFullscreen, "no fullscreen app in front: \(banner)")
-            #expect(banner.urgency == 3, "not MessageTray.Urgency.CRITICAL: \(banner)")
-            finding(server, "over a fullscreen app: \(banner)")
+        if server.expected.overFullscreen {
+            try await self.shownOverTheFilm(server, world, minute: minute, gnome: gnome)
         } else {
-            // The card lights pixels the dark app would cover: it is drawn above the app.
-            #expect(try await world.appStillInFront(), "the fullscreen app left the front")
-            finding(server, "over a fullscreen app: \(lunch) above the film")
+            try await self.heldBehindTheFilm(server, world, minute: minute)
         }
 
         // 2. A return closes it.
@@ -124,7 +107,13 @@ struct DesktopMatrixTests {
         _ = try await poll("Lunch to leave on return", timeout: 10, interval: 0.1) { () -> Bool? in
             try await world.shownCard(title: "Lunch") == nil ? true : nil
         }
-        finding(server, "closed \(seconds(wallSeconds() - returned)) after the return")
+        let withdrawn = try await world.history().first { $0.event == "withdrawn" && $0.itemIds == ["lunch"] }
+        #expect(withdrawn?.reason == "display returned", "\(String(describing: withdrawn))")
+        finding(
+            server,
+            server.expected.overFullscreen
+                ? "closed \(seconds(wallSeconds() - returned)) after the return"
+                : "the held call withdrawn on return (history: \(withdrawn?.reason ?? "-")), nothing left on screen")
         // She leaves the film (GNOME Shell's stays, for its busy hold below).
         if !gnome { try await world.closeFullscreenApp() }
         try await world.signal("away")
@@ -137,6 +126,10 @@ struct DesktopMatrixTests {
             try await world.shownCard(title: "A cup of tea")
         }
         await pause(0.5)
+        // A server that held the lunch call is photographed with this one.
+        if !server.expected.overFullscreen {
+            try await world.screenshot(to: packageRoot() + "/docs/desktops/\(server.id).png")
+        }
         try await world.click()
         let clicked = try await poll("the click in history", timeout: 10, interval: 0.2) { () -> String? in
             try await world.history().first { $0.event == "withdrawn" && $0.itemIds == ["tea"] }?.reason
@@ -253,5 +246,53 @@ struct DesktopMatrixTests {
         #expect(dnd == server.expected.reportedDoNotDisturb, "\(reported)")
         #expect(urgency == server.expected.urgencyThroughDoNotDisturb, "\(reported)")
         #expect(!world.daemonLog.contains("<3>"), "daysomed logged errors: \(world.daemonLog)")
+    }
+
+    /// Step 1 where the server shows a call over a fullscreen app: on screen at its minute.
+    private func shownOverTheFilm(
+        _ server: DesktopServer, _ world: DesktopWorld, minute: Int64, gnome: Bool
+    )
+        async throws
+    {
+        let lunch = try await poll("Lunch on \(server)", timeout: 15, interval: 0.2) {
+            try await world.shownCard(title: "Lunch")
+        }
+        finding(server, "shown \(seconds(wallSeconds() - Double(minute))) after its minute: \(lunch)")
+        if gnome {
+            // The banner slides in: photograph it once it is fully shown.
+            _ = try await poll("the banner fully shown", timeout: 5, interval: 0.1) { () -> Bool? in
+                try await world.banner().state == 2 ? true : nil
+            }
+            await pause(0.5)
+        }
+        try await world.screenshot(to: packageRoot() + "/docs/desktops/\(server.id).png")
+        if gnome {
+            let banner = try await world.banner()
+            #expect(banner.inFullscreen, "no fullscreen app in front: \(banner)")
+            #expect(banner.urgency == 3, "not MessageTray.Urgency.CRITICAL: \(banner)")
+            finding(server, "over a fullscreen app: \(banner)")
+        } else {
+            // The card lights pixels the dark app would cover: it is drawn above the app.
+            #expect(try await world.appStillInFront(), "the fullscreen app left the front")
+            finding(server, "over a fullscreen app: \(lunch) above the film")
+        }
+    }
+
+    /// Step 1 where the server holds every card that can time out while a fullscreen app is in
+    /// front (MATE): the call is posted at its minute and not on screen; the design's backstop
+    /// expire hint is what makes it one that can time out. Her return then withdraws it.
+    private func heldBehindTheFilm(_ server: DesktopServer, _ world: DesktopWorld, minute: Int64) async throws {
+        await pause(untilWall: Double(minute))
+        var seen: String?
+        let until = wallSeconds() + 8
+        while seen == nil && wallSeconds() < until {
+            seen = try await world.shownCard(title: "Lunch")
+            await pause(0.3)
+        }
+        let posted = try await world.history().contains { $0.event == "delivered" && $0.itemIds == ["lunch"] }
+        #expect(posted, "the lunch call was not posted at its minute")
+        #expect(seen == nil, "shown over the fullscreen app, which this server was expected to hold: \(seen ?? "")")
+        #expect(try await world.appStillInFront(), "the fullscreen app left the front")
+        finding(server, "over a fullscreen app: held (posted at its minute, not on screen in the 8 s after)")
     }
 }
