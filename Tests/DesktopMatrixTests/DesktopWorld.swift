@@ -108,39 +108,13 @@ final class DesktopWorld: RunsTools {
         self.systemBusAddress = address
     }
 
+    /// The test library's private bus, on `<name>-bus`; the session bus may activate only the
+    /// world's own `services` (GNOME Shell's notification service).
     private func startDaemonBus(type: String, name: String) async throws -> (SpawnedProcess, String) {
-        let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
-        let socket = "\(self.directory.path)/\(name)-bus"
-        let services = type == "session" ? "<servicedir>\(self.directory.path)/services</servicedir>" : ""
-        let config = try self.directory.write(
-            "\(name).conf",
-            """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>\(type)</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              \(services)
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """)
-        let pipe = try makePipe()
-        defer { close(pipe.read) }
-        let process = try SpawnedProcess(
-            executable, ["--config-file=\(config)", "--nofork", "--print-address=1"],
-            environment: ["PATH": childPath, "HOME": self.home], stdout: pipe.write,
-            stderrPath: "\(self.directory.path)/\(name)-bus.log")
-        close(pipe.write)
-        guard let address = await readLine(pipe.read, timeout: 10), !address.isEmpty else {
-            process.stop()
-            throw HarnessError("dbus-daemon printed no address: " + self.directory.read("\(name)-bus.log"))
-        }
-        return (process, address)
+        try await startPrivateBus(
+            "\(name)-bus", in: self.directory, type: type,
+            serviceDirectory: type == "session" ? "\(self.directory.path)/services" : nil,
+            environment: ["PATH": childPath, "HOME": self.home])
     }
 
     /// Xvfb on a display of its own, for the X11 servers.
