@@ -18,8 +18,11 @@ public struct DaemonMachine: Sendable {
     public internal(set) var wheel: TimerWheel<WheelEntry>
     /// The current lay's starts not yet due, in the wheel or the systemd manager.
     var laid: LaidStarts
+    /// Each delivered call's close at its `expiresAt`.
     var expiryTimers: [DeliveryKey: TimerID] = [:]
+    /// When the lay is extended, so that enough stays pending while away.
     var topUpTimer: TimerID?
+    /// Bringing the day back a few seconds after a call (`settings.bringDayBack`).
     var bringBackTimer: (id: TimerID, at: Instant)?
     /// The notification server instance now answering (`serverIdentified`); ids are stamped with it.
     public internal(set) var serverIdentity: String?
