@@ -65,7 +65,7 @@ final class FreedesktopNotifier: Notifier {
     private var retries = 0
     /// The name and vendor of the server that answered last. A call posted while none runs
     /// (MATE's quits when idle, and the post starts it again) is made for that one, since it is
-    /// what the bus starts: MATE needs its no-timeout card over a fullscreen app from the first.
+    /// what the bus starts: its urgency, and the reason status gives, are that server's.
     private var lastServer: (name: String?, vendor: String?) = (nil, nil)
 
     /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away
