@@ -144,7 +144,7 @@ public final class Notifications {
                 hints: hints,
                 expireTimeout: expireTimeout
             )
-            try self.send(message, decode: { reply throws(Errno) in try reply.readUInt32() }, completion: completion)
+            self.bus.send(message, decode: { reply throws(Errno) in try reply.readUInt32() }, completion: completion)
         } catch {
             completion(.failure(error))
         }
@@ -196,34 +196,9 @@ public final class Notifications {
             } catch {
                 throw BusError(error)
             }
-            try self.send(message, decode: { _ throws(Errno) in () }, completion: completion)
+            self.bus.send(message, decode: { _ throws(Errno) in () }, completion: completion)
         } catch {
             completion(.failure(error))
-        }
-    }
-
-    /// Sends `message` on a floating slot and hands the decoded reply to `completion`.
-    private func send<T>(
-        _ message: BusMessage,
-        decode: @escaping (BusMessage) throws(Errno) -> T,
-        completion: @escaping (Result<T, BusError>) -> Void
-    ) throws(BusError) {
-        do throws(Errno) {
-            let slot = try self.bus.callAsync(message) { result in
-                completion(
-                    result.flatMap { reply in
-                        do throws(Errno) {
-                            return .success(try decode(reply))
-                        } catch {
-                            return .failure(BusError(error))
-                        }
-                    }
-                )
-            }
-            // The bus keeps the call until the reply comes; callers need not hold a slot.
-            try slot.setFloating(true)
-        } catch {
-            throw BusError(error)
         }
     }
 
