@@ -150,10 +150,3 @@ public func startPrivateBus(
     }
     return (process, address)
 }
-
-/// A private session bus on `<directory>/bus`; returns the process and the address it printed.
-public func startPrivateSessionBus(
-    in directory: TestDirectory, home: String
-) async throws -> (process: SpawnedProcess, address: String) {
-    try await startPrivateBus("bus", in: directory, environment: ["PATH": childPath, "HOME": home])
-}

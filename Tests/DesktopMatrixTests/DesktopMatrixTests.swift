@@ -52,6 +52,12 @@ func seconds(_ value: Double) -> String {
 
 @Suite("On every desktop: the same call on each notification server")
 struct DesktopMatrixTests {
+    @Test("DAYSOME_DESKTOPS names only servers of the matrix, so a typo never runs none and passes")
+    func theSelectionNamesKnownServers() {
+        #expect(DesktopServer.unknownSelected.isEmpty, "unknown: \(DesktopServer.unknownSelected)")
+        #expect(!DesktopServer.selected.isEmpty)
+    }
+
     @Test(
         "Shown at its minute over a fullscreen app, closed on return, a click reaches the daemon, delivered after a restart with no probe starting a server, closed at expiresAt by the daemon, and through a forgotten Do Not Disturb where the server lets a call pass",
         .timeLimit(.minutes(10)), arguments: DesktopServer.selected)

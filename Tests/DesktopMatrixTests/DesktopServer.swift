@@ -150,4 +150,11 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
         let wanted = names.split(separator: ",").map(String.init)
         return Self.all.filter { wanted.contains($0.id) }
     }
+
+    /// Names in `DAYSOME_DESKTOPS` that no server of the matrix has: a typo would run no server
+    /// and pass, so a test fails on it.
+    static var unknownSelected: [String] {
+        let names = getenv("DAYSOME_DESKTOPS").map { String(cString: $0) } ?? ""
+        return names.split(separator: ",").map(String.init).filter { name in !Self.all.contains { $0.id == name } }
+    }
 }
