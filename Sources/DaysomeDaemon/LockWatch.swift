@@ -244,8 +244,9 @@ extension Manager {
         watch.start()
     }
 
-    /// A source's new word: while locked the display is away; on unlock the file decides again,
-    /// read afresh, since it may have been written while the session was locked.
+    /// A source's new word: while locked the display is away; on unlock the file decides again.
+    /// The file is read afresh at each change (its word is kept for status while locked), since
+    /// it may have been written while the session was locked.
     func lockChanged(_ source: LockSource, _ locked: Bool?) {
         let wasLocked = self.screenLock.locked
         _ = self.screenLock.source(source, says: locked)

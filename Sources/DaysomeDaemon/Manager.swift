@@ -119,8 +119,9 @@ final class Manager {
             throw .setup("\(error)")
         }
         let display = self.decideStart()
-        self.toldStatus = self.statusLine()
-        _ = ServiceManager.notify("READY=1\nSTATUS=\(self.statusLine())")
+        let line = self.statusLine()
+        self.toldStatus = line
+        _ = ServiceManager.notify("READY=1\nSTATUS=\(line)")
         self.logger.log(
             .info,
             "Started: display \(display.rawValue), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"

@@ -101,7 +101,7 @@ final class FreedesktopNotifier: Notifier {
         self.instance = (try? self.notifications.serverOwner()).flatMap { $0 }.map {
             "\((try? bus.busId) ?? "?") \($0)"
         }
-        if (try? self.notifications.serverIsRunning()) == true {
+        if self.instance != nil {
             self.server.present = true
             self.refresh()
         }
@@ -127,8 +127,9 @@ final class FreedesktopNotifier: Notifier {
                 self.server.choice = self.choose()
                 self.readDoNotDisturb()
             case .failure:
-                // A slow server (GNOME's proxy on a busy machine) may answer the next probe.
-                let running = (try? self.notifications.serverIsRunning()) == true
+                // A slow server (GNOME's proxy on a busy machine) may answer the next probe. Whether
+                // one owns the name is known from NameOwnerChanged: no blocking call on the loop.
+                let running = self.instance != nil
                 self.server = ServerInfo(name: nil, present: running, capabilities: [])
                 if running { self.probeAgain() }
             }

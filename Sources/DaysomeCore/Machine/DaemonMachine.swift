@@ -6,7 +6,8 @@
 /// The state machine of one daemon.
 public struct DaemonMachine: Sendable {
     public let config: MachineConfig
-    /// What the display state file says; the daemon starts in the foreground until told (rule 1 first).
+    /// The display the daemon acts on (the file's word, or away while locked); it starts in the
+    /// foreground until told (rule 1 first).
     public internal(set) var display: DisplayState = .foreground
     /// The last good household, kept when a later file cannot be used (rule 9).
     public internal(set) var household: LoadedHousehold?

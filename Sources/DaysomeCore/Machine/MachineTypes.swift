@@ -49,7 +49,7 @@ public struct LoadedHousehold: Sendable, Equatable {
 
 /// Something that happened, as the daemon's loop reports it.
 public enum MachineEvent: Sendable {
-    /// The display state file now says this.
+    /// The display the daemon acts on now: the state file's word, or away while the session is locked.
     case display(DisplayState)
     /// The household file was read again.
     case household(Result<LoadedHousehold, HouseholdFileError>)
