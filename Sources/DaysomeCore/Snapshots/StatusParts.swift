@@ -257,7 +257,8 @@ extension StatusSnapshot {
             var read: [LockSource: Source] = [:]
             for name in LockSource.allCases {
                 let later = Self.addedAfterFirstRelease.contains(name)
-                guard let source = later ? try sources.addedLaterObject(name.rawValue) : try sources.object(name.rawValue)
+                guard
+                    let source = later ? try sources.addedLaterObject(name.rawValue) : try sources.object(name.rawValue)
                 else { continue }
                 read[name] = Source(
                     watched: try source.bool("watched"), locked: try source.optionalBool("locked"),
