@@ -29,20 +29,11 @@ extension Manager {
         }
     }
 
-    /// A fire of lay N from the systemd manager: deliver what is due, and say what happened.
+    /// A fire of lay N from the systemd manager: the machine delivers what is due and says what happened.
     func fire(_ lay: UInt64) -> FireReply {
-        let before = Set(self.machine.persisted.delivered.map(\.key))
-        self.handle(.fired(lay: lay))
-        let shown = self.machine.persisted.delivered
-        if shown.contains(where: { !before.contains($0.key) }) { return .delivered }
-        // With exact alarms the daemon called at the minute on its own deadline, before this fire.
-        let now = self.now()
-        if self.machine.currentLay?.number == lay, self.machine.display == .away,
-            let call = shown.last(where: { $0.key.lay == lay && $0.key.at <= now })
-        {
-            return .alreadyDelivered(at: call.key.at)
-        }
-        return .nothingDue(lay: lay)
+        let (reply, actions) = self.machine.fire(lay: lay, now: self.now())
+        self.execute(actions)
+        return reply
     }
 
     /// Plays the bell, unless a respected Do Not Disturb holds calls back or no player exists.

@@ -82,7 +82,7 @@ extension DaemonMachine {
             actions += self.leave(call, now: now, event: .withdrawn, reason: reason)
         }
         // Posts still in flight are closed the moment their id arrives.
-        for key in self.inFlight.keys { self.inFlight[key] = true }
+        self.inHand.takeBackEveryPost()
         if !self.persisted.delivered.isEmpty {
             self.persisted.delivered = []
             actions.append(.persist)
