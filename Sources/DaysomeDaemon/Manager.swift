@@ -46,10 +46,6 @@ final class Manager {
     var sessionDisconnected: BusSlot?
     var chimePlayer: ChimePlayer?
     var returner: DisplayReturner?
-    /// The sample call of `daysomectl try`, withdrawn after a short while; `generation` tells a
-    /// late reply for a sample already taken away (the display returned first) from the current one.
-    var sample: (id: UInt32?, close: EventSource?, generation: UInt64)?
-    var sampleGeneration: UInt64 = 0
     /// State files that could not be trusted at start-up (set aside), for status.
     var stateProblems: [HouseholdProblem] = []
     /// This boot's id, when /proc lets the unit read it: a notification id is stamped with it.
@@ -181,12 +177,6 @@ final class Manager {
         var event = event
         // What the file says, combined with the lock: a locked session is away (LockWatch.swift).
         if case .display(let said) = event { event = .display(self.screenLock.fileSays(said)) }
-        if case .display(.foreground) = event, let sample = self.sample {
-            // Rule 1 holds for the carer's sample too; one whose id has not arrived is closed on arrival.
-            if let id = sample.id { self.notifier?.close(id) }
-            sample.close?.cancel()
-            self.sample = nil
-        }
         self.execute(self.machine.handle(event, now: self.now()))
         if case .serverRestarted = event {
             self.execute(self.machine.handle(.serverIdentified(self.serverIdentity()), now: self.now()))

@@ -24,6 +24,9 @@ extension DaemonMachine {
                 }
             case .repost(let key):
                 actions += self.repost(key, now: now)
+            case .sampleEnd:
+                self.sample?.timer = nil
+                actions += self.takeSampleAway()
             case .managerStart:
                 self.laid.deadlineFired()
                 due += self.laid.takeDue(now: now)

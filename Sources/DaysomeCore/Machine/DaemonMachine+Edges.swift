@@ -15,6 +15,12 @@ extension DaemonMachine {
             self.scheduleBringBack(at: min(max(bringBack.at, now), now.adding(seconds: self.config.bringBackDelay)))
         }
         self.rearmReposts(now: now)
+        if self.sample != nil {
+            self.sample?.timer = nil
+            if case .scheduled(let id) = self.wheel.insert(.sampleEnd, at: now.seconds + Self.sampleSeconds) {
+                self.sample?.timer = id
+            }
+        }
         var actions: [MachineAction] = []
         for call in self.persisted.delivered {
             if call.expiresAt <= now {

@@ -74,7 +74,8 @@ extension DaemonMachine {
         // A return before the day was brought back makes bringing it back moot.
         if let timer = self.bringBackTimer { self.wheel.cancel(timer.id) }
         self.bringBackTimer = nil
-        var actions = self.clearLay(now: now, reason: reason)
+        // Rule 1 holds for the carer's sample too.
+        var actions = self.takeSampleAway() + self.clearLay(now: now, reason: reason)
         for call in self.persisted.delivered {
             self.cancelExpiry(call.key)
             self.cancelRepost(call.key)

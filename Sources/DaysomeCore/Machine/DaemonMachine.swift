@@ -21,6 +21,8 @@ public struct DaemonMachine: Sendable {
     var laid: LaidStarts
     /// Expiry timers, posts in flight and waiting for a server, and what history says of them.
     var inHand = CallsInHand()
+    /// The carer's sample call (`daysomectl try`), while it is on screen or on its way.
+    var sample: SampleCall?
     /// When the lay is extended, so that enough stays pending while away.
     var topUpTimer: TimerID?
     /// Bringing the day back a few seconds after a call (`settings.bringDayBack`).
@@ -218,11 +220,15 @@ public struct DaemonMachine: Sendable {
             if self.display == .away {
                 actions += self.relayAfterClockChange(remaining: remaining, now: now, reason: reason)
             }
+        case .trySample:
+            actions += self.trySample(now: now)
         case .posted(let key, let id):
             let posted = self.inHand.reposts[key]
             self.cancelRepost(key)
             let answer = self.inHand.answered(key)
-            if answer.takenBack {
+            if key.lay == 0 {
+                actions += self.samplePosted(key, id: id, takenBack: answer.takenBack)
+            } else if answer.takenBack {
                 actions.append(.close(key, notificationId: id))
                 // Taken, and taken away at once: history says both, now that both are true.
                 if let left = answer.left {
