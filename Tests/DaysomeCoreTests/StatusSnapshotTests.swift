@@ -123,4 +123,15 @@ struct StatusSnapshotTests {
             try StatusSnapshot(json: .object(object))
         }
     }
+
+    @Test(
+        "Only the family's words: the texts the daemon composes for its status (wakeSystem's reason) never hold a forbidden word"
+    )
+    func statusTextsHoldNoForbiddenWord() {
+        let composed = [
+            StatusSnapshot.WakeSystem.underAUserManager.reason
+        ]
+        for text in composed { #expect(Content.forbiddenWords(in: text).isEmpty, "\(text)") }
+        #expect(!StatusSnapshot.WakeSystem.underAUserManager.on)
+    }
 }
