@@ -170,6 +170,10 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
     // The real reason, from the daemon: a broken household with nothing kept is not a switch left off.
     if let reason = daemon.notLaidReason { lines.append("Nothing is laid: " + printable(reason)) }
     lines.append("Can deliver: \(status.canDeliver ? "yes" : "no")")
+    // Calls go on while the state directory cannot be written; what is behind is named.
+    for error in daemon.stateWriteErrors ?? [] {
+        lines.append("State not saved: " + printable(error.description))
+    }
     let household = status.household
     lines.append(
         "Household: \(household.path) (\(household.items) items, loaded \(household.loadedAt?.rfc3339 ?? "never"))")

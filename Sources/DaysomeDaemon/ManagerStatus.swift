@@ -24,7 +24,7 @@ extension Manager {
                 on: settings?.bringDayBack == true, means: self.returner?.means,
                 ready: settings?.bringDayBack == true && self.returner?.means != nil),
             doNotDisturb: self.respectsDoNotDisturb ? "respect" : "override", lock: self.lockStatus,
-            wakeSystem: .underAUserManager)
+            wakeSystem: .underAUserManager, stateWriteErrors: self.writes.errors)
         return StatusSnapshot(
             pid: UInt64(getpid()), display: machine.display, lay: machine.currentLay?.number,
             backend: self.options.backend.rawValue, notifyInOtherApps: machine.notifyInOtherApps,
