@@ -177,8 +177,14 @@ public enum FileIO {
             // An existing directory on a read-only mount answers mkdir with EROFS, not EEXIST.
             var info = stat()
             if stat(current, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { continue }
-            if mkdir(current, last ? mode : 0o755) != 0 && Glibc.errno != EEXIST {
-                throw FileError(path: current, errno: Glibc.errno, operation: "create directory")
+            if mkdir(current, last ? mode : 0o755) != 0 {
+                // EEXIST from a file (or a link to one) where the directory should be is no directory.
+                let saved = Glibc.errno
+                let isDirectory = stat(current, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+                guard saved == EEXIST && isDirectory else {
+                    let reason = saved == EEXIST ? ENOTDIR : saved
+                    throw FileError(path: current, errno: reason, operation: "create directory")
+                }
             }
         }
     }

@@ -1,6 +1,6 @@
 // Faults under the state directory, with the real daysomed (wheel backend, a private bus, Xvfb
 // and dunst): a file system that fills up (a small tmpfs this test mounts over the state
-// directory, and unmounts). The daemon keeps
+// directory, and unmounts), and a state directory that cannot be created. The daemon keeps
 // calling, `status` names the file and the error, and the first write that succeeds brings the
 // files up to date. Run as root (the suite's machines are): a mount that fails fails the test.
 
@@ -75,6 +75,36 @@ struct StateDirectoryFaultTests {
             history.contains { $0.event == "delivered" && $0.at == rfc3339(minute) },
             "the call's history line was not written once space was freed: \(history)")
         #expect(!(try await session.ctl(["status"] + session.daemonPaths).stdout.contains("State not saved")))
+    }
+
+    @Test func aStateDirectoryThatCannotBeCreatedIsReportedAndTheDaemonRunsOnAndCreatesItLater() async throws {
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
+        defer { session.stop() }
+        let state = session.stateDirectory
+        // A regular file where the directory should be: mkdir fails (EEXIST, then not a directory).
+        try writeFile(state, "not a directory\n")
+        try replaceFile(session.household, try farAwayHousehold())
+        let daemon = try await session.startDaemon()
+        let lay = try #require(try await session.pending().lay, "nothing laid without a state directory")
+        let errors = try await session.status().snapshot.daemon?.stateWriteErrors ?? []
+        #expect(errors.first?.file == state, "\(errors)")
+        #expect(errors.first?.error.contains("Not a directory") == true, "\(errors)")
+        let text = try await session.ctl(["status"] + session.daemonPaths)
+        #expect(text.stdout.contains("State not saved: '\(state)' is not saved"), "\(text)")
+        #expect(!daemon.process.poll(), "daysomed exited: \(session.daemonStderr)")
+
+        unlink(state)
+        let freed = monotonicSeconds()
+        _ = try await poll("the state directory to be created", timeout: 70, interval: 0.2) { () -> Bool? in
+            try await session.status().snapshot.daemon?.stateWriteErrors?.isEmpty == true ? true : nil
+        }
+        let created = monotonicSeconds() - freed
+        print("[StateDirectoryFaultTests] missing state directory created \(created) s after it could be")
+        var info = stat()
+        #expect(stat(state, &info) == 0 && info.st_mode & 0o777 == 0o700, "state directory mode \(info.st_mode)")
+        #expect(try layNumber(in: state) == lay)
+        #expect(try await session.history().contains { $0.event == "laid" && $0.lay == lay })
+        #expect(!daemon.process.poll())
     }
 }
 
