@@ -95,7 +95,10 @@ func queueTable(_ queue: QueueSnapshot, now: Instant) -> String {
 
 /// Runs `history`.
 func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
-    let paths = paths(command, context)
+    var paths = paths(command, context)
+    if command.options["--state-dir"] == nil, let published = runningStateDirectory(paths) {
+        paths.stateDirectory = published
+    }
     let records = HistoryFile.read(path: paths.historyFile)
     if command.has("--json") {
         return CommandOutput(stdout: HistorySnapshot(history: records).json.serialized(pretty: true) + "\n")
@@ -133,6 +136,16 @@ func runStatus(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
             status: .success, stdout: "daysomed: \(state) for '\(paths.runtimeDirectory)'\nCan deliver: no\n")
     }
     return CommandOutput(stdout: statusText(status, daemon))
+}
+
+/// The state directory the daemon owning the runtime directory published, while it runs: the
+/// runtime directory alone names a daemon, and one started with `--state-dir` keeps its history
+/// there, not under `$XDG_STATE_HOME`.
+func runningStateDirectory(_ paths: Paths) -> String? {
+    guard DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory),
+        case .success(let status) = readStatus(paths)
+    else { return nil }
+    return status.daemon?.stateDirectory
 }
 
 /// The status the daemon published, through the snapshot type it was written with.
