@@ -24,9 +24,9 @@ extension StatusSnapshot {
             self.nextAttempt = nextAttempt
         }
 
-        /// `'/…/lay.json' is not saved: Failed to write …: No space left on device (since …, 3 attempts)`.
+        /// `'/…/lay.json': Failed to write …: No space left on device (since …, 3 attempts; …)`.
         public var description: String {
-            "'\(self.file)' is not saved: \(self.error) (since \(self.since.rfc3339), \(self.attempts) attempt"
+            "'\(self.file)': \(self.error) (since \(self.since.rfc3339), \(self.attempts) attempt"
                 + (self.attempts == 1 ? "" : "s")
                 + (self.nextAttempt.map { "; trying again at \($0.rfc3339)" } ?? "") + ")"
         }
