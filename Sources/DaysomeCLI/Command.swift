@@ -44,9 +44,7 @@ public struct CommandOutput: Sendable, Equatable {
 /// Options shared by the commands that find a daemon.
 let daemonPathOptions = [
     OptionSpec("--runtime-dir", "DIR", "The daemon's runtime directory (default $XDG_RUNTIME_DIR/daysome)."),
-    OptionSpec(
-        "--state-dir", "DIR",
-        "The daemon's state directory (default: the running daemon's, else $XDG_STATE_HOME/daysome)."),
+    OptionSpec("--state-dir", "DIR", "The daemon's state directory (default $XDG_STATE_HOME/daysome)."),
     OptionSpec("--display-state", "PATH", "The display state file (default $XDG_RUNTIME_DIR/daysome/display)."),
 ]
 
