@@ -16,6 +16,8 @@ final class Manager {
     /// Every read of the time goes through here (DaemonClock.swift).
     let clock: any DaemonClock
     let publisher: Publisher
+    /// The state directory's writes, and what is behind when they fail (StateWrites.swift).
+    let writes: StateWrites
     var machine: DaemonMachine
     var notifier: (any Notifier)?
     var bus: Bus?
@@ -65,7 +67,6 @@ final class Manager {
         let paths = options.paths
         do {
             try preparePrivateDirectory(paths.runtimeDirectory)
-            try FileIO.makeDirectories(paths.stateDirectory, mode: 0o700)
             try FileIO.makeDirectories(directory(of: paths.displayState), mode: 0o700)
         } catch {
             throw .setup(error.description)
@@ -82,6 +83,10 @@ final class Manager {
         }
         self.clock = clock ?? EventLoopClock(self.loop)
         self.publisher = Publisher(paths: paths)
+        self.writes = StateWrites(paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop)
+        // A state directory that cannot be created is reported and retried, as a read-only one is:
+        // the daemon lays and calls from memory meanwhile.
+        self.writes.makeDirectory(now: self.clock.instant)
         let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
         // A daemon killed between lay.json and its history line left the history behind: catch up first.
         let (read, problems) = Publisher.readPersisted(paths, now: self.clock.instant)
@@ -99,6 +104,7 @@ final class Manager {
     func run() throws(DaemonError) -> Int32 {
         // A client that hangs up before reading its answer must not end the daemon (EPIPE instead).
         signal(SIGPIPE, SIG_IGN)
+        self.writes.onRetry = { [weak self] in self?.retryStateWrites() }
         do {
             try self.loop.enableSignalExit()
             _ = try self.loop.setWatchdog(true)
@@ -205,14 +211,13 @@ final class Manager {
     // MARK: Actions
 
     func execute(_ actions: [MachineAction]) {
+        // The next step retries what a full disk left behind, before it writes anything new.
+        if self.writes.isBehind { self.writes.retry(self.machine.persisted, now: self.now()) }
         var records: [HistoryRecord] = []
         func flushRecords() {
             guard !records.isEmpty else { return }
-            do {
-                try self.publisher.record(records)
-            } catch {
-                self.logger.log(.error, "\(error), ignoring")
-            }
+            // A line that cannot be written is kept and written later; the call is posted anyway.
+            self.writes.record(records, now: self.now())
             records = []
         }
         for action in actions {
@@ -225,11 +230,7 @@ final class Manager {
                     fields: [("DAYSOME_EVENT", record.event.rawValue), ("DAYSOME_LAY", String(record.lay))]
                         + (record.at.map { [("DAYSOME_START", $0.rfc3339)] } ?? []))
             case .persist:
-                do {
-                    try self.publisher.persist(self.machine.persisted)
-                } catch {
-                    self.logger.log(.error, "\(error), ignoring")
-                }
+                self.writes.persist(self.machine.persisted, now: self.now())
             case .post(let key, let start):
                 flushRecords()
                 self.post(key, start)
@@ -256,6 +257,12 @@ final class Manager {
             }
         }
         flushRecords()
+        // A write that failed (or came back) after this step's publish: a settled step shows it now.
+        let settled = actions.contains {
+            if case .publish = $0 { return true }
+            return false
+        }
+        if settled && self.writes.takeChanged() { self.publish() }
     }
 
     func post(_ key: DeliveryKey, _ start: Start, replacing: UInt32 = 0) {
@@ -287,7 +294,15 @@ final class Manager {
         }
     }
 
+    /// The retry timer fired: writes what is behind, and publishes the status when that changed.
+    func retryStateWrites() {
+        self.writes.retry(self.machine.persisted, now: self.now())
+        if self.writes.householdBehind { self.keepHousehold() }
+        if self.writes.takeChanged() { self.publish() }
+    }
+
     func publish() {
+        _ = self.writes.takeChanged()
         do {
             try self.publisher.publish(
                 queue: self.publisher.queue(self.machine, backend: self.options.backend), status: self.statusSnapshot())
@@ -313,6 +328,7 @@ final class Manager {
         if let next = self.machine.laidStarts.first {
             parts.append("next start \(next.at.rfc3339) \(next.title)".replacingNewlines())
         }
+        if let error = self.writes.errors.first { parts.append("state not saved: \(error.error)".replacingNewlines()) }
         return parts.joined(separator: "; ")
     }
 }
