@@ -1,0 +1,26 @@
+// The fault storm (DaysomeTestSupport/FaultStorm.swift) against the wheel backend, in a real
+// user manager's session with dunst: flips while the server hangs, dies and the bus restarts.
+
+import DaysomeTestSupport
+import Testing
+
+@Suite("A fault storm underneath the wheel", .timeLimit(.minutes(5)))
+struct FaultStormTests {
+    @Test func flipsWhileTheServerHangsDiesAndTheBusRestartsNeverShowACallOverTheDisplayTwiceOrSilently()
+        async throws
+    {
+        let seed = SeededRandom.seed(default: 20_261_220)
+        let world = try await TestWorld.start([.userManager, .notificationServer])
+        defer { world.stop() }
+        let report = try await world.runFaultStorm(seed: seed, reexecManager: false)
+        print("[FaultStormTests] wheel, seed \(seed): \(report)")
+        #expect(report.breaches.isEmpty, "\(report.breaches)")
+        #expect(report.doubles.isEmpty, "\(report.doubles)")
+        #expect(report.silentMisses.isEmpty, "\(report.silentMisses)")
+        #expect(report.settleFailures.isEmpty, "\(report.settleFailures)")
+        #expect(report.deaths == 0, "daysomed died: \(world.daemonStderr.suffix(800))")
+        #expect(report.calls >= 2, "the storm's calls never reached the server")
+        // A loop that waited on the hung server stood still 200 ms and more at a time.
+        #expect(report.longestStallWhileHung < 0.15)
+    }
+}
