@@ -27,6 +27,22 @@ public struct FaultStormReport: CustomStringConvertible {
     public var longestStallWhileHung = 0.0
     public var calls = 0
 
+    /// What a family would have noticed, one line each; empty when the storm left nothing wrong.
+    /// A loop that waited on the hung server stood still 200 ms and more at a time.
+    public var problems: [String] {
+        var problems: [String] = []
+        if !self.breaches.isEmpty { problems.append("rule 1 breaches: \(self.breaches.prefix(5))") }
+        if !self.doubles.isEmpty { problems.append("double deliveries: \(self.doubles)") }
+        if !self.silentMisses.isEmpty { problems.append("silent misses: \(self.silentMisses)") }
+        if !self.settleFailures.isEmpty { problems.append("settles that did not hold: \(self.settleFailures)") }
+        if self.deaths > 0 { problems.append("the daemon died") }
+        if self.calls < 2 { problems.append("the storm's calls never reached the server (\(self.calls))") }
+        if self.longestStallWhileHung >= 0.15 {
+            problems.append("the loop stood still \(milliText(self.longestStallWhileHung)) while the server hung")
+        }
+        return problems
+    }
+
     public var description: String {
         "\(self.flips) flips, faults [\(self.faults.joined(separator: "; "))]: \(self.breaches.count) rule 1 breaches, "
             + "\(self.doubles.count) double deliveries, \(self.silentMisses.count) silent misses, "

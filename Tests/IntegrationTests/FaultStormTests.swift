@@ -14,13 +14,6 @@ struct FaultStormTests {
         defer { world.stop() }
         let report = try await world.runFaultStorm(seed: seed, reexecManager: false)
         print("[FaultStormTests] wheel, seed \(seed): \(report)")
-        #expect(report.breaches.isEmpty, "\(report.breaches)")
-        #expect(report.doubles.isEmpty, "\(report.doubles)")
-        #expect(report.silentMisses.isEmpty, "\(report.silentMisses)")
-        #expect(report.settleFailures.isEmpty, "\(report.settleFailures)")
-        #expect(report.deaths == 0, "daysomed died: \(world.daemonStderr.suffix(800))")
-        #expect(report.calls >= 2, "the storm's calls never reached the server")
-        // A loop that waited on the hung server stood still 200 ms and more at a time.
-        #expect(report.longestStallWhileHung < 0.15)
+        #expect(report.problems.isEmpty, "\(report.problems); daysomed said: \(world.daemonStderr.suffix(800))")
     }
 }
