@@ -211,7 +211,9 @@ final class FreedesktopNotifier: Notifier {
                 ("urgency", .byte(choice.urgency.rawValue)), ("category", .string("x-daysome.call")),
                 ("desktop-entry", .string("daysome")), ("suppress-sound", .bool(true)),
             ],
-            expireTimeout: OnEveryDesktop.expireTimeout(expiresAt: start.expiresAt, now: now)
+            expireTimeout: OnEveryDesktop.expireTimeout(
+                expiresAt: start.expiresAt, now: now, serverName: self.server.name ?? self.lastServer.name,
+                vendor: self.server.vendor ?? self.lastServer.vendor)
         ) { result in
             switch result {
             case .success(let id): completion(.success(id))

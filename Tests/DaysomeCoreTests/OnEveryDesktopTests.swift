@@ -127,18 +127,30 @@ struct OnEveryDesktopTests {
     }
 
     @Test(
-        "Every server, MATE's too, gets the expire hint after expiresAt: the backstop when the daemon is gone"
+        "MATE's calls go with no timeout, so she sees them over a fullscreen app; every other server gets the expire hint after expiresAt"
     )
-    func everyServerGetsTheBackstopHint() {
+    func mateCallsGoWithNoTimeout() {
         let now = instant("2026-06-01T12:00:00Z")
         let later = now.adding(seconds: 60)
-        // MATE hides such a card over a fullscreen app (the desktop matrix shows it); the design
-        // keeps the backstop, so the daemon does not special-case it.
-        #expect(OnEveryDesktop.expireTimeout(expiresAt: later, now: now) == 65_000)
-        // And status says why she may not see a call over a fullscreen app there.
+        // MATE hides every card that can time out over a fullscreen app: none, and the daemon's
+        // own close at expiresAt takes the card away.
+        #expect(
+            OnEveryDesktop.expireTimeout(expiresAt: later, now: now, serverName: "Notification Daemon", vendor: "MATE")
+                == 0)
+        for (name, vendor) in [
+            ("Notification Daemon", "GNOME"), ("dunst", "knopwob"), ("gnome-shell", "GNOME"),
+            ("Notification Daemon", nil), (nil, "MATE"),
+        ] as [(String?, String?)] {
+            #expect(
+                OnEveryDesktop.expireTimeout(expiresAt: later, now: now, serverName: name, vendor: vendor) == 65_000,
+                "\(name ?? "nil") \(vendor ?? "nil")")
+        }
+        // status says what the daemon does there, and nothing it did not see.
         let mate = OnEveryDesktop.urgency(
             serverName: "Notification Daemon", vendor: "MATE", doNotDisturb: .unknown, respectDoNotDisturb: false)
-        #expect(mate.urgency == .normal && mate.reason.contains("holds every call that can time out"))
+        #expect(mate.urgency == .normal)
+        #expect(mate.reason.contains("no timeout") && mate.reason.contains("shown over it"), "\(mate.reason)")
+        #expect(!mate.reason.contains("holds every call"))
         let gnomeDaemon = OnEveryDesktop.urgency(
             serverName: "Notification Daemon", vendor: "GNOME", doNotDisturb: .unknown, respectDoNotDisturb: false)
         #expect(gnomeDaemon.reason.hasPrefix("this server shows normal calls over a fullscreen app"))

@@ -284,9 +284,8 @@ struct DesktopMatrixTests {
         }
     }
 
-    /// Step 1 where the server holds every card that can time out while a fullscreen app is in
-    /// front (MATE): the call is posted at its minute and not on screen; the design's backstop
-    /// expire hint is what makes it one that can time out. Her return then withdraws it.
+    /// Step 1 where the server draws its cards under a fullscreen app: the call is posted at its
+    /// minute and not on screen. Her return then withdraws it.
     private func heldBehindTheFilm(_ server: DesktopServer, _ world: DesktopWorld, minute: Int64) async throws {
         await pause(untilWall: Double(minute))
         var seen: String?

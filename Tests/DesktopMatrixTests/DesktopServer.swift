@@ -55,7 +55,7 @@ struct Expected: Sendable {
 
 /// One notification server under test.
 struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvertible {
-    /// A short name for files and the README: `dunst`, `xfce4-notifyd`, …
+    /// A short name for files and docs/desktops.md: `dunst`, `xfce4-notifyd`, …
     let id: String
     /// The Debian package that ships it.
     let package: String
@@ -103,11 +103,11 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
         executable: "/usr/lib/mate-notification-daemon/mate-notification-daemon", arguments: [],
         screen: .x11(clickFromBottom: nil), serverName: "Notification Daemon", urgency: "normal",
         doNotDisturb: .gsettings(schema: "org.mate.NotificationDaemon", key: "do-not-disturb", value: "true"),
-        // Over fullscreen only a card without an expire timeout is shown, and the design gives ours
-        // the backstop hint: held. Its Do Not Disturb answers Notify with an id and shows nothing,
-        // whatever the urgency.
+        // Over fullscreen only a card without an expire timeout is shown, and the daemon posts ours
+        // with none there: seen over the film. Its Do Not Disturb answers Notify with an id and
+        // shows nothing, whatever the urgency.
         expected: Expected(
-            overFullscreen: false, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
+            overFullscreen: true, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
             urgencyThroughDoNotDisturb: "normal"))
     static let lxqt = DesktopServer(
         id: "lxqt-notificationd", package: "lxqt-notificationd", executable: "/usr/bin/lxqt-notificationd",
