@@ -114,6 +114,32 @@ struct OnEveryDesktopTests {
         }
     }
 
+    @Test(
+        "Plasma gets critical urgency, since KWin stacks only critical popups above a fullscreen app; its Inhibited is read"
+    )
+    func plasmaGetsCritical() {
+        let plasma = OnEveryDesktop.urgency(
+            serverName: "Plasma", vendor: "KDE", doNotDisturb: .unknown, respectDoNotDisturb: false)
+        #expect(plasma.urgency == .critical)
+        #expect(plasma.reason.contains("fullscreen"))
+        let respected = OnEveryDesktop.urgency(
+            serverName: "Plasma", vendor: "KDE", doNotDisturb: .on, respectDoNotDisturb: true)
+        #expect(respected.urgency == .normal && respected.bellHeld)
+        let query = OnEveryDesktop.doNotDisturbQuery(serverName: "Plasma")
+        #expect(query?.arguments == ["org.freedesktop.Notifications", "Inhibited"])
+    }
+
+    @Test("mako's status says its cards are drawn under a fullscreen app, never that they show over one")
+    func makoStatusSaysWhatWasSeen() {
+        let mako = OnEveryDesktop.urgency(serverName: "mako", doNotDisturb: .unknown, respectDoNotDisturb: false)
+        #expect(mako.urgency == .normal)
+        #expect(mako.reason.contains("under a fullscreen app"), "\(mako.reason)")
+        #expect(!mako.reason.contains("shows normal calls over a fullscreen app"))
+        let swaync = OnEveryDesktop.urgency(
+            serverName: "SwayNotificationCenter", doNotDisturb: .unknown, respectDoNotDisturb: false)
+        #expect(swaync.reason.hasPrefix("this server shows normal calls over a fullscreen app"))
+    }
+
     @Test("A Do Not Disturb the household respects holds the call and the bell together; a forgotten one holds neither")
     func respectedDoNotDisturbHoldsBannerAndBell() {
         let respected = OnEveryDesktop.urgency(serverName: "gnome-shell", doNotDisturb: .on, respectDoNotDisturb: true)

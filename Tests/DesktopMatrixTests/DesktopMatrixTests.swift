@@ -71,11 +71,21 @@ struct DesktopMatrixTests {
             try await world.startSystemBus()
             try await world.startDisplay()
             try await world.startPhosh()
+        } else if case .plasma = server.screen {
+            try await world.startDisplay()
+            try await world.startKWin()
+            try await world.makeActivatable()
+            try await world.startServer()
+        } else if case .sway = server.screen {
+            try await world.startDisplay()
+            try await world.startSway()
+            try await world.makeActivatable()
+            try await world.startServer()
         } else {
             try await world.startDisplay()
             try await world.startWindowManager()
             if case .xfconf = server.doNotDisturb { try await world.startXfconf() }
-            try world.makeActivatable()
+            try await world.makeActivatable()
             try await world.startServer()
         }
         let minute = nextMinute(leaving: 30)

@@ -114,6 +114,15 @@ public enum OnEveryDesktop {
                     : "GNOME Shell holds normal banners over a fullscreen app and in Do Not Disturb; only critical passes",
                 bellHeld: false)
         }
+        if serverName == "Plasma" && vendor == "KDE" {
+            // Seen in the desktop matrix: KWin stacks normal popups under a fullscreen window and
+            // critical ones above it; its inhibition lets critical through.
+            return UrgencyChoice(
+                urgency: .critical,
+                reason:
+                    "Plasma keeps normal popups under a fullscreen app and while inhibited; only critical passes, drawn with an orange edge",
+                bellHeld: false)
+        }
         if Self.isXfce(serverName) && doNotDisturb == .on {
             return UrgencyChoice(
                 urgency: .critical,
@@ -126,6 +135,15 @@ public enum OnEveryDesktop {
                 urgency: .normal,
                 reason:
                     "MATE's server hides every card that can time out while a fullscreen app is in front: calls go with no timeout, so they are shown over it, and the daemon closes them at their end",
+                bellHeld: false)
+        }
+        if serverName == "mako" {
+            // Seen in the desktop matrix: its cards are on the layer shell's top layer, which a
+            // fullscreen window covers, at any urgency.
+            return UrgencyChoice(
+                urgency: .normal,
+                reason:
+                    "mako draws its cards under a fullscreen app: a call is not seen over one, only once she leaves it",
                 bellHeld: false)
         }
         let dnd =
