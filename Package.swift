@@ -34,7 +34,9 @@ let package = Package(
         .testTarget(
             name: "SystemdKitTests", dependencies: ["SystemdKit", "DaysomeErrno", "DaysomeTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "DaysomeFilesTests", dependencies: ["DaysomeFiles"], swiftSettings: strict),
+        .testTarget(
+            name: "DaysomeFilesTests", dependencies: ["DaysomeFiles", "DaysomeCore", "DaysomeTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles"],
             swiftSettings: strict),

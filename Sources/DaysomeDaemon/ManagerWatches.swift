@@ -180,10 +180,19 @@ extension Manager {
             return nil
         }
         guard let copy else { return nil }
+        if copy.readFormat < LastGoodHousehold.format {
+            // An older daemon's copy held the whole file, the PIN and note among them.
+            do {
+                try copy.save(to: path)
+            } catch {
+                self.logger.log(.warning, "\(error): the kept household copy stays in its older format")
+            }
+        }
         switch HouseholdFile.parse(copy.bytes, file: path, environment: self.environment) {
         case .success(let parsed):
-            self.keptDigest = parsed.digest
-            return LoadedHousehold(load: parsed.load, digest: parsed.digest, loadedAt: copy.since, fromKeptCopy: true)
+            // Its digest is the file's, so a lay made from that file resumes under its number.
+            self.keptDigest = copy.fileDigest
+            return LoadedHousehold(load: parsed.load, digest: copy.fileDigest, loadedAt: copy.since, fromKeptCopy: true)
         case .failure(let error):
             // A zone that vanished from the system, say: the copy cannot be laid from any more.
             self.logger.log(.warning, "The kept household copy '\(path)' cannot be used: \(error)")
@@ -199,8 +208,11 @@ extension Manager {
         else { return }
         let path = LastGoodHousehold.path(in: self.options.paths)
         do {
-            try LastGoodHousehold(bytes: read.bytes, source: self.options.paths.household, since: household.loadedAt)
-                .save(to: path)
+            guard
+                let copy = LastGoodHousehold.keeping(
+                    fileBytes: read.bytes, source: self.options.paths.household, since: household.loadedAt)
+            else { return }
+            try copy.save(to: path)
             self.keptDigest = household.digest
             self.writes.kept(path, nil, now: self.now())
         } catch {

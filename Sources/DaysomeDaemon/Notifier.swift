@@ -291,7 +291,8 @@ final class FreedesktopNotifier: Notifier {
         self.server.choice = choice
         // The daemon plays its own bell: suppress-sound keeps a server that plays sounds (GNOME)
         // from calling twice for one start. The default action is what a click on the call runs.
-        // The expire timeout is only a backstop, after the daemon's own close at expiresAt.
+        // The expire timeout is a backstop after the daemon's own close at expiresAt, except on
+        // MATE, which hides every card that can time out under a fullscreen app: no timeout there.
         // The icon the package installs (hicolor `daysome`), named, so no server looks for a
         // generic one and logs that it found none.
         self.notifications.notify(
@@ -301,7 +302,9 @@ final class FreedesktopNotifier: Notifier {
                 ("urgency", .byte(choice.urgency.rawValue)), ("category", .string("x-daysome.call")),
                 ("desktop-entry", .string("daysome")), ("suppress-sound", .bool(true)),
             ],
-            expireTimeout: OnEveryDesktop.expireTimeout(expiresAt: start.expiresAt, now: now)
+            expireTimeout: OnEveryDesktop.expireTimeout(
+                expiresAt: start.expiresAt, now: now, serverName: self.server.name ?? self.lastServer.name,
+                vendor: self.server.vendor ?? self.lastServer.vendor)
         ) { [weak self] result in
             switch result {
             case .success(let id):

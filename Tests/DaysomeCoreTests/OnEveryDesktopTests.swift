@@ -114,6 +114,32 @@ struct OnEveryDesktopTests {
         }
     }
 
+    @Test(
+        "Plasma gets critical urgency, since KWin stacks only critical popups above a fullscreen app; its Inhibited is read"
+    )
+    func plasmaGetsCritical() {
+        let plasma = OnEveryDesktop.urgency(
+            serverName: "Plasma", vendor: "KDE", doNotDisturb: .unknown, respectDoNotDisturb: false)
+        #expect(plasma.urgency == .critical)
+        #expect(plasma.reason.contains("fullscreen"))
+        let respected = OnEveryDesktop.urgency(
+            serverName: "Plasma", vendor: "KDE", doNotDisturb: .on, respectDoNotDisturb: true)
+        #expect(respected.urgency == .normal && respected.bellHeld)
+        let query = OnEveryDesktop.doNotDisturbQuery(serverName: "Plasma")
+        #expect(query?.arguments == ["org.freedesktop.Notifications", "Inhibited"])
+    }
+
+    @Test("mako's status says its cards are drawn under a fullscreen app, never that they show over one")
+    func makoStatusSaysWhatWasSeen() {
+        let mako = OnEveryDesktop.urgency(serverName: "mako", doNotDisturb: .unknown, respectDoNotDisturb: false)
+        #expect(mako.urgency == .normal)
+        #expect(mako.reason.contains("under a fullscreen app"), "\(mako.reason)")
+        #expect(!mako.reason.contains("shows normal calls over a fullscreen app"))
+        let swaync = OnEveryDesktop.urgency(
+            serverName: "SwayNotificationCenter", doNotDisturb: .unknown, respectDoNotDisturb: false)
+        #expect(swaync.reason.hasPrefix("this server shows normal calls over a fullscreen app"))
+    }
+
     @Test("A Do Not Disturb the household respects holds the call and the bell together; a forgotten one holds neither")
     func respectedDoNotDisturbHoldsBannerAndBell() {
         let respected = OnEveryDesktop.urgency(serverName: "gnome-shell", doNotDisturb: .on, respectDoNotDisturb: true)
@@ -127,18 +153,30 @@ struct OnEveryDesktopTests {
     }
 
     @Test(
-        "Every server, MATE's too, gets the expire hint after expiresAt: the backstop when the daemon is gone"
+        "MATE's calls go with no timeout, so she sees them over a fullscreen app; every other server gets the expire hint after expiresAt"
     )
-    func everyServerGetsTheBackstopHint() {
+    func mateCallsGoWithNoTimeout() {
         let now = instant("2026-06-01T12:00:00Z")
         let later = now.adding(seconds: 60)
-        // MATE hides such a card over a fullscreen app (the desktop matrix shows it); the design
-        // keeps the backstop, so the daemon does not special-case it.
-        #expect(OnEveryDesktop.expireTimeout(expiresAt: later, now: now) == 65_000)
-        // And status says why she may not see a call over a fullscreen app there.
+        // MATE hides every card that can time out over a fullscreen app: none, and the daemon's
+        // own close at expiresAt takes the card away.
+        #expect(
+            OnEveryDesktop.expireTimeout(expiresAt: later, now: now, serverName: "Notification Daemon", vendor: "MATE")
+                == 0)
+        for (name, vendor) in [
+            ("Notification Daemon", "GNOME"), ("dunst", "knopwob"), ("gnome-shell", "GNOME"),
+            ("Notification Daemon", nil), (nil, "MATE"),
+        ] as [(String?, String?)] {
+            #expect(
+                OnEveryDesktop.expireTimeout(expiresAt: later, now: now, serverName: name, vendor: vendor) == 65_000,
+                "\(name ?? "nil") \(vendor ?? "nil")")
+        }
+        // status says what the daemon does there, and nothing it did not see.
         let mate = OnEveryDesktop.urgency(
             serverName: "Notification Daemon", vendor: "MATE", doNotDisturb: .unknown, respectDoNotDisturb: false)
-        #expect(mate.urgency == .normal && mate.reason.contains("holds every call that can time out"))
+        #expect(mate.urgency == .normal)
+        #expect(mate.reason.contains("no timeout") && mate.reason.contains("shown over it"), "\(mate.reason)")
+        #expect(!mate.reason.contains("holds every call"))
         let gnomeDaemon = OnEveryDesktop.urgency(
             serverName: "Notification Daemon", vendor: "GNOME", doNotDisturb: .unknown, respectDoNotDisturb: false)
         #expect(gnomeDaemon.reason.hasPrefix("this server shows normal calls over a fullscreen app"))

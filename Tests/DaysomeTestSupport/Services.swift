@@ -106,7 +106,10 @@ public func startDunst(
 /// `socket`: no service directories unless `serviceDirectory` is given (the stock session config
 /// would let the bus activate /usr/bin/dunst behind our back), anyone may own any name, and
 /// eavesdropping is allowed for the tests' bus monitors.
-public func busConfiguration(type: String = "session", socket: String, serviceDirectory: String? = nil) -> String {
+/// `anyUser` lets every user's processes connect (a desktop the test runs as an unprivileged user).
+public func busConfiguration(
+    type: String = "session", socket: String, serviceDirectory: String? = nil, anyUser: Bool = false
+) -> String {
     """
     <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
      "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -120,6 +123,7 @@ public func busConfiguration(type: String = "session", socket: String, serviceDi
         <allow receive_sender="*"/>
         <allow eavesdrop="true"/>
         <allow own="*"/>
+    \(anyUser ? "    <allow user=\"*\"/>\n" : "")\
       </policy>
     </busconfig>
     """
@@ -130,13 +134,14 @@ public func busConfiguration(type: String = "session", socket: String, serviceDi
 /// address it printed. A socket left by a bus of the same name that the test stopped is removed.
 public func startPrivateBus(
     _ name: String, in directory: TestDirectory, type: String = "session", serviceDirectory: String? = nil,
-    environment: [String: String]
+    anyUser: Bool = false, environment: [String: String]
 ) async throws -> (process: SpawnedProcess, address: String) {
     let executable = try findExecutable("dbus-daemon", package: "dbus-daemon")
     let socket = "\(directory.path)/\(name)"
     unlink(socket)
     let config = try directory.write(
-        "\(name).conf", busConfiguration(type: type, socket: socket, serviceDirectory: serviceDirectory))
+        "\(name).conf",
+        busConfiguration(type: type, socket: socket, serviceDirectory: serviceDirectory, anyUser: anyUser))
     let pipe = try makePipe()
     defer { close(pipe.read) }
     let process = try SpawnedProcess(

@@ -71,11 +71,21 @@ struct DesktopMatrixTests {
             try await world.startSystemBus()
             try await world.startDisplay()
             try await world.startPhosh()
+        } else if case .plasma = server.screen {
+            try await world.startDisplay()
+            try await world.startKWin()
+            try await world.makeActivatable()
+            try await world.startServer()
+        } else if case .sway = server.screen {
+            try await world.startDisplay()
+            try await world.startSway()
+            try await world.makeActivatable()
+            try await world.startServer()
         } else {
             try await world.startDisplay()
             try await world.startWindowManager()
             if case .xfconf = server.doNotDisturb { try await world.startXfconf() }
-            try world.makeActivatable()
+            try await world.makeActivatable()
             try await world.startServer()
         }
         let minute = nextMinute(leaving: 30)
@@ -284,9 +294,8 @@ struct DesktopMatrixTests {
         }
     }
 
-    /// Step 1 where the server holds every card that can time out while a fullscreen app is in
-    /// front (MATE): the call is posted at its minute and not on screen; the design's backstop
-    /// expire hint is what makes it one that can time out. Her return then withdraws it.
+    /// Step 1 where the server draws its cards under a fullscreen app: the call is posted at its
+    /// minute and not on screen. Her return then withdraws it.
     private func heldBehindTheFilm(_ server: DesktopServer, _ world: DesktopWorld, minute: Int64) async throws {
         await pause(untilWall: Double(minute))
         var seen: String?

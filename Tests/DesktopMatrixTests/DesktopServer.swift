@@ -20,6 +20,12 @@ enum ScreenKind: Sendable {
     /// Phosh (unlocked) in phoc's X11 backend on Xvfb: its top bar and app button light the
     /// screen already, so a card is the pixels lit beyond that, and a click lands on its banner.
     case phosh
+    /// sway on wlroots' X11 backend on Xvfb, run as an unprivileged user (`SwayWorld.swift`):
+    /// grim's screenshot lights a card's pixels, and a click lands on the card as she would tap it.
+    case sway
+    /// plasmashell under KWin on Xvfb: a card is its popup window, mapped and lit; a click lands
+    /// on it.
+    case plasma
 }
 
 /// How a server's own user switches its Do Not Disturb on.
@@ -34,6 +40,12 @@ enum DoNotDisturbSwitch: Sendable {
     case lxqtSettings
     /// GNOME Shell's message tray busy, as its Do Not Disturb sets it (through the probe).
     case gnomeBusy
+    /// `makoctl mode -a do-not-disturb`, the mode its user's configuration makes invisible.
+    case makoMode
+    /// `swaync-client --toggle-dnd`, its control centre's Do Not Disturb switch.
+    case swaync
+    /// Plasma's inhibition: `Inhibit` on its server, as an app showing a film or a talk does.
+    case plasmaInhibit
     /// notification-daemon 3.20 has none: no setting in its binary, and no GSettings schema in
     /// its package (`dpkg -L notification-daemon`; `strings` finds no "disturb").
     case none
@@ -55,7 +67,7 @@ struct Expected: Sendable {
 
 /// One notification server under test.
 struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvertible {
-    /// A short name for files and the README: `dunst`, `xfce4-notifyd`, …
+    /// A short name for files and docs/desktops.md: `dunst`, `xfce4-notifyd`, …
     let id: String
     /// The Debian package that ships it.
     let package: String
@@ -103,11 +115,11 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
         executable: "/usr/lib/mate-notification-daemon/mate-notification-daemon", arguments: [],
         screen: .x11(clickFromBottom: nil), serverName: "Notification Daemon", urgency: "normal",
         doNotDisturb: .gsettings(schema: "org.mate.NotificationDaemon", key: "do-not-disturb", value: "true"),
-        // Over fullscreen only a card without an expire timeout is shown, and the design gives ours
-        // the backstop hint: held. Its Do Not Disturb answers Notify with an id and shows nothing,
-        // whatever the urgency.
+        // Over fullscreen only a card without an expire timeout is shown, and the daemon posts ours
+        // with none there: seen over the film. Its Do Not Disturb answers Notify with an id and
+        // shows nothing, whatever the urgency.
         expected: Expected(
-            overFullscreen: false, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
+            overFullscreen: true, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
             urgencyThroughDoNotDisturb: "normal"))
     static let lxqt = DesktopServer(
         id: "lxqt-notificationd", package: "lxqt-notificationd", executable: "/usr/bin/lxqt-notificationd",
@@ -138,8 +150,37 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
             overFullscreen: true, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
             urgencyThroughDoNotDisturb: "normal"))
 
+    static let mako = DesktopServer(
+        id: "mako", package: "mako-notifier", executable: "/usr/bin/mako", arguments: [], screen: .sway,
+        serverName: "mako", urgency: "normal", doNotDisturb: .makoMode,
+        // mako draws its cards on the layer shell's top layer, which a fullscreen window covers:
+        // the call is held behind the film. Its Do Not Disturb mode (invisible) hides every
+        // urgency; a mode is not a boolean the daemon can read on the bus.
+        expected: Expected(
+            overFullscreen: false, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
+            urgencyThroughDoNotDisturb: "normal"))
+    static let swaync = DesktopServer(
+        id: "swaync", package: "sway-notification-center", executable: "/usr/bin/swaync", arguments: [],
+        screen: .sway, serverName: "SwayNotificationCenter", urgency: "normal", doNotDisturb: .swaync,
+        // Its popups are on the overlay layer, above a fullscreen window. Seen: with its Do Not
+        // Disturb switched on from its client (0.7.3), the normal call's popup is still drawn.
+        expected: Expected(
+            overFullscreen: true, throughDoNotDisturb: true, reportedDoNotDisturb: "unknown",
+            urgencyThroughDoNotDisturb: "normal"))
+
+    static let plasma = DesktopServer(
+        id: "plasma", package: "plasma-workspace", executable: "/usr/bin/plasmashell", arguments: [],
+        screen: .plasma, serverName: "Plasma", urgency: "critical", doNotDisturb: .plasmaInhibit,
+        // KWin keeps normal popups under a fullscreen window and lifts critical ones above it;
+        // its inhibition lets critical through (and says so in `Inhibited`, which the daemon reads).
+        expected: Expected(
+            overFullscreen: true, throughDoNotDisturb: true, reportedDoNotDisturb: "on",
+            urgencyThroughDoNotDisturb: "critical"))
+
     /// Every server of the matrix, run side by side.
-    static let all: [DesktopServer] = [.dunst, .xfce, .notificationDaemon, .mate, .lxqt, .gnomeShell, .phosh]
+    static let all: [DesktopServer] = [
+        .dunst, .xfce, .notificationDaemon, .mate, .lxqt, .gnomeShell, .phosh, .plasma, .mako, .swaync,
+    ]
 
     /// The servers to run: all of them, or those `DAYSOME_DESKTOPS` names (comma-separated ids),
     /// to try one server at a time while working on it.

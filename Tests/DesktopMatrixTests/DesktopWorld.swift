@@ -49,6 +49,10 @@ final class DesktopWorld: RunsTools {
         if let display = self.display { environment["DISPLAY"] = display }
         if let system = self.systemBusAddress { environment["DBUS_SYSTEM_BUS_ADDRESS"] = system }
         if case .phosh = self.server.screen { environment["WLR_BACKENDS"] = "x11" }
+        if case .plasma = self.server.screen {
+            environment["QT_QPA_PLATFORM"] = "xcb"
+            environment["XDG_CURRENT_DESKTOP"] = "KDE"
+        }
         return environment
     }
 
@@ -97,6 +101,10 @@ final class DesktopWorld: RunsTools {
                     + "Exec=/usr/bin/gjs /usr/share/gnome-shell/org.gnome.Shell.Notifications\n")
         }
         let (bus, address) = try await self.startDaemonBus(type: "session", name: "session")
+        if case .sway = self.server.screen {
+            // The Wayland user's server and tools connect to it too.
+            chmod(self.directory.path, 0o711)
+        }
         self.processes.append(bus)
         self.busAddress = address
     }
@@ -111,9 +119,11 @@ final class DesktopWorld: RunsTools {
     /// The test library's private bus, on `<name>-bus`; the session bus may activate only the
     /// world's own `services` (GNOME Shell's notification service).
     private func startDaemonBus(type: String, name: String) async throws -> (SpawnedProcess, String) {
-        try await startPrivateBus(
+        var anyUser = false
+        if case .sway = self.server.screen { anyUser = true }
+        return try await startPrivateBus(
             "\(name)-bus", in: self.directory, type: type,
-            serviceDirectory: type == "session" ? "\(self.directory.path)/services" : nil,
+            serviceDirectory: type == "session" ? "\(self.directory.path)/services" : nil, anyUser: anyUser,
             environment: ["PATH": childPath, "HOME": self.home])
     }
 
@@ -136,13 +146,19 @@ final class DesktopWorld: RunsTools {
 
     /// Lets the bus activate this server as its desktop's package does (an X11 server on this
     /// world's display), after a line in `auto-started`.
-    func makeActivatable() throws {
-        let environment = self.environment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
-        let command = ([self.server.executable] + (try self.serverArguments())).map { "'\($0)'" }
-            .joined(separator: " ")
+    func makeActivatable() async throws {
+        var environment = self.environment
+        var command = [self.server.executable] + (try self.serverArguments())
+        if case .sway = self.server.screen {
+            // As its user, in its session.
+            environment = self.waylandEnvironment()
+            command = try await self.asWaylandUser(command)
+        }
+        let assignments = environment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+        let line = command.map { "'\($0)'" }.joined(separator: " ")
         _ = try self.directory.write(
             "activate.sh",
-            "date +%s >> \(self.autoStartedMarker)\nexec env -i \(environment) \(command) "
+            "date +%s >> \(self.autoStartedMarker)\nexec env -i \(assignments) \(line) "
                 + "2>> \(self.directory.path)/server-activated.log\n")
     }
 
@@ -150,9 +166,15 @@ final class DesktopWorld: RunsTools {
     func startServer() async throws {
         let arguments = try self.serverArguments()
         let log = "\(self.directory.path)/server-\(self.processes.count).log"
-        let process = try SpawnedProcess(
-            self.server.executable, arguments, environment: self.environment, stderrPath: log)
-        self.processes.append(process)
+        let process: SpawnedProcess
+        if case .sway = self.server.screen {
+            process = try await self.spawnAsWaylandUser(
+                self.server.executable, arguments, log: "server-\(self.processes.count).log")
+        } else {
+            process = try SpawnedProcess(
+                self.server.executable, arguments, environment: self.environment, stderrPath: log)
+            self.processes.append(process)
+        }
         self.serverProcess = process
         _ = try await poll("\(self.server.id) to own org.freedesktop.Notifications", timeout: 60, interval: 0.2) {
             () -> Bool? in

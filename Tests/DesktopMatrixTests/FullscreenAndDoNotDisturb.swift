@@ -54,10 +54,17 @@ extension DesktopWorld {
         } else {
             environment["GDK_BACKEND"] = "x11"
         }
-        let app = try SpawnedProcess(
-            "/usr/bin/python3", ["-c", darkFullscreenApp], environment: environment,
-            stderrPath: "\(self.directory.path)/fullscreen-app.log")
-        self.adopt(app)
+        let app: SpawnedProcess
+        if case .sway = self.server.screen {
+            // A Wayland client of sway, as its user.
+            app = try await self.spawnAsWaylandUser(
+                "/usr/bin/python3", ["-c", darkFullscreenApp], log: "fullscreen-app.log")
+        } else {
+            app = try SpawnedProcess(
+                "/usr/bin/python3", ["-c", darkFullscreenApp], environment: environment,
+                stderrPath: "\(self.directory.path)/fullscreen-app.log")
+            self.adopt(app)
+        }
         self.film = app
         if case .phosh = self.server.screen {
             let before = self.baseline
@@ -76,6 +83,12 @@ extension DesktopWorld {
             let gray = try await self.grayScreen()
             let covered = gray.reduce(0) { $0 + (fullscreenAppGray.contains($1) ? 1 : 0) }
             return covered * 10 >= gray.count * 9 ? covered : nil
+        }
+        if case .sway = self.server.screen {
+            guard try await self.swayHasFullscreenWindow() else {
+                throw HarnessError("the app is not full screen in sway's tree")
+            }
+            return "\(covered) of 307200 pixels are the app's grey (grim), fullscreen in sway's tree"
         }
         let state = try await self.run(
             try findExecutable("xprop", package: "x11-utils"),
@@ -106,6 +119,7 @@ extension DesktopWorld {
 
     /// A grayscale screenshot of the root window, one byte a pixel.
     func grayScreen() async throws -> [UInt8] {
+        if case .sway = self.server.screen { return try await self.swayGrayScreen() }
         let file = "\(self.directory.path)/screen.gray"
         let result = try await self.run(
             try findExecutable("import", package: "imagemagick"),
@@ -155,6 +169,23 @@ extension DesktopWorld {
         case .gnomeBusy:
             _ = try await self.probe("SetBusy", ["true"])
             return "the message tray's busy hold, as GNOME's Do Not Disturb sets it"
+        case .plasmaInhibit:
+            return try await self.inhibitPlasma()
+        case .makoMode:
+            try succeed(
+                try await self.runAsWaylandUser(
+                    try findExecutable("makoctl", package: "mako-notifier"), ["mode", "-a", "do-not-disturb"]))
+            return "makoctl mode -a do-not-disturb (its configuration's invisible mode)"
+        case .swaync:
+            // Its control centre's switch is a toggle (0.7.3's --dnd-on answers false and leaves
+            // it off): from off, once, and it must answer true.
+            let result = try await self.runAsWaylandUser(
+                try findExecutable("swaync-client", package: "sway-notification-center"), ["--toggle-dnd"])
+            try succeed(result)
+            guard result.stdout.trimmingSpaces == "true" else {
+                throw HarnessError("swaync's Do Not Disturb is not on: \(result)")
+            }
+            return "swaync-client --toggle-dnd (answered true)"
         case .none:
             return "nothing: this server has no Do Not Disturb"
         }

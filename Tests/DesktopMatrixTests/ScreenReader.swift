@@ -19,7 +19,9 @@ extension DesktopWorld {
         case .gnomeShell:
             let banner = try await self.banner()
             return banner.shown && banner.title == title ? "banner \(banner)" : nil
-        case .x11, .dunst:
+        case .plasma:
+            return try await self.plasmaCard()
+        case .x11, .dunst, .sway:
             let lit = try await self.litPixels()
             return lit >= litPixelsOfACard ? "\(lit) lit pixels" : nil
         case .phosh:
@@ -69,7 +71,16 @@ extension DesktopWorld {
             let result = try await self.run(
                 try findExecutable("xdotool", package: "xdotool"), ["mousemove", "180", "90", "click", "1"])
             guard result.status == 0 else { throw HarnessError("\(result)") }
-        case .x11(let fromBottom):
+        case .sway:
+            // A tap on the card, through sway's pointer on Xvfb.
+            guard let card = try await self.litCentre() else { throw HarnessError("no card on sway's screen to click") }
+            let result = try await self.run(
+                try findExecutable("xdotool", package: "xdotool"),
+                ["mousemove", String(card.x), String(card.y), "click", "1"])
+            guard result.status == 0 else { throw HarnessError("\(result)") }
+        case .x11, .plasma:
+            var fromBottom: Int?
+            if case .x11(let offset) = self.server.screen { fromBottom = offset }
             guard let card = try await self.cardWindow() else { throw HarnessError("no card window to click") }
             let x = card.x + card.width / 2
             let y = card.y + (fromBottom.map { card.height - $0 } ?? card.height / 2)
@@ -91,7 +102,15 @@ extension DesktopWorld {
                 try findExecutable("convert", package: "imagemagick"),
                 [raw, "-resize", "50%", "-strip", "-define", "png:exclude-chunks=date,time", path])
             guard result.status == 0 else { throw HarnessError("\(result)") }
-        case .x11, .dunst, .phosh:
+        case .sway:
+            var previous = try await self.grayScreen()
+            _ = try await poll("the screen to hold still", timeout: 5, interval: 0.2) { () -> Bool? in
+                let now = try await self.grayScreen()
+                defer { previous = now }
+                return now == previous ? true : nil
+            }
+            try await self.grim(to: path)
+        case .x11, .dunst, .phosh, .plasma:
             // A banner that slides in (Phosh's) is photographed once the screen holds still.
             var previous = try await self.grayScreen()
             _ = try await poll("the screen to hold still", timeout: 5, interval: 0.2) { () -> Bool? in

@@ -38,6 +38,50 @@ struct DurabilityTests {
         #expect(!text.stdout.contains("Nothing is laid"), "\(text)")
     }
 
+    @Test func theKeptLastGoodHouseholdHoldsNoSupervisorPinNoteOrMenuLibrary() async throws {
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
+        defer { session.stop() }
+        try replaceFile(session.household, try householdWithTheAppsOwnMembers())
+        try await session.startDaemon()
+        _ = try await session.waitUntilQueueHoldsThePlan(within: 3)
+        let kept = session.stateDirectory + "/household.last-good.json"
+        let text = try await poll("the last good household kept", timeout: 10, interval: 0.1) { () -> String? in
+            let text = readFile(kept)
+            return text.contains("Lunch") ? text : nil
+        }
+        for secret in ["supervisorPin", "4071", "SECRET-NOTE-7731", "menuLibrary", "Cottage pie"] {
+            #expect(!text.contains(secret), "the kept copy holds \(secret): \(text)")
+        }
+    }
+
+    @Test func aWholeFileCopyKeptByVersion010IsStillLaidFromAndLosesThePinAtOnce() async throws {
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
+        defer { session.stop() }
+        let good = try householdWithTheAppsOwnMembers()
+        // What 0.1.0 kept: the whole file, its digest; and the app broke the file since.
+        try makeDirectoryPath(session.stateDirectory)
+        let old = JSONValue.object(
+            JSONObject([
+                ("format", .number(1)), ("source", .string(session.household)),
+                ("since", .string("2026-11-30T08:00:00Z")),
+                ("digest", .string(String(fnv1a(Array(good.utf8)), radix: 16))),
+                ("household", .string(good)),
+            ]))
+        let kept = session.stateDirectory + "/household.last-good.json"
+        try writeFile(kept, old.serialized() + "\n")
+        try replaceFile(session.household, #"{ "version": 1, "timeZone": "UTC", "items": "#)
+        try await session.startDaemon()
+        let queue = try await session.pending()
+        #expect(queue.lay != nil && !queue.starts.isEmpty, "nothing laid from the older kept copy: \(queue)")
+        let inForce = try await session.status()["household"]?.objectValue?["inForce"]?.objectValue
+        #expect(inForce?["source"]?.stringValue == "keptCopy", "\(String(describing: inForce))")
+        let text = readFile(kept)
+        #expect(text.contains("Lunch"), "\(text)")
+        for secret in ["supervisorPin", "4071", "SECRET-NOTE-7731", "menuLibrary"] {
+            #expect(!text.contains(secret), "the upgraded copy still holds \(secret): \(text)")
+        }
+    }
+
     @Test func withABrokenFileAndNothingKeptStatusNamesTheFileNotTheCarersSwitch() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -331,4 +375,28 @@ private func readLine(_ fd: Int32, timeoutSeconds: Int) -> String? {
         line += buffer[0..<count]
     }
     return String(decoding: line, as: UTF8.self)
+}
+
+/// A good household as the display app writes it: with its own members, which the daemon must
+/// never keep, log or show (a supervisor PIN, today's note, the menu library).
+func householdWithTheAppsOwnMembers() throws -> String {
+    let now = Int64(wallSeconds())
+    let text = householdText(items: [
+        TestItem(id: "lunch", label: "Lunch", detail: "Soup", time: try clockTime(now + 3 * 3_600, zone: "UTC")),
+        TestItem(id: "tea", label: "Tea", kind: "drink", time: try clockTime(now + 5 * 3_600, zone: "UTC")),
+    ])
+    guard text.hasPrefix("{\n") else { throw HarnessError("householdText no longer opens with a brace line") }
+    return #"{ "supervisorPin": "4071", "note": { "text": "Jean rings at six SECRET-NOTE-7731" }, "#
+        + #""menuLibrary": ["Fish pie", "Cottage pie"],"# + "\n" + text.dropFirst(2)
+}
+
+/// Makes a directory and its parents (0700).
+func makeDirectoryPath(_ path: String) throws {
+    var built = ""
+    for part in path.split(separator: "/") {
+        built += "/" + part
+        guard mkdir(built, 0o700) == 0 || errno == EEXIST else {
+            throw HarnessError("mkdir \(built) failed: \(String(cString: strerror(errno)))")
+        }
+    }
 }

@@ -28,6 +28,7 @@ extension OnEveryDesktop {
     /// - dunst: its `org.dunstproject.cmd0` `paused` property (what `dunstctl set-paused` sets).
     /// - xfce4-notifyd: xfconf's `xfce4-notifyd` channel, property `/do-not-disturb` (what its
     ///   settings dialog and `xfconf-query` set), read from xfconfd.
+    /// - Plasma: its server's `Inhibited` property (an app's `Inhibit`, or its own switch).
     public static func doNotDisturbQuery(serverName: String?) -> DoNotDisturbQuery? {
         switch serverName {
         case "dunst":
@@ -39,6 +40,11 @@ extension OnEveryDesktop {
             return DoNotDisturbQuery(
                 destination: "org.xfce.Xfconf", path: "/org/xfce/Xfconf", interface: "org.xfce.Xfconf",
                 member: "GetProperty", arguments: ["xfce4-notifyd", "/do-not-disturb"])
+        case "Plasma":
+            return DoNotDisturbQuery(
+                destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                interface: "org.freedesktop.DBus.Properties", member: "Get",
+                arguments: ["org.freedesktop.Notifications", "Inhibited"])
         default:
             return nil
         }

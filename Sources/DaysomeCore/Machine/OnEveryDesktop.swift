@@ -51,17 +51,20 @@ public enum OnEveryDesktop {
     public static let expireHintSlack: Int64 = 5
 
     /// The `expire_timeout` of a Notify posted at `now` for a card that leaves at `expiresAt`, in
-    /// milliseconds: `expireHintSlack` after `expiresAt`, at least 1 ms, within `Int32`.
-    public static func expireTimeout(expiresAt: Instant, now: Instant) -> Int32 {
+    /// milliseconds: `expireHintSlack` after `expiresAt`, at least 1 ms, within `Int32`; 0 (no
+    /// timeout) on MATE's server.
+    ///
+    /// Being seen comes first: MATE's server hides every card that can time out while a
+    /// fullscreen window is active (its `fullscreen_window_exists`, whatever the urgency) and
+    /// shows one without a timeout, so there the call gets none, and the daemon's own close at
+    /// `expiresAt` (by the stamped id, also after a restart) is what takes it away.
+    public static func expireTimeout(
+        expiresAt: Instant, now: Instant, serverName: String? = nil, vendor: String? = nil
+    ) -> Int32 {
+        if Self.isMate(serverName: serverName, vendor: vendor) { return 0 }
         let seconds = expiresAt.seconds - now.seconds + Self.expireHintSlack
         return Int32(max(1, min(Int64(Int32.max), seconds * 1_000)))
     }
-
-    // MATE's server hides every card that can time out while a fullscreen window is active
-    // (its `fullscreen_window_exists`, whatever the urgency) and shows one without a timeout.
-    // A timeout of 0 there would show the call over her film, but the design keeps the hint as
-    // the backstop when the daemon is gone, so MATE holds our calls over a fullscreen app: the
-    // desktop matrix shows it, and the closing note of issue 15 argues for the change.
 
     /// Whether a server name is GNOME Shell's (`GetServerInformation` says "gnome-shell").
     static func isGnomeShell(_ name: String?) -> Bool {
@@ -111,6 +114,15 @@ public enum OnEveryDesktop {
                     : "GNOME Shell holds normal banners over a fullscreen app and in Do Not Disturb; only critical passes",
                 bellHeld: false)
         }
+        if serverName == "Plasma" && vendor == "KDE" {
+            // Seen in the desktop matrix: KWin stacks normal popups under a fullscreen window and
+            // critical ones above it; its inhibition lets critical through.
+            return UrgencyChoice(
+                urgency: .critical,
+                reason:
+                    "Plasma keeps normal popups under a fullscreen app and while inhibited; only critical passes, drawn with an orange edge",
+                bellHeld: false)
+        }
         if Self.isXfce(serverName) && doNotDisturb == .on {
             return UrgencyChoice(
                 urgency: .critical,
@@ -122,7 +134,16 @@ public enum OnEveryDesktop {
             return UrgencyChoice(
                 urgency: .normal,
                 reason:
-                    "MATE's server holds every call that can time out while a fullscreen app is in front, at any urgency",
+                    "MATE's server hides every card that can time out while a fullscreen app is in front: calls go with no timeout, so they are shown over it, and the daemon closes them at their end",
+                bellHeld: false)
+        }
+        if serverName == "mako" {
+            // Seen in the desktop matrix: its cards are on the layer shell's top layer, which a
+            // fullscreen window covers, at any urgency.
+            return UrgencyChoice(
+                urgency: .normal,
+                reason:
+                    "mako draws its cards under a fullscreen app: a call is not seen over one, only once she leaves it",
                 bellHeld: false)
         }
         let dnd =
