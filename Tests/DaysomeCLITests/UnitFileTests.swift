@@ -44,7 +44,8 @@ struct UnitFileTests {
         let hardening = service.filter { line in !lifecycle.contains { line.hasPrefix($0) } }
         #expect(
             Array(hardening) == [
-                "UMask=0077", "PrivateUsers=yes", "NoNewPrivileges=yes", "CapabilityBoundingSet=", "LockPersonality=yes",
+                "UMask=0077", "PrivateUsers=yes", "NoNewPrivileges=yes", "CapabilityBoundingSet=",
+                "LockPersonality=yes",
                 "MemoryDenyWriteExecute=yes", "RestrictRealtime=yes", "RestrictSUIDSGID=yes", "RestrictNamespaces=yes",
                 "RestrictAddressFamilies=AF_UNIX", "SystemCallArchitectures=native", "SystemCallFilter=@system-service",
                 "SystemCallFilter=~@privileged @resources", "SystemCallErrorNumber=EPERM", "IPAddressDeny=any",
