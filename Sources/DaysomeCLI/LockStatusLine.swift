@@ -9,10 +9,11 @@ func lockStatusLine(_ lock: StatusSnapshot.Lock) -> String {
     let state =
         lockedBy.isEmpty
         ? "unlocked" : "locked (\(lockedBy.joined(separator: ", "))), away whatever the file says"
-    let details = LockSource.allCases.map { name -> String in
-        let source = lock.sources[name]
-        let watched = source?.watched == true ? "watched" : "not watched"
-        return "\(name.rawValue) \(watched): \(printable(source?.detail ?? "?"))"
+    // A source the daemon did not write (one older than the source) is left out, not guessed.
+    let details = LockSource.allCases.compactMap { name -> String? in
+        guard let source = lock.sources[name] else { return nil }
+        let watched = source.watched ? "watched" : "not watched"
+        return "\(name.rawValue) \(watched): \(printable(source.detail ?? "?"))"
     }
     return "Lock: \(state); the file says \(lock.fileSays.rawValue); " + details.joined(separator: "; ")
 }

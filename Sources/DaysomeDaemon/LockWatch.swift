@@ -31,6 +31,8 @@ final class LockWatch {
     private var logindOwner: BusSlot?
     private var userMatch: BusSlot?
     private var sessionMatch: BusSlot?
+    /// logind's Lock and Unlock requests of the session: a kiosk's only word that it was locked.
+    private var lockRequestMatches: [BusSlot] = []
     private var screenSaver: ScreenSaver?
     private var screenSaverMatch: BusSlot?
     private var screenSaverOwner: BusSlot?
@@ -44,7 +46,7 @@ final class LockWatch {
         self.logger = logger
         self.uid = uid
         self.changed = changed
-        self.detail = [.logind: "not started", .screenSaver: "not started"]
+        self.detail = [.logind: "not started", .screenSaver: "not started", .logindLockSignal: "not started"]
     }
 
     /// Starts both sources. A bus missing now is not tried again: the file alone decides.
@@ -69,7 +71,7 @@ final class LockWatch {
     /// connection's matches stay until the reconnect replaces them: this runs inside its dispatch.
     private func lost(_ source: LockSource) {
         if source == .logind {
-            self.session = nil
+            self.forgetSession()
             self.user = nil
             if self.systemReconnector == nil {
                 self.systemReconnector = Reconnector(loop: self.loop, logger: self.logger, peer: "system bus") {
@@ -157,6 +159,17 @@ final class LockWatch {
                 self.askLocked()
             }
         }
+        // Without a locker (a kiosk), `loginctl lock-session` changes no LockedHint: the request
+        // itself says the display is out of her sight until logind asks to unlock.
+        do {
+            self.lockRequestMatches = try session.onLockRequests { [weak self] locked in
+                guard let self, self.session === session else { return }
+                self.report(.logindLockSignal, locked, "\(locked ? "Lock" : "Unlock") requested for session \(path)")
+            }
+            self.report(.logindLockSignal, false, "following Lock and Unlock requests for session \(path)")
+        } catch {
+            self.nothingFrom(.logindLockSignal, "could not follow Lock and Unlock requests for \(path) (\(error))")
+        }
         self.askLocked()
     }
 
@@ -176,6 +189,9 @@ final class LockWatch {
     private func forgetSession() {
         self.session = nil
         self.sessionMatch = nil
+        self.lockRequestMatches = []
+        self.detail[.logindLockSignal] = "no graphical session to follow"
+        self.changed(.logindLockSignal, nil)
     }
 
     // MARK: The screensaver
@@ -269,6 +285,8 @@ extension Manager {
             sources[source] = StatusSnapshot.Lock.Source(
                 watched: locked != nil, locked: locked, detail: self.lockWatch?.detail[source])
         }
-        return StatusSnapshot.Lock(locked: self.screenLock.locked, fileSays: self.screenLock.file, sources: sources)
+        return StatusSnapshot.Lock(
+            locked: self.screenLock.locked, fileSays: self.screenLock.file, sources: sources,
+            decidedBy: self.screenLock.decidedBy)
     }
 }

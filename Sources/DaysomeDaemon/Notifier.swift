@@ -204,8 +204,10 @@ final class FreedesktopNotifier: Notifier {
         // The daemon plays its own bell: suppress-sound keeps a server that plays sounds (GNOME)
         // from calling twice for one start. The default action is what a click on the call runs.
         // The expire timeout is only a backstop, after the daemon's own close at expiresAt.
+        // The icon the package installs (hicolor `daysome`), named, so no server looks for a
+        // generic one and logs that it found none.
         self.notifications.notify(
-            appName: "Daysome", replacesID: replacing, summary: start.title, body: body,
+            appName: "Daysome", replacesID: replacing, icon: "daysome", summary: start.title, body: body,
             actions: ["default", "Open the day"],
             hints: [
                 ("urgency", .byte(choice.urgency.rawValue)), ("category", .string("x-daysome.call")),

@@ -122,6 +122,26 @@ public final class LogindSession {
             read: Self.readBool, handler)
     }
 
+    /// Calls `handler` with true when logind asks the session's locker to lock (`loginctl
+    /// lock-session`, a lid, an idle action) and false when it asks it to unlock. A kiosk has no
+    /// locker to turn these into `LockedHint`, so they are the only word that it was locked.
+    ///
+    /// D-Bus: signals `org.freedesktop.login1.Session.Lock()` and `Unlock()`.
+    ///
+    /// - Returns: the two matches; keep them as long as the handler should be called.
+    ///
+    /// The corresponding C function is `sd_bus_add_match`.
+    public func onLockRequests(_ handler: @escaping (Bool) -> Void) throws(Errno) -> [BusSlot] {
+        var slots: [BusSlot] = []
+        for (member, locked) in [("Lock", true), ("Unlock", false)] {
+            let rule =
+                "type='signal',sender='\(LogindManager.busName)',path='\(self.path)',"
+                + "interface='\(Self.interfaceName)',member='\(member)'"
+            slots.append(try self.bus.addMatch(rule) { _ in handler(locked) })
+        }
+        return slots
+    }
+
     static func readBool(_ message: BusMessage) throws(Errno) -> Bool {
         guard case .bool(let value) = try message.readVariant() else { throw Errno(rawValue: EBADMSG) }
         return value

@@ -13,12 +13,14 @@ import Testing
                 sources: [
                     .logind: .init(watched: true, locked: true, detail: "session /org/freedesktop/login1/session/c1"),
                     .screenSaver: .init(watched: false, locked: nil, detail: "no screensaver on the session bus"),
+                    .logindLockSignal: .init(watched: true, locked: false, detail: "following session c1"),
                 ]))
         #expect(
             line
                 == "Lock: locked (logind), away whatever the file says; the file says foreground; "
                 + "logind watched: session /org/freedesktop/login1/session/c1; "
-                + "screenSaver not watched: no screensaver on the session bus")
+                + "screenSaver not watched: no screensaver on the session bus; "
+                + "logindLockSignal watched: following session c1")
     }
 
     @Test func noSourceWatchedIsShownUnlockedWithTheReasons() {

@@ -45,6 +45,28 @@ import Testing
         #expect(lock.source(.logind, says: nil) == .foreground)
     }
 
+    @Test func aKioskLockedByLogindsLockRequestIsAwayUntilItsUnlockRequest() {
+        var lock = ScreenLock(file: .foreground)
+        // No locker: LockedHint stays false throughout, as on an openbox and dunst kiosk.
+        _ = lock.source(.logind, says: false)
+        #expect(lock.source(.logindLockSignal, says: true) == .away)
+        #expect(lock.decidedBy == .logindLockSignal)
+        #expect(lock.source(.logind, says: false) == .away, "a LockedHint that never turned kept the lock")
+        #expect(lock.source(.logindLockSignal, says: false) == .foreground)
+        #expect(lock.decidedBy == nil)
+    }
+
+    @Test func aLockerUnlockedOnHerPasswordEndsTheLockRequestItAnswered() {
+        var lock = ScreenLock(file: .foreground)
+        _ = lock.source(.logind, says: false)
+        _ = lock.source(.logindLockSignal, says: true)
+        _ = lock.source(.logind, says: true)
+        #expect(lock.decidedBy == .logind)
+        // The locker sets LockedHint false; logind sends no Unlock for a password.
+        #expect(lock.source(.logind, says: false) == .foreground)
+        #expect(lock.locked(by: .logindLockSignal) == false)
+    }
+
     /// A lock, an unlock and a file write, in every order: the end state depends only on the
     /// last word of each, never on which arrived first.
     @Test func aLockAndAnUnlockRacingAFileWriteEndInTheRightState() {

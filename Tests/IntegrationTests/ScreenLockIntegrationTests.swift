@@ -84,6 +84,48 @@ struct ScreenLockIntegrationTests {
 
     }
 
+    /// A kiosk has no locker: `loginctl lock-session` only sends the session's `Lock` request,
+    /// and `LockedHint` stays false. The request alone makes the display away.
+    @Test func aLockedKioskWithNoLockerIsAwayOnLogindsLockRequestAndBackOnItsUnlock() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await self.watched(session, "logind")
+        try await self.watched(session, "logindLockSignal")
+        let path = "/org/freedesktop/login1/session/c1"
+        try await world.logind(path, "org.freedesktop.login1.Session.Lock", [])
+        let laid = try await self.seconds(until: true, session, limit: 1)
+        print("[ScreenLock] Lock request with no locker: laid \(Int(laid * 1_000)) ms later")
+        let lock = try await self.lock(session)
+        #expect(lock["decidedBy"]?.stringValue == "logindLockSignal")
+        #expect(try await self.source(session, "logind")?["locked"]?.boolValue == false, "LockedHint was set")
+        #expect(try await session.status()["display"]?.stringValue == "away")
+
+        try await world.logind(path, "org.freedesktop.login1.Session.Unlock", [])
+        let cleared = try await self.seconds(until: false, session, limit: 1)
+        print("[ScreenLock] Unlock request: nothing pending \(Int(cleared * 1_000)) ms later")
+        #expect(try await self.lock(session)["decidedBy"]?.stringValue == "file")
+    }
+
+    /// With a locker, the Lock request is answered by LockedHint; her password unlocks through
+    /// the locker, which clears LockedHint and sends no Unlock: the file must decide again.
+    @Test func aLockerThatUnlocksOnHerPasswordEndsTheLockRequestItAnswered() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await self.watched(session, "logindLockSignal")
+        try await world.logind("/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session.Lock", [])
+        try await world.setLocked(true)
+        _ = try await self.seconds(until: true, session, limit: 1)
+        try await world.setLocked(false)
+        _ = try await self.seconds(until: false, session, limit: 1)
+        #expect(try await session.status()["display"]?.stringValue == "foreground")
+    }
+
     @Test func aScreenBlankedButNotLockedChangesNothing() async throws {
         let (session, world) = try await start()
         defer {

@@ -14,6 +14,7 @@ import sys
 
 import dbus
 import dbus.mainloop.glib
+import dbus.lowlevel
 import dbus.service
 from gi.repository import GLib
 
@@ -57,6 +58,20 @@ class Session(dbus.service.Object):
     @dbus.service.method(SESSION, in_signature="b")
     def SetIdleHint(self, idle):
         self.set("IdleHint", bool(idle))
+
+    # Session.Lock()/Unlock(), as `loginctl lock-session`/`unlock-session` call them: logind only
+    # asks the session's locker by these signals, and changes no LockedHint itself.
+    @dbus.service.method(SESSION)
+    def Lock(self):
+        self.emit("Lock")
+
+    @dbus.service.method(SESSION)
+    def Unlock(self):
+        self.emit("Unlock")
+
+    def emit(self, member):
+        # The signal shares its name with the method, which dbus-python's decorators cannot say.
+        self.connection.send_message(dbus.lowlevel.SignalMessage(self.path, SESSION, member))
 
 
 class User(dbus.service.Object):

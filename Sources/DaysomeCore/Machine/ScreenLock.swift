@@ -10,6 +10,9 @@ public enum LockSource: String, Sendable, CaseIterable {
     case logind
     /// `org.freedesktop.ScreenSaver`'s `ActiveChanged`, on the session bus.
     case screenSaver
+    /// logind's `Lock` and `Unlock` signals of the user's graphical session: a kiosk has no
+    /// locker, so `loginctl lock-session` leaves `LockedHint` unset and these are all it says.
+    case logindLockSignal
 }
 
 /// The file's state combined with the lock.
@@ -41,7 +44,19 @@ public struct ScreenLock: Sendable, Equatable {
 
     /// Records what a source says (nil: it is gone or has no session); returns the effective display.
     public mutating func source(_ source: LockSource, says locked: Bool?) -> DisplayState {
+        // A locker that unlocks on her password turns `LockedHint` from true to false and no
+        // `Unlock` comes: the lock request it answered is over too, or the display would stay
+        // away for ever. A kiosk's `LockedHint` never turns, so its lock request stands.
+        if source == .logind, locked == false, self.sources[.logind] == true, self.sources[.logindLockSignal] == true {
+            self.sources[.logindLockSignal] = false
+        }
         self.sources[source] = locked
         return self.effective
+    }
+
+    /// The source that keeps the session locked now (the first in `LockSource` order), or nil
+    /// when the file decides: what `status` names as the decider.
+    public var decidedBy: LockSource? {
+        LockSource.allCases.first { self.sources[$0] == true }
     }
 }

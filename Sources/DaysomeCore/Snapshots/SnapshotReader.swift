@@ -114,6 +114,17 @@ struct SnapshotReader {
         return try SnapshotReader(value, self.path + "." + key)
     }
 
+    /// A nested object that a 0.1.0 writer did not write: nil when the key is absent or null
+    /// (a daemon that an upgrade has not restarted yet), read as usual when there.
+    func addedLaterObject(_ key: String) throws(SnapshotProblem) -> SnapshotReader? {
+        self.has(key) ? try self.optionalObject(key) : nil
+    }
+
+    /// A string that a 0.1.0 writer did not write: nil when the key is absent or null.
+    func addedLaterString(_ key: String) throws(SnapshotProblem) -> String? {
+        self.has(key) ? try self.optionalString(key) : nil
+    }
+
     /// A string naming one case of `T` (a display state, a lock source).
     func word<T: RawRepresentable>(_ key: String, as type: T.Type) throws(SnapshotProblem) -> T
     where T.RawValue == String {

@@ -213,14 +213,21 @@ extension StatusSnapshot {
 
         public var locked: Bool
         public var fileSays: DisplayState
-        /// Every source, written in `LockSource.allCases` order; each one is required when read.
+        /// Every source, written in `LockSource.allCases` order; each one is required when read,
+        /// but for those added after 0.1.0 (a daemon an upgrade has not restarted lacks them).
         public var sources: [LockSource: Source]
+        /// The source that keeps the session locked, or nil while the file decides.
+        public var decidedBy: LockSource?
 
-        public init(locked: Bool, fileSays: DisplayState, sources: [LockSource: Source]) {
+        public init(locked: Bool, fileSays: DisplayState, sources: [LockSource: Source], decidedBy: LockSource? = nil) {
             self.locked = locked
             self.fileSays = fileSays
             self.sources = sources
+            self.decidedBy = decidedBy
         }
+
+        /// Sources a 0.1.0 daemon did not write.
+        static let addedAfterFirstRelease: Set<LockSource> = [.logindLockSignal]
 
         var json: JSONValue {
             let sources = LockSource.allCases.compactMap { name -> (key: String, value: JSONValue)? in
@@ -239,6 +246,7 @@ extension StatusSnapshot {
                 JSONObject([
                     ("locked", .bool(self.locked)), ("fileSays", .string(self.fileSays.rawValue)),
                     ("sources", .object(JSONObject(sources))),
+                    ("decidedBy", .stringOrNull(self.decidedBy?.rawValue ?? (self.locked ? nil : "file"))),
                 ]))
         }
 
@@ -248,12 +256,17 @@ extension StatusSnapshot {
             let sources = try reader.object("sources")
             var read: [LockSource: Source] = [:]
             for name in LockSource.allCases {
-                let source = try sources.object(name.rawValue)
+                let later = Self.addedAfterFirstRelease.contains(name)
+                guard
+                    let source = later ? try sources.addedLaterObject(name.rawValue) : try sources.object(name.rawValue)
+                else { continue }
                 read[name] = Source(
                     watched: try source.bool("watched"), locked: try source.optionalBool("locked"),
                     detail: try source.optionalString("detail"))
             }
             self.sources = read
+            let decider = try reader.addedLaterString("decidedBy")
+            self.decidedBy = decider.flatMap { LockSource(rawValue: $0) }
         }
     }
 
