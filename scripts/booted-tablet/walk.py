@@ -256,6 +256,10 @@ def prepare_tree(o):
         shutil.rmtree(o.tree)
     subprocess.run(["cp", "-a", "--reflink=auto", o.base, o.tree], check=True)
     t = o.tree
+    # The tablet's name, which the fleet's collector files its journal under (debootstrap copied
+    # the building machine's /etc/hostname, which would win over nspawn's --hostname).
+    with open(f"{t}/etc/hostname", "w") as handle:
+        handle.write("kitchen-tablet\n")
     # The kiosk user, lingering (what `loginctl enable-linger kiosk` writes), and the kiosk's files
     # as the kiosk guide sets them up: dunst with the package's dunstrc, the guide's display and
     # launcher. The session unit is the display manager's autologin, with PAMName=login.
@@ -512,7 +516,7 @@ def walk(o, tablet):
     shown = poll("the card on screen", 10, lambda: displayed(tablet) >= 1 and displayed(tablet))
     pixels = ground_pixels(tablet, "call-shown")
     record("a call at its minute shown", pixels > 10000 and before < 1000 and late < 5,
-           f"drink-b delivered {late:.1f} s after {hhmm(at)}; dunst shows {shown}; screenshot: {pixels} px of the "
+           f"drink-b delivered {late:.0f} s after {hhmm(at)} (history's whole seconds); dunst shows {shown}; screenshot: {pixels} px of the "
            f"card's ground {GROUND} (before the call: {before})")
 
     # 6. Return: withdrawn.
