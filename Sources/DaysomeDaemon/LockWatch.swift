@@ -63,10 +63,6 @@ final class LockWatch {
         }
     }
 
-    /// sd-bus's own signal for a connection that dropped.
-    private static let disconnected =
-        "type='signal',sender='org.freedesktop.DBus.Local',path='/org/freedesktop/DBus/Local',interface='org.freedesktop.DBus.Local',member='Disconnected'"
-
     /// The bus dropped (dbus restarted): nothing to say until it is back, then ask again. The old
     /// connection's matches stay until the reconnect replaces them: this runs inside its dispatch.
     private func lost(_ source: LockSource) {
@@ -98,7 +94,7 @@ final class LockWatch {
     private func connectSystemBus() throws(Errno) {
         let bus = try Bus.openSystem()
         try bus.attach(to: self.loop)
-        self.systemDisconnected = try bus.addMatch(Self.disconnected) { [weak self] _ in self?.lost(.logind) }
+        self.systemDisconnected = try bus.onDisconnected { [weak self] in self?.lost(.logind) }
         self.systemBus = bus
         let manager = LogindManager(bus: bus)
         // logind restarted: its objects are new; gone: it has nothing to say.
@@ -201,7 +197,7 @@ final class LockWatch {
     private func connectSessionBus() throws(Errno) {
         let bus = try Bus.openUser()
         try bus.attach(to: self.loop)
-        self.sessionDisconnected = try bus.addMatch(Self.disconnected) { [weak self] _ in self?.lost(.screenSaver) }
+        self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.lost(.screenSaver) }
         self.sessionBus = bus
         let saver = ScreenSaver(bus: bus)
         self.screenSaver = saver

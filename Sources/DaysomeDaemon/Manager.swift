@@ -273,7 +273,8 @@ final class Manager {
 
     func post(_ key: DeliveryKey, _ start: Start, replacing: UInt32 = 0) {
         guard let notifier = self.notifier else { return }
-        notifier.post(start, replacing: replacing, now: self.now()) { [weak self] result in
+        let stillWanted = { [weak self] in self?.machine.awaitsPost(key) ?? false }
+        notifier.post(start, replacing: replacing, now: self.now(), stillWanted: stillWanted) { [weak self] result in
             switch result {
             case .success(let id):
                 // The id is stamped with the instance that gave it: learn it first, if it changed

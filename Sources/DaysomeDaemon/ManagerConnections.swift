@@ -33,14 +33,14 @@ extension Manager {
         let bus = try Bus.openUser()
         try bus.attach(to: self.loop)
         let notifier = try FreedesktopNotifier(
-            bus: bus, loop: self.loop, respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
+            bus: bus, loop: self.loop, environment: self.environment,
+            respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
             closedByServer: { [weak self] in self?.handle(.serverClosed(notificationId: $0, reason: $1)) },
             clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
             restarted: { [weak self] in self?.handle(.serverRestarted) },
+            appeared: { [weak self] in self?.syncServerIdentity() },
             learned: { [weak self] in self?.serverLearned() })
-        self.sessionDisconnected = try bus.addMatch(Self.disconnectedMatch) { [weak self] _ in
-            self?.sessionBusLost()
-        }
+        self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.sessionBusLost() }
         self.bus = bus
         self.notifier = notifier
     }
@@ -51,10 +51,6 @@ extension Manager {
         self.syncServerIdentity()
         self.publish()
     }
-
-    /// sd-bus's own signal for a connection that dropped.
-    static let disconnectedMatch =
-        "type='signal',sender='org.freedesktop.DBus.Local',path='/org/freedesktop/DBus/Local',interface='org.freedesktop.DBus.Local',member='Disconnected'"
 
     func sessionBusLost() {
         (self.notifier as? FreedesktopNotifier)?.serverGone()
@@ -81,9 +77,7 @@ extension Manager {
                     manager: manager, logger: self.logger, runtimeDirectory: self.options.paths.runtimeDirectory,
                     environment: self.environment)
             }
-            self.managerDisconnected = try manager.bus.addMatch(Self.disconnectedMatch) { [weak self] _ in
-                self?.managerLost()
-            }
+            self.managerDisconnected = try manager.bus.onDisconnected { [weak self] in self?.managerLost() }
         } catch {
             throw .setup(
                 "Failed to connect to the systemd user manager: \(error) (is XDG_RUNTIME_DIR set and systemd --user running?)"

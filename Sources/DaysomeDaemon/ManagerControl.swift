@@ -18,10 +18,12 @@ extension Manager {
         }
     }
 
-    /// Answers one control request line: `fire <lay>` from a systemd timer's service, `try` from a carer.
+    /// Answers one control request line: `fire <lay>` from a systemd timer's service, `try` from a
+    /// carer, `ping` from a test timing the loop.
     func control(_ line: String) -> String {
         switch ControlRequest(line: line) {
         case .tryCall: return self.tryCall()
+        case .ping: return "pong"
         case .fire(let lay): return self.fire(lay).line
         case nil: return FireReply.unknownRequest.line
         }
@@ -63,7 +65,18 @@ extension Manager {
     func tryCall() -> String {
         let now = self.now()
         let chimeOn = self.machine.household?.load.household.settings.chime != .off
-        let sound = chimeOn ? self.playChime() : "the bell is off (settings.chime)"
+        let sound: String
+        if !chimeOn {
+            sound = "the bell is off (settings.chime)"
+        } else if let notifier = self.notifier as? FreedesktopNotifier {
+            // The bell waits for the server's word on its Do Not Disturb, never the loop.
+            notifier.readDoNotDisturbForTheBell { [weak self] in self?.playChime() }
+            sound =
+                self.respectsDoNotDisturb
+                ? "the bell plays unless the server's Do Not Disturb is on (respected)" : "the bell is playing"
+        } else {
+            sound = self.playChime()
+        }
         guard self.machine.display == .away else {
             return "\(sound); nothing shown, because the day display is in front (rule 1)"
         }

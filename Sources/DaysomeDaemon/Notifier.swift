@@ -17,6 +17,8 @@ struct ServerInfo: Sendable, Equatable {
     var doNotDisturb: ServerDoNotDisturb = .unknown
     /// Its vendor (`GetServerInformation`), for the quirks that name and vendor tell apart.
     var vendor: String? = nil
+    /// Why calls wait for a server, while none took the last one.
+    var waiting: String? = nil
 }
 
 /// Posts and closes calls; replies come back through the loop.
@@ -27,9 +29,12 @@ protocol Notifier: AnyObject {
     /// when none runs: a notification id means something only to the instance that gave it.
     var instance: String? { get }
     /// Posts a call, in place of the call `replacing` still on screen (0 for none); `completion`
-    /// gets the server's id or why it failed.
+    /// gets the server's id or why it failed. A post may wait on the loop for an answer that
+    /// decides it (is there a display to start a server for, is a Do Not Disturb on): `stillWanted`
+    /// is asked just before the Notify goes out, so a return meanwhile sends nothing at all.
     func post(
-        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void)
+        _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
+        completion: @escaping (Result<UInt32, NotifierError>) -> Void)
     /// Closes a call the daemon posted.
     func close(_ id: UInt32)
 }
@@ -37,7 +42,7 @@ protocol Notifier: AnyObject {
 extension Notifier {
     /// Posts a call that takes no other's place.
     func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
-        self.post(start, replacing: 0, now: now, completion: completion)
+        self.post(start, replacing: 0, now: now, stillWanted: { true }, completion: completion)
     }
 }
 
@@ -57,6 +62,9 @@ final class FreedesktopNotifier: Notifier {
 
     /// Whether a Do Not Disturb holds calls back: the household's choice, else the daemon's `--dnd`.
     private let respectDoNotDisturb: () -> Bool
+    /// The daemon's own environment: where the session's display is looked for when no user
+    /// manager answers on the bus.
+    private let environment: [String: String]
     /// Runs when a probe's answer changed what is known of the server (status publishes it).
     private let learned: () -> Void
     /// Where a probe that found the server not yet answering is tried again.
@@ -73,11 +81,12 @@ final class FreedesktopNotifier: Notifier {
     /// `clicked` when she activates a call (its `default` action), and `learned` when a probe
     /// answered.
     init(
-        bus: Bus, loop: EventLoop, respectDoNotDisturb: @escaping () -> Bool,
+        bus: Bus, loop: EventLoop, environment: [String: String], respectDoNotDisturb: @escaping () -> Bool,
         closedByServer: @escaping (UInt32, UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
-        restarted: @escaping () -> Void, learned: @escaping () -> Void
+        restarted: @escaping () -> Void, appeared: @escaping () -> Void, learned: @escaping () -> Void
     ) throws(Errno) {
         self.notifications = Notifications(bus: bus)
+        self.environment = environment
         self.respectDoNotDisturb = respectDoNotDisturb
         self.learned = learned
         self.loop = loop
@@ -94,8 +103,9 @@ final class FreedesktopNotifier: Notifier {
             try self.notifications.onOwnerChange { [weak self] old, new in
                 self?.instance = new.map { "\((try? bus.busId) ?? "?") \($0)" }
                 if new == nil { self?.serverGone() } else { self?.refresh() }
-                // A server that appears where none was (a post activated it) voids no id.
-                if old != nil { restarted() }
+                // A server that appears where none was (a post activated it, or the session
+                // started one) voids no id, and calls waiting for a server go to it at once.
+                if old != nil { restarted() } else if new != nil { appeared() }
             })
         // The bus driver says at once whether a server runs, and which; asking never starts one.
         self.instance = (try? self.notifications.serverOwner()).flatMap { $0 }.map {
@@ -157,19 +167,27 @@ final class FreedesktopNotifier: Notifier {
     }
 
     /// Reads the server's Do Not Disturb where the bus can tell it (`OnEveryDesktop.doNotDisturbQuery`:
-    /// dunst's `paused`, xfce4-notifyd's xfconf setting), in the background.
-    private func readDoNotDisturb() {
-        guard let message = self.doNotDisturbCall() else { return }
-        let sent = try? self.notifications.bus.callAsync(message, timeout: 10_000_000) { [weak self] result in
-            guard let self, case .success(let reply) = result, (try? reply.enterContainer("v", "b")) == true,
-                let on = try? reply.readBool()
-            else { return }
-            self.server.doNotDisturb = on ? .on : .off
-            self.server.choice = self.choose()
-            self.learned()
+    /// dunst's `paused`, xfce4-notifyd's xfconf setting), in the background; `then` runs once the
+    /// answer (or its absence: a frozen server, a timeout) is in.
+    private func readDoNotDisturb(then: @escaping () -> Void = {}) {
+        guard let message = self.doNotDisturbCall() else {
+            then()
+            return
         }
-        // The bus keeps the call until its reply comes.
-        try? sent?.setFloating(true)
+        // Short: a frozen server delays the call it decides by this much at most, never the loop.
+        self.notifications.bus.send(
+            message, timeout: 500_000,
+            decode: { reply throws(Errno) -> Bool? in
+                try reply.enterContainer("v", "b") ? try reply.readBool() : nil
+            },
+            completion: { [weak self] result in
+                if let self, case .success(let on?) = result {
+                    self.server.doNotDisturb = on ? .on : .off
+                    self.server.choice = self.choose()
+                    self.learned()
+                }
+                then()
+            })
     }
 
     /// The call that reads the server's Do Not Disturb, never letting the bus start a service for
@@ -188,17 +206,74 @@ final class FreedesktopNotifier: Notifier {
         return message
     }
 
+    /// Whether the session has a display a notification server could be started on: `DISPLAY`
+    /// or `WAYLAND_DISPLAY` in the user manager's environment (what a bus-activated server gets;
+    /// the graphical session imports them there), else in the daemon's own where no manager
+    /// answers. At boot with lingering there is none yet, and a server started then aborts while
+    /// the bus holds the activation for two minutes.
+    private func sessionHasDisplay(_ completion: @escaping (Bool) -> Void) {
+        let own = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(self.environment[$0] ?? "").isEmpty }
+        self.notifications.bus.getProperty(
+            destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
+            interface: "org.freedesktop.systemd1.Manager", name: "Environment", autoStart: false,
+            read: { reply throws(Errno) -> [String] in
+                guard try reply.enterContainer("v", "as") else { throw Errno(rawValue: EBADMSG) }
+                return try reply.readStringArray()
+            },
+            completion: { result in
+                switch result {
+                case .success(let variables):
+                    completion(variables.contains { $0.hasPrefix("DISPLAY=") || $0.hasPrefix("WAYLAND_DISPLAY=") })
+                case .failure:
+                    completion(own)
+                }
+            })
+    }
+
     func post(
-        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
+        _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
+        completion: @escaping (Result<UInt32, NotifierError>) -> Void
     ) {
         if self.server.present && self.server.name == nil { self.refresh() }
+        let send = { [weak self] in
+            guard let self else { return }
+            guard stillWanted() else {
+                completion(.failure(NotifierError(message: "taken back before it was posted")))
+                return
+            }
+            self.notify(start, replacing: replacing, now: now, completion: completion)
+        }
+        guard self.instance != nil else {
+            // No server owns the name: only a session with a display may have one started for it.
+            self.sessionHasDisplay { [weak self] display in
+                guard let self else { return }
+                guard display || self.instance != nil else {
+                    let reason =
+                        "no notification server on the session bus, and the session has no display to start one on "
+                        + "(no DISPLAY or WAYLAND_DISPLAY in the user manager's environment): waiting for a server"
+                    self.server.waiting = reason
+                    self.learned()
+                    completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+                    return
+                }
+                send()
+            }
+            return
+        }
+        // A Do Not Disturb is read just before a call only where the household's choice needs it.
+        if OnEveryDesktop.doNotDisturbDecides(serverName: self.server.name, respect: self.respectDoNotDisturb()) {
+            self.readDoNotDisturb(then: send)
+        } else {
+            send()
+        }
+    }
+
+    /// The Notify itself.
+    private func notify(
+        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
+    ) {
         let markup = self.server.capabilities.contains("body-markup")
         let body = markup ? Content.markupEscaped(start.heading + "\n" + start.body) : start.heading + "\n" + start.body
-        // Read the Do Not Disturb now where the bus can tell it: a respected one holds the call,
-        // and a forgotten one on xfce4-notifyd needs critical to pass.
-        if self.server.present {
-            self.server.doNotDisturb = self.isPaused().map { $0 ? .on : .off } ?? self.server.doNotDisturb
-        }
         let choice = self.choose()
         self.server.choice = choice
         // The daemon plays its own bell: suppress-sound keeps a server that plays sounds (GNOME)
@@ -214,9 +289,14 @@ final class FreedesktopNotifier: Notifier {
                 ("desktop-entry", .string("daysome")), ("suppress-sound", .bool(true)),
             ],
             expireTimeout: OnEveryDesktop.expireTimeout(expiresAt: start.expiresAt, now: now)
-        ) { result in
+        ) { [weak self] result in
             switch result {
-            case .success(let id): completion(.success(id))
+            case .success(let id):
+                if self?.server.waiting != nil {
+                    self?.server.waiting = nil
+                    self?.learned()
+                }
+                completion(.success(id))
             case .failure(let error):
                 completion(
                     .failure(NotifierError(message: error.description, failure: PostFailure(busErrorName: error.name))))
@@ -236,22 +316,21 @@ final class FreedesktopNotifier: Notifier {
         self.notifications.close(id: id)
     }
 
-    /// Whether a respected Do Not Disturb holds the bell now: the server says it is paused.
-    func holdsTheBell() -> Bool {
-        guard self.respectDoNotDisturb(), self.server.present else { return false }
-        if let paused = self.isPaused() { self.server.doNotDisturb = paused ? .on : .off }
-        return self.server.doNotDisturb == .on
+    /// Reads the server's Do Not Disturb afresh where a respected one could hold the bell, then
+    /// runs `then` from the loop: for a bell with no call before it (`daysomectl try`).
+    func readDoNotDisturbForTheBell(then: @escaping () -> Void) {
+        guard self.respectDoNotDisturb(), self.server.present else {
+            then()
+            return
+        }
+        self.readDoNotDisturb(then: then)
     }
 
-    /// Whether the running server says its Do Not Disturb is on (dunst paused, xfce4-notifyd's
-    /// setting); nil where it cannot say. A short call (200 ms at most) that never starts a
-    /// service, made just before a call, or before the bell for a household that respects it.
-    private func isPaused() -> Bool? {
-        guard let message = self.doNotDisturbCall(),
-            let reply = try? self.notifications.bus.call(message, timeout: 200_000),
-            (try? reply.enterContainer("v", "b")) == true
-        else { return nil }
-        return try? reply.readBool()
+    /// Whether a respected Do Not Disturb holds the bell now: what the server last said, read
+    /// just before the call this bell is for (the bell rings once the server took it).
+    func holdsTheBell() -> Bool {
+        guard self.respectDoNotDisturb(), self.server.present else { return false }
+        return self.server.doNotDisturb == .on
     }
 }
 
@@ -268,7 +347,8 @@ final class LogNotifier: Notifier {
     }
 
     func post(
-        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
+        _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
+        completion: @escaping (Result<UInt32, NotifierError>) -> Void
     ) {
         if replacing != 0 { self.close(replacing) }
         let id = self.nextId

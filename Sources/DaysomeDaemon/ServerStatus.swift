@@ -10,7 +10,8 @@ extension ServerInfo {
     var status: StatusSnapshot.NotificationServer {
         StatusSnapshot.NotificationServer(
             name: self.name, present: self.present, capabilities: self.capabilities,
-            urgency: self.choice?.urgency.name, urgencyReason: self.choice?.reason, doNotDisturb: self.doNotDisturb)
+            urgency: self.choice?.urgency.name, urgencyReason: self.choice?.reason, doNotDisturb: self.doNotDisturb,
+            waiting: self.waiting)
     }
 }
 

@@ -22,6 +22,8 @@ final class SystemdBackend {
     /// Names just stopped: the manager may still hold them a moment, so a new timer never reuses one.
     private var stopped: Set<String> = []
     private var nextPart: [UInt64: Int] = [:]
+    /// Counts clears: a lay started before the latest clear never lays its timer.
+    private var generation = 0
     private var slots: [BusSlot] = []
 
     /// The program a fire runs: `daysomectl` installed beside the running `daysomed`.
@@ -51,6 +53,7 @@ final class SystemdBackend {
         self.requested = []
         self.stopped = []
         self.slots = []
+        self.generation += 1
     }
 
     /// The unit name of one part of a lay: `daysome-lay12.timer`, `daysome-lay12-3.timer`.
@@ -65,12 +68,23 @@ final class SystemdBackend {
     }
 
     /// Adds one timer holding `starts` for a lay; with `replacing`, stops every daysome- timer first.
+    /// Nothing waits on the manager: the timer is started from the reply that lists the names
+    /// already taken, and only if no clear came in between (a clear overtakes a lay in progress).
     func lay(_ lay: UInt64, starts: [Start], replacing: Bool, exactAlarms: Bool) {
         if replacing { self.stopAll() }
         guard !starts.isEmpty else { return }
+        let generation = self.generation
+        self.manager.listUnits(matching: ["daysome-lay\(lay)*"]) { [weak self] result in
+            guard let self, self.generation == generation else { return }
+            let existing = Set(((try? result.get()) ?? []).map(\.name))
+            self.start(
+                lay, starts: starts, taken: existing.union(self.requested).union(self.stopped), exactAlarms: exactAlarms
+            )
+        }
+    }
+
+    private func start(_ lay: UInt64, starts: [Start], taken: Set<String>, exactAlarms: Bool) {
         var part = self.nextPart[lay] ?? 0
-        let existing = Set((try? self.manager.listUnits(matching: ["daysome-lay\(lay)*"]))?.map(\.name) ?? [])
-        let taken = existing.union(self.requested).union(self.stopped)
         // A timer's service outlives it while its fire runs (a fire waits up to 5 s for a daemon
         // that is restarting): a new timer must not take that service's name either.
         while taken.contains(Self.unitName(lay: lay, part: part) + ".timer")
@@ -114,14 +128,29 @@ final class SystemdBackend {
     }
 
     /// Stops every daysome- timer the manager holds, and every one this daemon asked for even if
-    /// its creation is still in flight: calls on one connection reach the manager in order.
+    /// its creation is still in flight: calls on one connection reach the manager in order. The
+    /// ones asked for are stopped at once; the manager's list comes back without the loop
+    /// waiting for it, and what it names is stopped then. A lay whose list was asked for before
+    /// this clear never starts its timer (`generation`).
     func stopAll() {
-        var names = self.requested
-        do {
-            for unit in try self.manager.listUnits(matching: ["daysome-*.timer"]) { names.insert(unit.name) }
-        } catch {
-            self.logger.log(.warning, "Failed to list daysome- timers: \(error)")
+        self.generation += 1
+        let asked = self.requested
+        self.stop(asked)
+        self.requested = []
+        self.manager.listUnits(matching: ["daysome-*.timer"]) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let units):
+                // Timers requested since this clear are not in the list: the manager listed
+                // before it saw them. Those listed were there before the clear.
+                self.stop(Set(units.map(\.name)).subtracting(asked))
+            case .failure(let error):
+                self.logger.log(.warning, "Failed to list daysome- timers: \(error)")
+            }
         }
+    }
+
+    private func stop(_ names: Set<String>) {
         for name in names.sorted() {
             do {
                 let slot = try self.manager.stopUnit(name) { [weak self] result in
@@ -134,7 +163,6 @@ final class SystemdBackend {
                 self.logger.log(.warning, "Failed to stop \(name): \(error)")
             }
         }
-        self.requested = []
         // Kept across stops (a second stop right after the first lists nothing), within bounds.
         if self.stopped.count > 512 { self.stopped = [] }
         self.stopped.formUnion(names)

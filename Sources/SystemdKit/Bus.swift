@@ -167,6 +167,19 @@ public final class Bus {
         }
     }
 
+    /// Calls `handler` when this connection drops (the bus went away: `systemctl --user restart
+    /// dbus`, a system bus restart): sd-bus's own `org.freedesktop.DBus.Local.Disconnected`.
+    ///
+    /// - Returns: the match; keep it as long as the handler should be called.
+    ///
+    /// The corresponding C function is `sd_bus_add_match`.
+    public func onDisconnected(_ handler: @escaping () -> Void) throws(Errno) -> BusSlot {
+        try self.addMatch(
+            "type='signal',sender='org.freedesktop.DBus.Local',path='/org/freedesktop/DBus/Local',"
+                + "interface='org.freedesktop.DBus.Local',member='Disconnected'"
+        ) { _ in handler() }
+    }
+
     /// Calls `handler` for every message matching `rule`, e.g.
     /// "type='signal',interface='org.freedesktop.Notifications',member='NotificationClosed'".
     ///

@@ -33,14 +33,19 @@ extension Bus {
         }
     }
 
-    /// Sends `message` on a floating slot (the bus keeps the call until its reply) and hands the
-    /// decoded reply to `completion`.
-    func send<T>(
-        _ message: BusMessage, decode: @escaping (BusMessage) throws(Errno) -> T,
+    /// Sends `message` and forgets it: the call rides a floating slot (the bus keeps it until its
+    /// reply), and `completion` gets the decoded reply or the error, from the loop. The one way
+    /// to make a call that nothing has to hold; the loop never waits for the peer.
+    ///
+    /// - Parameter usec: the timeout in microseconds; 0 means sd-bus's default (25 s).
+    ///
+    /// The corresponding C functions are `sd_bus_call_async` and `sd_bus_slot_set_floating`.
+    public func send<T>(
+        _ message: BusMessage, timeout usec: UInt64 = 0, decode: @escaping (BusMessage) throws(Errno) -> T,
         completion: @escaping (Result<T, BusError>) -> Void
     ) {
         do throws(Errno) {
-            let slot = try self.callAsync(message) { result in
+            let slot = try self.callAsync(message, timeout: usec) { result in
                 completion(
                     result.flatMap { reply in
                         do throws(Errno) {
@@ -100,25 +105,27 @@ extension Bus {
         }
     }
 
-    /// Calls `handler` with the new unique owner of the well-known `name` when one takes it, or
-    /// nil when its owner goes away.
+    /// Calls `handler` with the old and the new unique owner of the well-known `name` (nil for
+    /// none) whenever it changes hands: the old owner tells a peer that went, or was replaced,
+    /// from one that appeared where none was. The one NameOwnerChanged subscription of the kit.
     ///
-    /// D-Bus: signal `org.freedesktop.DBus.NameOwnerChanged(name s, old_owner s, new_owner s)`.
+    /// D-Bus: signal `org.freedesktop.DBus.NameOwnerChanged(name s, old_owner s, new_owner s)`,
+    /// matched on arg0.
     ///
     /// - Returns: the match; keep it as long as the handler should be called.
     ///
     /// The corresponding C function is `sd_bus_add_match`.
-    public func onNameOwnerChanged(_ name: String, _ handler: @escaping (String?) -> Void) throws(Errno) -> BusSlot {
+    public func onNameOwnerChanged(
+        _ name: String, _ handler: @escaping (_ old: String?, _ new: String?) -> Void
+    ) throws(Errno) -> BusSlot {
         let rule =
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
             + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
         return try self.addMatch(rule) { message in
-            guard (try? message.readString()) == name, (try? message.readString()) != nil,
-                let newOwner = try? message.readString()
-            else {
-                return
-            }
-            handler(newOwner.isEmpty ? nil : newOwner)
+            guard (try? message.readString()) == name, let old = try? message.readString(),
+                let new = try? message.readString()
+            else { return }
+            handler(old.isEmpty ? nil : old, new.isEmpty ? nil : new)
         }
     }
 }

@@ -42,7 +42,7 @@ public final class LogindManager {
     ///
     /// - Returns: the match; keep it as long as the handler should be called.
     public func onOwnerChanged(_ handler: @escaping (String?) -> Void) throws(Errno) -> BusSlot {
-        try self.bus.onNameOwnerChanged(Self.busName, handler)
+        try self.bus.onNameOwnerChanged(Self.busName) { _, new in handler(new) }
     }
 }
 

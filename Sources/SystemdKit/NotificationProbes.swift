@@ -24,34 +24,7 @@ extension Notifications {
 
     /// Sends a probe; `completion` gets the reply or the error, from the loop.
     private func send(_ message: BusMessage, completion: @escaping (Result<BusMessage, BusError>) -> Void) {
-        do throws(Errno) {
-            // The bus keeps the call until its reply comes; no slot to hold.
-            try self.bus.callAsync(message, timeout: 10_000_000, completion).setFloating(true)
-        } catch {
-            completion(.failure(BusError(error)))
-        }
-    }
-
-    /// Whether anyone owns the server's name now. The bus driver answers this itself, at once,
-    /// and never starts a service for it.
-    ///
-    /// D-Bus: `org.freedesktop.DBus.NameHasOwner(s) -> b`. The corresponding C function is `sd_bus_call`.
-    public func serverIsRunning() throws(BusError) -> Bool {
-        let message: BusMessage
-        do throws(Errno) {
-            message = try self.bus.newMethodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "NameHasOwner")
-            try message.append(Notifications.busName)
-        } catch {
-            throw BusError(error)
-        }
-        let reply = try self.bus.call(message, timeout: 1_000_000)
-        do {
-            return try reply.readBool()
-        } catch {
-            throw BusError(error)
-        }
+        self.bus.send(message, timeout: 10_000_000, decode: { $0 }, completion: completion)
     }
 
     /// The unique name of the server that owns `org.freedesktop.Notifications` now, or nil when
@@ -125,47 +98,14 @@ extension Notifications {
         }
     }
 
-    /// Reads a boolean property of the server's object (e.g. dunst's `org.dunstproject.cmd0`
-    /// `paused`), without starting a server; `completion` gets nil where it cannot say.
-    ///
-    /// D-Bus: `org.freedesktop.DBus.Properties.Get(ss) -> v`. The corresponding C function is
-    /// `sd_bus_call_async`.
-    public func probeFlag(interface: String, property: String, completion: @escaping (Bool?) -> Void) {
-        do throws(Errno) {
-            let message = try self.probe("org.freedesktop.DBus.Properties", "Get")
-            try message.append(interface)
-            try message.append(property)
-            self.send(message) { result in
-                guard case .success(let reply) = result, (try? reply.enterContainer("v", "b")) == true else {
-                    completion(nil)
-                    return
-                }
-                completion(try? reply.readBool())
-            }
-        } catch {
-            completion(nil)
-        }
-    }
-
     /// Calls `handler` with the old and the new owner of the server's name (`nil` for none):
     /// the old owner tells a server that went (or was replaced) from one that appeared.
-    ///
-    /// D-Bus: signal `org.freedesktop.DBus.NameOwnerChanged(name s, old_owner s, new_owner s)`.
+    /// Notification ids start over with a new server.
     ///
     /// - Returns: the match; keep it as long as the handler should be called.
     ///
-    /// The corresponding C function is `sd_bus_add_match`.
+    /// The corresponding C function is `sd_bus_add_match` (`Bus.onNameOwnerChanged`).
     public func onOwnerChange(_ handler: @escaping (_ old: String?, _ new: String?) -> Void) throws(Errno) -> BusSlot {
-        let rule =
-            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Notifications.busName)'"
-        return try self.bus.addMatch(rule) { message in
-            guard (try? message.readString()) == Notifications.busName, let old = try? message.readString(),
-                let new = try? message.readString()
-            else {
-                return
-            }
-            handler(old.isEmpty ? nil : old, new.isEmpty ? nil : new)
-        }
+        try self.bus.onNameOwnerChanged(Notifications.busName, handler)
     }
 }

@@ -52,36 +52,6 @@ public final class Notifications {
         }
     }
 
-    /// The optional features the server has, e.g. "body", "body-markup", "actions", "persistence".
-    ///
-    /// D-Bus: `GetCapabilities() -> as`. The corresponding C function is `sd_bus_call`.
-    public func getCapabilities() throws(BusError) -> [String] {
-        let reply = try self.bus.call(try self.newCall("GetCapabilities"))
-        do {
-            return try reply.readStringArray()
-        } catch {
-            throw BusError(error)
-        }
-    }
-
-    /// The server's name, vendor, version and the spec version it implements.
-    ///
-    /// D-Bus: `GetServerInformation() -> ssss`. The corresponding C function is `sd_bus_call`.
-    public func getServerInformation() throws(BusError) -> (
-        name: String, vendor: String, version: String, specVersion: String, owner: String?
-    ) {
-        let reply = try self.bus.call(try self.newCall("GetServerInformation"))
-        do {
-            // The reply's sender is the server's unique name: which instance of it answered.
-            return (
-                try reply.readString(), try reply.readString(), try reply.readString(), try reply.readString(),
-                reply.sender
-            )
-        } catch {
-            throw BusError(error)
-        }
-    }
-
     /// Builds a Notify call: `susssasa{sv}i`.
     private func notifyMessage(
         appName: String,
@@ -236,29 +206,6 @@ public final class Notifications {
     public func onActionInvoked(_ handler: @escaping (UInt32, String) -> Void) throws(Errno) -> BusSlot {
         try self.onSignal("ActionInvoked") { message throws(Errno) in
             handler(try message.readUInt32(), try message.readString())
-        }
-    }
-
-    /// Calls `handler` with the server's new unique name when one starts, or `nil` when it goes
-    /// away. Notification ids start over with a new server.
-    ///
-    /// D-Bus: signal `org.freedesktop.DBus.NameOwnerChanged(name s, old_owner s, new_owner s)`
-    /// matched with arg0='org.freedesktop.Notifications'.
-    ///
-    /// - Returns: the match; keep it as long as the handler should be called.
-    ///
-    /// The corresponding C function is `sd_bus_add_match`.
-    public func onOwnerChanged(_ handler: @escaping (String?) -> Void) throws(Errno) -> BusSlot {
-        let rule =
-            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Notifications.busName)'"
-        return try self.bus.addMatch(rule) { message in
-            guard (try? message.readString()) == Notifications.busName, (try? message.readString()) != nil,
-                let newOwner = try? message.readString()
-            else {
-                return
-            }
-            handler(newOwner.isEmpty ? nil : newOwner)
         }
     }
 }

@@ -252,36 +252,65 @@ public final class SystemdManager {
         try self.unitJobAsync("RestartUnit", name, completion: completion)
     }
 
-    /// Units whose names match the patterns, in any state (`ListUnitsByPatterns(asas)`).
-    ///
-    /// The corresponding C function is `sd_bus_call`.
-    public func listUnits(matching patterns: [String]) throws(BusError) -> [ListedUnit] {
+    /// The `ListUnitsByPatterns(asas)` call for units matching `patterns`, in any state.
+    private func listUnitsMessage(_ patterns: [String]) throws(BusError) -> BusMessage {
         let message = try self.call("ListUnitsByPatterns")
         do {
             try message.appendStringArray([])
             try message.appendStringArray(patterns)
-            let reply = try self.bus.call(message, timeout: Self.callTimeout)
-            var units: [ListedUnit] = []
-            _ = try reply.enterContainer("a", "(ssssssouso)")
-            while try reply.enterContainer("r", "ssssssouso") {
-                let name = try reply.readString()
-                let description = try reply.readString()
-                let load = try reply.readString()
-                let active = try reply.readString()
-                let sub = try reply.readString()
-                try reply.skip("sou")
-                try reply.skip("so")
-                try reply.exitContainer()
-                units.append(
-                    ListedUnit(
-                        name: name, description: description, loadState: load, activeState: active, subState: sub))
-            }
-            try reply.exitContainer()
-            return units
-        } catch let error as BusError {
-            throw error
         } catch {
-            throw BusError(error as? Errno ?? Errno(rawValue: EIO))
+            throw BusError(error)
+        }
+        return message
+    }
+
+    /// Reads a `ListUnitsByPatterns` reply: `a(ssssssouso)`.
+    private static func readUnits(_ reply: BusMessage) throws(Errno) -> [ListedUnit] {
+        var units: [ListedUnit] = []
+        _ = try reply.enterContainer("a", "(ssssssouso)")
+        while try reply.enterContainer("r", "ssssssouso") {
+            let name = try reply.readString()
+            let description = try reply.readString()
+            let load = try reply.readString()
+            let active = try reply.readString()
+            let sub = try reply.readString()
+            try reply.skip("sou")
+            try reply.skip("so")
+            try reply.exitContainer()
+            units.append(
+                ListedUnit(name: name, description: description, loadState: load, activeState: active, subState: sub))
+        }
+        try reply.exitContainer()
+        return units
+    }
+
+    /// Units whose names match the patterns, in any state (`ListUnitsByPatterns(asas)`), waiting
+    /// for the answer: for start-up and tools, never for a daemon's running loop.
+    ///
+    /// The corresponding C function is `sd_bus_call`.
+    public func listUnits(matching patterns: [String]) throws(BusError) -> [ListedUnit] {
+        let reply = try self.bus.call(try self.listUnitsMessage(patterns), timeout: Self.callTimeout)
+        do {
+            return try Self.readUnits(reply)
+        } catch {
+            throw BusError(error)
+        }
+    }
+
+    /// Units whose names match the patterns, asynchronously: `completion` gets them from the loop.
+    /// Calls on one connection reach the manager in order, and their replies come back in order,
+    /// so what a reply lists is the manager's state after every call sent before it.
+    ///
+    /// The corresponding C function is `sd_bus_call_async`.
+    public func listUnits(
+        matching patterns: [String], completion: @escaping (Result<[ListedUnit], BusError>) -> Void
+    ) {
+        do {
+            self.bus.send(
+                try self.listUnitsMessage(patterns), timeout: Self.callTimeout, decode: Self.readUnits,
+                completion: completion)
+        } catch {
+            completion(.failure(error))
         }
     }
 

@@ -301,14 +301,64 @@ struct DaemonMachineTests {
         #expect(daemon.posts.map(\.start.title) == ["Lunch"])
     }
 
-    @Test("When the notification server restarts, its old ids are forgotten")
+    @Test("When the notification server restarts, its old ids are forgotten, never closed")
     func serverRestartForgetsIds() {
         var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
         daemon.run(until: instant("2026-06-01T12:00:01Z"))
+        // Past the grace window: the wiped card is not posted again.
+        daemon.jump(to: instant("2026-06-01T12:05:30Z"))
         daemon.send(.serverRestarted)
         #expect(daemon.machine.persisted.delivered.isEmpty)
+        #expect(daemon.posts.count == 1)
         daemon.send(.display(.foreground))
         #expect(!daemon.actions.suffix(6).contains { if case .close = $0 { return true } else { return false } })
+    }
+
+    @Test("A card wiped by a server restart, inside its life and rule 2's window while away, is posted again once")
+    func aWipedCardIsPostedAgainOnce() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:00:01Z"))
+        daemon.jump(to: instant("2026-06-01T12:00:40Z"))
+        daemon.send(.serverRestarted)
+        #expect(daemon.posts.map(\.start.title) == ["Lunch", "Lunch"])
+        let history = daemon.actions.compactMap { action -> HistoryRecord? in
+            if case .record(let record) = action { return record } else { return nil }
+        }
+        let again = history.filter { $0.event == .delivered }
+        #expect(again.count == 2)
+        #expect(again.last?.reason?.contains("posted again once") == true, "\(again)")
+        // A second restart: once means once.
+        daemon.send(.serverRestarted)
+        #expect(daemon.posts.count == 2)
+        #expect(daemon.machine.persisted.delivered.isEmpty)
+        // Rule 1 still holds: the display's return takes away whatever is shown.
+        daemon.send(.display(.foreground))
+        #expect(daemon.machine.persisted.delivered.isEmpty)
+    }
+
+    @Test("A call no server took is never recorded delivered: it waits, and is dropped with the reason")
+    func aCallNoServerTookIsNeverDelivered() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.holdReplies = true
+        daemon.run(until: instant("2026-06-01T12:00:01Z"))
+        let key = DeliveryKey(lay: 1, at: instant("2026-06-01T12:00:00Z"))
+        let reason = "no notification server on the session bus, and the session has no display"
+        daemon.send(.postFailed(key, reason: reason, failure: .serverUnavailable))
+        // Retries at 1, 2, 4, 8, then every 15 s: about 25 of them fill the 300 s grace window.
+        for _ in 0..<60 {
+            guard daemon.fireNextTimer(notAfter: instant("2026-06-01T12:10:00Z")) else { break }
+            if let last = daemon.posts.last?.key, daemon.heldPosts.contains(last) {
+                daemon.heldPosts.removeAll()
+                daemon.send(.postFailed(key, reason: reason, failure: .serverUnavailable))
+            }
+        }
+        let history = daemon.actions.compactMap { action -> HistoryRecord? in
+            if case .record(let record) = action { return record } else { return nil }
+        }
+        #expect(!history.contains { $0.event == .delivered }, "\(history)")
+        let dropped = history.first { $0.event == .dropped && $0.at == key.at }
+        #expect(dropped?.reason?.contains("has no display") == true, "\(history)")
+        #expect(!daemon.actions.contains(.chime), "the bell rang for a call nobody saw")
     }
 
     @Test("The display state line is foreground or away, optionally with a pid; anything else is refused")

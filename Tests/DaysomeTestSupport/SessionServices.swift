@@ -56,6 +56,56 @@ extension TestWorld {
         try await self.launchDunst()
     }
 
+    /// The notification server crashes (SIGKILL, by its pid) and the session starts it again:
+    /// every card it showed is gone, and its ids start over.
+    public func restartNotificationServer() async throws {
+        guard let dunst = self.dunst else { throw HarnessError("no dunst to restart") }
+        dunst.send(SIGKILL)
+        _ = await dunst.exit(within: 5)
+        self.processes.removeAll { $0 === dunst }
+        _ = try await poll("the bus to see dunst gone", timeout: 5) { () -> Bool? in
+            try await self.nameHasOwner("org.freedesktop.Notifications") ? nil : true
+        }
+        try await self.launchDunst()
+    }
+
+    /// The notification server stops answering (SIGSTOP) or answers again (SIGCONT), as a hung one.
+    public func freezeNotificationServer(_ frozen: Bool) throws {
+        guard let dunst = self.dunst else { throw HarnessError("no dunst to freeze") }
+        dunst.send(frozen ? SIGSTOP : SIGCONT)
+    }
+
+    /// Round trips of `ping` through the daemon's control socket, in seconds: how long its loop
+    /// took to get to a client.
+    public func pingDaemon() throws -> Double {
+        let path = self.runtimeDirectory + "/control"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw HarnessError("path too long") }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        let start = monotonicSeconds()
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else { throw HarnessError("connect \(path): errno \(errno)") }
+        let line = Array("ping\n".utf8)
+        guard write(fd, line, line.count) == line.count else { throw HarnessError("write: errno \(errno)") }
+        var answer = [UInt8](repeating: 0, count: 16)
+        let count = read(fd, &answer, answer.count)
+        guard count > 0, String(decoding: answer[0..<count], as: UTF8.self).hasPrefix("pong") else {
+            throw HarnessError("the daemon did not answer ping")
+        }
+        return monotonicSeconds() - start
+    }
+
     /// A stand-in notification server (`Tests/StandIns/slow-notifications.py`) whose Notify replies
     /// come `delay` seconds late; it prints each Notify and CloseNotification it gets to the returned log.
     public func startSlowNotificationServer(delay: Double) async throws -> String {

@@ -138,12 +138,12 @@ struct CrashAndPowerCutTests {
         let killedAt = wallSeconds() - Double(minute)
         #expect(await first.exit(within: 5))
         let kept = layFile(session.stateDirectory).lay?.delivered.first { $0.at == rfc3339(minute) }
-        let told = try await session.history().contains { $0.event == "delivered" && $0.at == rfc3339(minute) }
         let posted = recorder.notifications().contains { $0.appName == "Daysome" && $0.postedAt < Double(minute) + 1 }
+        // History says `delivered` only once the server took the call; lay.json keeps it before its Notify.
         let outcome =
             kept == nil
             ? "before the call was kept"
-            : !told ? "before its post" : kept!.hasId ? "after the server's id" : "before the id"
+            : kept!.hasId ? "after the server's id" : posted ? "before the id" : "before its post"
 
         await pause(downtime)
         try await session.startDaemon(grace: grace)
@@ -188,8 +188,12 @@ struct CrashAndPowerCutTests {
         // Rule 2: at most one call, never a stale one, and history says what happened.
         #expect(calls.count <= 1, "\(calls)")
         #expect(delivered.count <= 1, "\(history)")
-        #expect(delivered.count + dropped.count >= 1, "history says nothing of \(rfc3339(minute)): \(history)")
-        #expect(calls.count <= delivered.count, "a call the history does not tell: \(calls) \(history)")
+        // An orphaned call's answer died with the daemon: nothing says a server took it, so history
+        // never claims it delivered (it says `expired` when its card's time is over).
+        let unknown = orphaned ? 1 : 0
+        #expect(
+            delivered.count + dropped.count + unknown >= 1, "history says nothing of \(rfc3339(minute)): \(history)")
+        #expect(calls.count <= delivered.count + unknown, "a call the history does not tell: \(calls) \(history)")
         for call in calls {
             #expect(call.postedAt - Double(minute) <= Double(grace), "stale: \(call)")
             #expect(call.postedAt < Double(minute + 60), "after its expiresAt: \(call)")

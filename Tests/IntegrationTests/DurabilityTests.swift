@@ -220,7 +220,11 @@ struct DurabilityTests {
         #expect(session.daemonStderr.contains("Forgetting 1 notification id(s)"), "\(session.daemonStderr)")
     }
 
-    @Test func everyStateFileRenameIsSyncedAndTheCallsHistoryLineIsOnDiskBeforeItsNotify() async throws {
+    /// The call is kept in lay.json (synced) before its Notify, so a power cut never calls twice;
+    /// history says `delivered` only once the server took it, so it never claims a call unseen.
+    @Test func everyStateFileRenameIsSyncedTheCallIsKeptBeforeItsNotifyAndHistorySaysDeliveredOnlyAfterIt()
+        async throws
+    {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 5)
@@ -264,16 +268,25 @@ struct DurabilityTests {
         }
         #expect(renames >= 2, "the trace shows \(renames) renames in the state directory")
         let history = state + "/history.jsonl"
+        let notify = try #require(
+            lines.firstIndex { ($0.contains("sendmsg(") || $0.contains("writev(")) && $0.contains("Notify") },
+            "no Notify in the trace")
+        // The last lay.json renamed into place before the Notify names the call.
+        let kept = try #require(
+            lines[..<notify].lastIndex { renamed($0)?.1 == state + "/lay.json" }, "no lay.json kept before the Notify")
+        let keptWrite = lines[..<kept].lastIndex { $0.contains("write(") && $0.contains("lay.json") } ?? 0
+        #expect(
+            lines[keptWrite].contains(#""notificationId""#) || lines[keptWrite].contains(rfc3339(minute)),
+            "lay.json before the Notify does not hold the call: \(lines[keptWrite])")
         let line = try #require(
             lines.firstIndex { $0.contains("write(") && $0.contains("<\(history)>") && $0.contains(#"\"delivered\""#) },
             "no history write of the call in the trace")
         let sync = try #require(
             lines[line...].firstIndex { $0.contains("fdatasync(") && $0.contains("<\(history)>") },
             "the call's history line was never synced")
-        let notify = try #require(
-            lines.firstIndex { ($0.contains("sendmsg(") || $0.contains("writev(")) && $0.contains("Notify") },
-            "no Notify in the trace")
-        #expect(line < sync && sync < notify, "history write \(line), its sync \(sync), Notify \(notify)")
+        #expect(
+            kept < notify && notify < line && line < sync,
+            "lay.json \(kept), Notify \(notify), history \(line), sync \(sync)")
     }
 }
 

@@ -31,7 +31,8 @@ struct ServerActivationTests {
 
         let minute = nextMinute(leaving: 5)
         try replaceFile(world.household, try nextMinutesHousehold(minute))
-        try await world.startDaemon()
+        // A session with a display: a call may have a server started for it.
+        try await world.startDaemon(environment: ["DISPLAY": ":97"])
         try await world.expectQueued(at: minute)
         #expect(access(failed, F_OK) != 0, "a probe started the server before any call: \(world.daemonStderr)")
 
@@ -58,5 +59,75 @@ struct ServerActivationTests {
         #expect(history.filter { $0.event == "delivered" && $0.at == at }.count == 1, "\(history)")
         #expect(!history.contains { $0.event == "dropped" && $0.at == at }, "\(history)")
         #expect(late < 10, "taken \(late) s after its minute")
+    }
+
+    /// A session bus whose activatable server would start now, for the two tests below: the
+    /// service only leaves a mark, as dunst aborting with no X display did at boot.
+    private func worldWithAServerThatMustNotBeStarted() async throws -> (TestWorld, marker: String) {
+        let world = try TestWorld()
+        let services = try world.directory.makeDirectory("services")
+        let marker = "\(world.directory.path)/activated"
+        let script = try world.directory.write("server.sh", "#!/bin/sh\n: >'\(marker)'\nexit 1\n")
+        _ = try world.directory.write(
+            "services/org.freedesktop.Notifications.service",
+            "[D-BUS Service]\nName=org.freedesktop.Notifications\nExec=/bin/sh \(script)\n")
+        try await world.startSessionBus(activating: services)
+        return (world, marker)
+    }
+
+    /// Lingering starts the daemon at boot, before any graphical session: no server, no display.
+    @Test func aCallDueBeforeTheSessionHasADisplayWaitsUnseenAndIsPostedTheMomentAServerAppears() async throws {
+        let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
+        defer { world.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(world.household, try nextMinutesHousehold(minute))
+        try await world.startDaemon(environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        try await world.expectQueued(at: minute)
+        await pause(Double(minute) - wallSeconds() + 3)
+        let at = rfc3339(minute)
+        var history = try await world.history()
+        #expect(!history.contains { $0.event == "delivered" && $0.at == at }, "delivered with no server: \(history)")
+        #expect(access(marker, F_OK) != 0, "a server was started with no display: \(world.daemonStderr)")
+        let waiting = try await world.status()["notificationServer"]?.objectValue?["waiting"]?.stringValue
+        #expect(waiting?.contains("no display") == true, "status: \(String(describing: waiting))")
+
+        // The graphical session starts its own server: it owns the name, and the call goes to it.
+        let log = "\(world.directory.path)/server.log"
+        let server = try SpawnedProcess(
+            "/usr/bin/python3", ["\(packageRoot())/Tests/StandIns/slow-notifications.py", "0", log],
+            environment: world.environment, stdoutPath: log + ".out", stderrPath: log + ".err")
+        world.adopt(server)
+        let appeared = wallSeconds()
+        _ = try await poll("the call to reach the server that appeared", timeout: 10) { () -> Bool? in
+            readFile(log).contains("notify 1 Soup time") ? true : nil
+        }
+        let took = wallSeconds() - appeared
+        print("[IntegrationTests] no display at the minute: posted \(Int(took * 1_000)) ms after a server appeared")
+        #expect(took < 2, "posted \(took) s after the server appeared")
+        history = try await poll("history to say delivered", timeout: 5) { () -> [HistoryEvent]? in
+            let events = try await world.history()
+            return events.contains { $0.event == "delivered" && $0.at == at } ? events : nil
+        }
+        #expect(history.filter { $0.event == "delivered" && $0.at == at }.count == 1, "\(history)")
+        #expect(access(marker, F_OK) != 0, "the bus started a server")
+    }
+
+    @Test func aCallNoServerTookWithinTheGraceWindowIsDroppedWithTheReasonNeverDelivered() async throws {
+        let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
+        defer { world.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(world.household, try nextMinutesHousehold(minute))
+        try await world.startDaemon(grace: 4, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        try await world.expectQueued(at: minute)
+        let at = rfc3339(minute)
+        let history = try await poll("the call to be dropped", timeout: Double(minute) - wallSeconds() + 20) {
+            () -> [HistoryEvent]? in
+            let events = try await world.history()
+            return events.contains { $0.event == "dropped" && $0.at == at } ? events : nil
+        }
+        #expect(!history.contains { $0.event == "delivered" }, "\(history)")
+        let reason = history.first { $0.event == "dropped" && $0.at == at }?.reason ?? ""
+        #expect(reason.contains("no display"), "\(reason)")
+        #expect(access(marker, F_OK) != 0, "a server was started with no display")
     }
 }

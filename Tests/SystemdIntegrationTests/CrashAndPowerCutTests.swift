@@ -117,14 +117,13 @@ struct CrashAndPowerCutTests {
         await pause(untilWall: Double(minute) + offset - 0.05)
         while wallSeconds() < Double(minute) + offset {}
         try await session.killDaemon()
-        let told = try await session.history().contains { $0.event == "delivered" && $0.at == rfc3339(minute) }
-        // Killed between the Notify and its answer, the daemon kept the call without the server's id.
-        let keptWithoutId =
+        // The call kept in lay.json before its Notify (history says delivered only once a server took it).
+        let keptCalls =
             ((try? JSONParser.parse(readFile(session.stateDirectory + "/lay.json")))?.objectValue?[
-                "delivered"]?.arrayValue ?? []).contains { call in
-                call.objectValue?["at"]?.stringValue == rfc3339(minute)
-                    && call.objectValue?["notificationId"]?.doubleValue == nil
-            }
+                "delivered"]?.arrayValue ?? []).filter { $0.objectValue?["at"]?.stringValue == rfc3339(minute) }
+        let told = !keptCalls.isEmpty
+        // Killed between the Notify and its answer, the daemon kept the call without the server's id.
+        let keptWithoutId = keptCalls.contains { $0.objectValue?["notificationId"]?.doubleValue == nil }
         let postedBeforeKill = recorder.notifications().contains { $0.appName == "Daysome" }
         await pause(downtime)
         let process = try session.restartDaemon()
@@ -145,8 +144,15 @@ struct CrashAndPowerCutTests {
             await pause(untilWall: Double(minute + 60 + OnEveryDesktop.expireHintSlack) + 1.5)
         }
         _ = try await session.waitUntilManagerHoldsNothing(within: 2)
-        _ = try await poll("nothing shown after the return", timeout: 2) {
-            try await session.displayedCount() == 0 ? true : nil
+        do {
+            _ = try await poll("nothing shown after the return", timeout: 2) {
+                try await session.displayedCount() == 0 ? true : nil
+            }
+        } catch {
+            throw HarnessError(
+                "\(error), round \(round) killed \(milliText(offset)) after the minute, kept \(told), "
+                    + "without id \(keptWithoutId), posted before the kill \(postedBeforeKill): the server was sent "
+                    + "\(recorder.notifications()); history \(try await session.history())")
         }
         await pause(0.3)
         recorder.stop()
@@ -162,11 +168,14 @@ struct CrashAndPowerCutTests {
         let breaches = driver.log.breaches(of: all, window: 1.0, until: wallSeconds())
         print(
             "[CrashAndPowerCutTests] systemd delivery, seed \(seed): killed \(milliText(offset)) after the minute "
-                + "(\(told ? "after" : "before") the call was told), down \(milliText(downtime)) → \(calls.count) "
+                + "(\(told ? "after" : "before") the call was kept), down \(milliText(downtime)) → \(calls.count) "
                 + "call(s) \(all), history: \(delivered.count) delivered, \(dropped.count) dropped")
         #expect(calls.count <= 1, "\(calls)")
         #expect(delivered.count <= 1, "\(history)")
-        #expect(delivered.count + dropped.count >= 1, "history says nothing of \(rfc3339(minute)): \(history)")
+        // An orphaned call's answer died with the daemon: history never claims it delivered.
+        #expect(
+            delivered.count + dropped.count + (orphaned ? 1 : 0) >= 1,
+            "history says nothing of \(rfc3339(minute)): \(history)")
         for call in calls {
             #expect(call.postedAt - Double(minute) <= 300, "stale: \(call)")
             #expect(call.postedAt < Double(minute + 60), "after its expiresAt: \(call)")

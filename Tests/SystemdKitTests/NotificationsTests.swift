@@ -23,14 +23,21 @@ private func waitForDisplayed(_ server: NotificationServer, _ expected: String) 
         defer { services.stopAll() }
         let bus = try services.startSessionBus()
         _ = try services.startNotificationServer(bus: bus)
-        let client = Notifications(bus: try Bus.open(address: bus.address))
+        let loop = try EventLoop()
+        let connection = try Bus.open(address: bus.address)
+        try connection.attach(to: loop)
+        let client = Notifications(bus: connection)
 
-        let information = try client.getServerInformation()
-        #expect(information.name == "dunst")
-        #expect(information.specVersion == "1.2")
-        let capabilities = try client.getCapabilities()
-        #expect(capabilities.contains("body-markup"))
-        #expect(capabilities.contains("actions"))
+        var described: Result<ServerDescription, BusError>?
+        client.probeServer { result in
+            described = result
+            try? loop.exit(code: 0)
+        }
+        #expect(try runLoop(loop) == 0)
+        let server = try #require(try described?.get())
+        #expect(server.name == "dunst")
+        #expect(server.capabilities.contains("body-markup"))
+        #expect(server.capabilities.contains("actions"))
     }
 
     @Test func notifyShowsAndCloseRemovesWithReasonThree() throws {
@@ -114,7 +121,7 @@ private func waitForDisplayed(_ server: NotificationServer, _ expected: String) 
         let client = Notifications(bus: connection)
 
         var owners: [String?] = []
-        let subscription = try client.onOwnerChanged { owner in
+        let subscription = try client.onOwnerChange { _, owner in
             owners.append(owner)
             try? loop.exit(code: 0)
         }
@@ -129,14 +136,24 @@ private func waitForDisplayed(_ server: NotificationServer, _ expected: String) 
         let services = try TestServices()
         defer { services.stopAll() }
         let bus = try services.startSessionBus()
-        let client = Notifications(bus: try Bus.open(address: bus.address))
-        // Our bus config has no service directories, so nothing is activated.
-        #expect {
-            _ = try client.getCapabilities()
-        } throws: { error in
-            (error as? BusError)?.name == BusError.serviceUnknown
+        // Our bus config has no service directories, so nothing is activated. A probe never asks
+        // the bus to start one: the bus says nobody owns the name.
+        let prober = Notifications(bus: try Bus.open(address: bus.address))
+        let probeLoop = try EventLoop()
+        try prober.bus.attach(to: probeLoop)
+        var probed: Result<ServerDescription, BusError>?
+        prober.probeServer { result in
+            probed = result
+            try? probeLoop.exit(code: 0)
+        }
+        #expect(try runLoop(probeLoop) == 0)
+        if case .failure(let error) = probed {
+            #expect(error.name == BusError.nameHasNoOwner)
+        } else {
+            Issue.record("a probe without a server did not fail: \(String(describing: probed))")
         }
 
+        let client = Notifications(bus: try Bus.open(address: bus.address))
         let loop = try EventLoop()
         try client.bus.attach(to: loop)
         var result: Result<UInt32, BusError>?

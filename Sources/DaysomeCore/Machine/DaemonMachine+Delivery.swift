@@ -100,34 +100,37 @@ extension DaemonMachine {
         self.inFlight[key] = false
         self.reposts[key] = Repost(start: start)
         self.scheduleExpiry(call)
-        let reason = lateness > 1 ? "\(lateness) s after its minute, within the grace window" : nil
         let settings = self.household?.load.household.settings ?? Settings()
         if settings.bringDayBack {
             self.scheduleBringBack(at: now.adding(seconds: self.config.bringBackDelay))
         }
         // Persist before posting: a crash in between loses one call rather than repeating it.
-        // The bell waits for the server to take the call (`.posted`).
-        return replaced + [
-            .record(
-                HistoryRecord(
-                    time: now, event: .delivered, lay: lay, at: start.at, itemIds: start.itemIds, reason: reason)),
-            .persist, post,
-        ]
+        // History says `delivered`, and the bell rings, only once a server took it (`.posted`).
+        return replaced + [.persist, post]
+    }
+
+    /// A server took a call: history says `delivered`, with how late it came when it was late.
+    func deliveredRecord(_ call: DeliveredCall, now: Instant, posted: Repost?) -> HistoryRecord {
+        let lateness = now.seconds - call.key.at.seconds
+        let reason =
+            posted?.reason ?? (lateness > 1 ? "\(lateness) s after its minute, within the grace window" : nil)
+        return HistoryRecord(
+            time: now, event: .delivered, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: reason)
     }
 
     mutating func expire(_ key: DeliveryKey, now: Instant) -> [MachineAction] {
         guard let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) else { return [] }
         let call = self.persisted.delivered.remove(at: index)
+        // A call whose post is out, or that waits for a server, was not seen (yet): `leave` says
+        // so. One found without an id after a restart may be on screen: it expired as usual.
+        let unanswered = self.reposts[key] != nil || self.inFlight[key] != nil
         self.cancelRepost(key)
-        var actions: [MachineAction] = [
-            .record(HistoryRecord(time: now, event: .expired, lay: key.lay, at: key.at, itemIds: call.itemIds)),
-            .persist,
-        ]
-        if let id = call.notificationId {
-            actions.insert(.close(key, notificationId: id), at: 0)
-        } else if self.inFlight[key] != nil {
-            self.inFlight[key] = true
-        }
+        var actions: [MachineAction] =
+            call.notificationId == nil && unanswered
+            ? self.leave(call, now: now, event: .expired, reason: nil)
+            : [.record(HistoryRecord(time: now, event: .expired, lay: key.lay, at: key.at, itemIds: call.itemIds))]
+        actions.append(.persist)
+        if let id = call.notificationId { actions.insert(.close(key, notificationId: id), at: 0) }
         return actions
     }
 

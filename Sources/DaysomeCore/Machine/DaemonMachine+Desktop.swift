@@ -18,17 +18,35 @@ extension DaemonMachine {
             self.cancelRepost(call.key)
             if let id = call.notificationId {
                 if replacing == nil { replacing = id } else { actions.append(.close(call.key, notificationId: id)) }
-            } else if self.inFlight[call.key] != nil {
-                self.inFlight[call.key] = true
             }
-            actions.append(
-                .record(
-                    HistoryRecord(
-                        time: now, event: .withdrawn, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
-                        reason: OnEveryDesktop.replacedReason(by: start.at))))
+            actions += self.leave(
+                call, now: now, event: .withdrawn, reason: OnEveryDesktop.replacedReason(by: start.at))
         }
         self.persisted.delivered = []
         return (actions, replacing.map { .replace(key, start, replacing: $0) } ?? .post(key, start))
+    }
+
+    /// What history says of a call taken away (`withdrawn` or `expired`, with `reason`): at once
+    /// where a server had it; where its post is still out, once the server answered (then
+    /// `delivered` and this, or `dropped`: `leftInFlight`); `dropped` where none ever took it
+    /// (it was waiting for a server), since nobody saw it.
+    mutating func leave(
+        _ call: DeliveredCall, now: Instant, event: HistoryRecord.Event, reason: String?
+    ) -> [MachineAction] {
+        let record = HistoryRecord(
+            time: now, event: event, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: reason)
+        guard call.notificationId == nil else { return [.record(record)] }
+        if self.inFlight[call.key] != nil {
+            self.inFlight[call.key] = true
+            self.leftInFlight[call.key] = record
+            return []
+        }
+        let why = (reason ?? "its card's time was over") + ", before any notification server took it"
+        return [
+            .record(
+                HistoryRecord(
+                    time: now, event: .dropped, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: why))
+        ]
     }
 
     /// The server closed a card itself (she dismissed it, or it timed it out): history says so.
@@ -70,7 +88,7 @@ extension DaemonMachine {
     /// another app's notification: they are forgotten, never closed. An id this daemon got while
     /// no instance was known yet (a post that itself started the server) is that instance's; one
     /// found unstamped at start-up came from an earlier daemon and cannot be trusted.
-    mutating func identifyServer(_ identity: String?) -> [MachineAction] {
+    mutating func identifyServer(_ identity: String?, now: Instant) -> [MachineAction] {
         let atStartUp = !self.serverIdentifiedOnce
         self.serverIdentifiedOnce = true
         self.serverIdentity = identity
@@ -82,7 +100,7 @@ extension DaemonMachine {
             self.persisted.delivered[index].server = identity
         }
         let stale = self.persisted.delivered.filter(isStale)
-        guard !stale.isEmpty else { return [] }
+        guard !stale.isEmpty else { return identity == nil ? [] : self.postWaitingCalls(now: now) }
         self.persisted.delivered.removeAll(where: isStale)
         for call in stale { self.cancelExpiry(call.key) }
         return [
@@ -90,6 +108,6 @@ extension DaemonMachine {
                 .notice,
                 "Forgetting \(stale.count) notification id(s) of a server instance that is gone; none is closed"),
             .persist,
-        ]
+        ] + (identity == nil ? [] : self.postWaitingCalls(now: now))
     }
 }

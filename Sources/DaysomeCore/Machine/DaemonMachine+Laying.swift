@@ -79,11 +79,7 @@ extension DaemonMachine {
             self.cancelExpiry(call.key)
             self.cancelRepost(call.key)
             if let id = call.notificationId { actions.append(.close(call.key, notificationId: id)) }
-            actions.append(
-                .record(
-                    HistoryRecord(
-                        time: now, event: .withdrawn, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
-                        reason: reason)))
+            actions += self.leave(call, now: now, event: .withdrawn, reason: reason)
         }
         // Posts still in flight are closed the moment their id arrives.
         for key in self.inFlight.keys { self.inFlight[key] = true }

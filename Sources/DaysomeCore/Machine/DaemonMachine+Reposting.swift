@@ -7,6 +7,8 @@ struct Repost: Sendable {
     let start: Start
     var attempts = 0
     var timer: TimerID?
+    /// What history says when a server takes it, where more than its lateness needs saying.
+    var reason: String? = nil
 }
 
 extension DaemonMachine {
@@ -15,6 +17,15 @@ extension DaemonMachine {
         _ key: DeliveryKey, reason: String, failure: PostFailure, now: Instant
     ) -> [MachineAction] {
         self.inFlight[key] = nil
+        if let left = self.leftInFlight.removeValue(forKey: key) {
+            // Taken back while its post was out, and no server took it: nobody saw it.
+            let why = (left.reason ?? "its card's time was over") + ", before any notification server took it"
+            return [
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: left.lay, at: left.at, itemIds: left.itemIds, reason: why))
+            ]
+        }
         // A call withdrawn or replaced while its post was in flight has nothing left to post.
         guard let index = self.persisted.delivered.firstIndex(where: { $0.key == key }), var repost = self.reposts[key]
         else { return [] }
@@ -67,6 +78,12 @@ extension DaemonMachine {
         ]
     }
 
+    /// Whether a call's post is still wanted: in flight and not taken back since (a return, a
+    /// newer call, its expiry). The notifier asks just before its Notify goes out.
+    public func awaitsPost(_ key: DeliveryKey) -> Bool {
+        self.inFlight[key] == false
+    }
+
     /// The call left (taken, withdrawn, replaced or expired): nothing to post again.
     mutating func cancelRepost(_ key: DeliveryKey) {
         if let id = self.reposts.removeValue(forKey: key)?.timer { self.wheel.cancel(id) }
@@ -79,5 +96,52 @@ extension DaemonMachine {
                 self.reposts[key]?.timer = id
             }
         }
+    }
+
+    /// The server (or the bus under it) restarted: ids restart with it, none of ours can be
+    /// closed any more, and the new server shows none of our cards. A card still inside its life,
+    /// within rule 2's window and with the display away, is posted again once on the new server;
+    /// the rest are forgotten, and history says why. A post still in flight is kept: its reply
+    /// comes from whoever answers now (a server the post itself started, on a first boot).
+    mutating func serverRestarted(now: Instant) -> [MachineAction] {
+        let wiped = self.persisted.delivered.filter { $0.notificationId != nil }
+        guard !wiped.isEmpty else { return [] }
+        var actions: [MachineAction] = [
+            .log(.notice, "Notification server restarted; forgetting its notification ids"), .persist,
+        ]
+        let why = "the notification server restarted and its card went with it"
+        for call in wiped {
+            let start = self.household.flatMap { household in
+                Planner.plan(household.load.household, after: call.key.at.adding(seconds: -1), through: call.key.at)
+                    .starts.first { $0.at == call.key.at && $0.itemIds == call.itemIds }
+            }
+            let inWindow = now.seconds - call.key.at.seconds <= self.config.grace && now < call.expiresAt
+            guard let index = self.persisted.delivered.firstIndex(where: { $0.key == call.key }) else { continue }
+            if let start, inWindow, self.display == .away, self.postedAgainAfterRestart.insert(call.key).inserted {
+                self.persisted.delivered[index].notificationId = nil
+                self.persisted.delivered[index].server = nil
+                self.reposts[call.key] = Repost(start: start, reason: "posted again once: \(why)")
+                actions += self.repost(call.key, now: now)
+            } else {
+                self.persisted.delivered.remove(at: index)
+                self.cancelExpiry(call.key)
+                actions.append(
+                    .record(
+                        HistoryRecord(
+                            time: now, event: .withdrawn, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
+                            reason: why)))
+            }
+        }
+        return actions
+    }
+
+    /// A server now owns the name: every call waiting for one is posted at once, not at its next retry.
+    mutating func postWaitingCalls(now: Instant) -> [MachineAction] {
+        var actions: [MachineAction] = []
+        for (key, repost) in self.reposts where repost.timer != nil && self.inFlight[key] == nil {
+            if let timer = repost.timer { self.wheel.cancel(timer) }
+            actions += self.repost(key, now: now)
+        }
+        return actions
     }
 }

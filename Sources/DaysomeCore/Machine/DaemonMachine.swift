@@ -32,8 +32,12 @@ public struct DaemonMachine: Sendable {
     var reposts: [DeliveryKey: Repost] = [:]
     /// Calls posted whose id has not arrived; true means withdraw it as soon as it does.
     var inFlight: [DeliveryKey: Bool] = [:]
+    /// What history says of a call taken back while its post was out, once the server answers.
+    var leftInFlight: [DeliveryKey: HistoryRecord] = [:]
     /// The last few ids the server closed itself: a click that arrives after its close still counts.
     var closedByServer: [UInt32] = []
+    /// Calls already posted again after a server restart wiped their card: once, never twice.
+    var postedAgainAfterRestart: Set<DeliveryKey> = []
 
     /// Creates a machine from what the state directory remembered.
     public init(config: MachineConfig, persisted: PersistedState, now: Instant) {
@@ -209,12 +213,24 @@ public struct DaemonMachine: Sendable {
                 actions += self.relayAfterClockChange(remaining: remaining, now: now, reason: reason)
             }
         case .posted(let key, let id):
+            let posted = self.reposts[key]
             self.cancelRepost(key)
             if let withdraw = self.inFlight.removeValue(forKey: key), withdraw {
                 actions.append(.close(key, notificationId: id))
+                // Taken, and taken away at once: history says both, now that both are true.
+                if let left = self.leftInFlight.removeValue(forKey: key) {
+                    let call = DeliveredCall(key: key, itemIds: left.itemIds, expiresAt: now)
+                    actions.append(.record(self.deliveredRecord(call, now: now, posted: posted)))
+                    actions.append(
+                        .record(
+                            HistoryRecord(
+                                time: now, event: left.event, lay: left.lay, at: left.at, itemIds: left.itemIds,
+                                reason: left.reason)))
+                }
             } else if let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) {
                 self.persisted.delivered[index].notificationId = id
                 self.persisted.delivered[index].server = self.serverIdentity
+                actions.append(.record(self.deliveredRecord(self.persisted.delivered[index], now: now, posted: posted)))
                 actions.append(.persist)
                 // The bell rings for a call the server took: heard and seen, never heard alone.
                 if self.household?.load.household.settings.chime == .bell { actions.append(.chime) }
@@ -244,17 +260,12 @@ public struct DaemonMachine: Sendable {
         case .clicked(let id):
             actions += self.clicked(id, now: now)
         case .serverIdentified(let identity):
-            actions += self.identifyServer(identity)
+            actions += self.identifyServer(identity, now: now)
         case .serverRestarted:
             // Ids restart with the server: none of ours can be closed any more, and the new
             // server shows none of them. A post still in flight is kept: its reply comes from
             // whoever answers now (a server the post itself started, on a first boot).
-            if self.persisted.delivered.contains(where: { $0.notificationId != nil }) {
-                for call in self.persisted.delivered where call.notificationId != nil { self.cancelExpiry(call.key) }
-                self.persisted.delivered.removeAll { $0.notificationId != nil }
-                actions.append(.log(.notice, "Notification server restarted; forgetting its notification ids"))
-                actions.append(.persist)
-            }
+            actions += self.serverRestarted(now: now)
         }
         return actions + self.finish(now: now)
     }

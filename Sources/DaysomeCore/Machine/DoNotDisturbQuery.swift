@@ -43,4 +43,12 @@ extension OnEveryDesktop {
             return nil
         }
     }
+
+    /// Whether the server's Do Not Disturb decides anything about a call, so that it is worth
+    /// asking just before one: only where the bus can tell it, and only when the household
+    /// respects a Do Not Disturb (it holds the call) or the server needs `critical` to pass one.
+    public static func doNotDisturbDecides(serverName: String?, respect: Bool) -> Bool {
+        guard Self.doNotDisturbQuery(serverName: serverName) != nil else { return false }
+        return respect || Self.isXfce(serverName)
+    }
 }

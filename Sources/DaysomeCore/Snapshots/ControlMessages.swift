@@ -8,19 +8,23 @@ public enum ControlRequest: Sendable, Equatable {
     case fire(lay: UInt64)
     /// A carer asks for one sample call now (`daysomectl try`).
     case tryCall
+    /// Answered at once with `pong`: how long the loop takes to get to a client, measured from
+    /// outside (a loop that waits on a peer answers late).
+    case ping
 
     /// The request's line, without its newline: `fire 12`, `try`.
     public var line: String {
         switch self {
         case .fire(let lay): return "fire \(lay)"
         case .tryCall: return "try"
+        case .ping: return "ping"
         }
     }
 
     /// Reads a request line; nil for anything else.
     public init?(line: String) {
-        if line == "try" {
-            self = .tryCall
+        if line == "try" || line == "ping" {
+            self = line == "try" ? .tryCall : .ping
             return
         }
         let words = line.split(separator: " ", omittingEmptySubsequences: false)

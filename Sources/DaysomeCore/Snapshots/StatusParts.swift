@@ -14,10 +14,13 @@ extension StatusSnapshot {
         public var urgencyReason: String?
         /// What the server last said of its Do Not Disturb, written only by a running daemon.
         public var doNotDisturb: ServerDoNotDisturb
+        /// Why the last call found no server to take it, while calls wait for one (nil once a
+        /// server took one): written only by a running daemon, added after 0.1.0.
+        public var waiting: String?
 
         public init(
             name: String?, present: Bool, capabilities: [String], urgency: String? = nil,
-            urgencyReason: String? = nil, doNotDisturb: ServerDoNotDisturb = .unknown
+            urgencyReason: String? = nil, doNotDisturb: ServerDoNotDisturb = .unknown, waiting: String? = nil
         ) {
             self.name = name
             self.present = present
@@ -25,6 +28,7 @@ extension StatusSnapshot {
             self.urgency = urgency
             self.urgencyReason = urgencyReason
             self.doNotDisturb = doNotDisturb
+            self.waiting = waiting
         }
 
         func json(running: Bool) -> JSONValue {
@@ -35,7 +39,7 @@ extension StatusSnapshot {
             if running {
                 members += [
                     ("urgency", .stringOrNull(self.urgency)), ("urgencyReason", .stringOrNull(self.urgencyReason)),
-                    ("doNotDisturb", .string(self.doNotDisturb.rawValue)),
+                    ("doNotDisturb", .string(self.doNotDisturb.rawValue)), ("waiting", .stringOrNull(self.waiting)),
                 ]
             }
             return .object(JSONObject(members))
@@ -48,6 +52,7 @@ extension StatusSnapshot {
             self.urgency = running ? try reader.optionalString("urgency") : nil
             self.urgencyReason = running ? try reader.optionalString("urgencyReason") : nil
             self.doNotDisturb = running ? try reader.word("doNotDisturb", as: ServerDoNotDisturb.self) : .unknown
+            self.waiting = running ? try reader.addedLaterString("waiting") : nil
         }
     }
 

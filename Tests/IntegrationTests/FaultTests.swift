@@ -1,0 +1,97 @@
+// Faults underneath the daemon, at the process boundary: a notification server that crashes and
+// is started again while a call is on screen, and one that hangs (SIGSTOP) while a call is due
+// and she comes back. The daemon's loop never waits for a peer, and no call is lost or doubled.
+
+import DaysomeTestSupport
+import Glibc
+import Testing
+
+@Suite("Faults underneath: a server that restarts or hangs", .timeLimit(.minutes(3)))
+struct FaultTests {
+    @Test func aCardWipedByAServerRestartIsPostedAgainOnceOnTheNewServerAndHistorySaysWhy() async throws {
+        let world = try await TestWorld.start([.sessionBus, .notificationServer])
+        defer { world.stop() }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(world.household, try nextMinutesHousehold(minute))
+        try await world.startDaemon()
+        try await world.expectQueued(at: minute)
+        _ = try #require(try await world.firstShown(after: minute), "the call was never shown")
+
+        // The server crashes and the session starts it again: her card is gone with it.
+        try await world.restartNotificationServer()
+        let restarted = wallSeconds()
+        _ = try await poll("the call on the new server", timeout: 5) { () -> Bool? in
+            try await world.displayedCount() == 1 ? true : nil
+        }
+        print(
+            "[FaultTests] a wiped card was posted again \(Int((wallSeconds() - restarted) * 1_000)) ms after the restart"
+        )
+        let at = rfc3339(minute)
+        // History says delivered once the new server's answer is in.
+        var history = try await poll("history to say the call was delivered again", timeout: 3) {
+            () -> [HistoryEvent]? in
+            let events = try await world.history()
+            return events.filter { $0.event == "delivered" && $0.at == at }.count >= 2 ? events : nil
+        }
+        let delivered = history.filter { $0.event == "delivered" && $0.at == at }
+        #expect(delivered.count == 2, "\(history)")
+        #expect(delivered.last?.reason?.contains("posted again once") == true, "\(delivered)")
+
+        // Once means once: a second restart leaves it gone, and history says why.
+        try await world.restartNotificationServer()
+        await pause(1.5)
+        #expect(try await world.displayedCount() == 0, "posted a second time")
+        history = try await world.history()
+        #expect(history.filter { $0.event == "delivered" && $0.at == at }.count == 2, "\(history)")
+        #expect(
+            history.contains { $0.event == "withdrawn" && $0.at == at && $0.reason?.contains("restarted") == true },
+            "\(history)")
+        #expect(world.daemon?.poll() == false, "daysomed exited: \(world.daemonStderr.suffix(800))")
+    }
+
+    /// A household that respects Do Not Disturb makes the daemon read dunst's before the call: a
+    /// read that once blocked the loop for up to 200 ms against a hung server.
+    @Test func aHungServerNeverStallsTheLoopAndAReturnWhileItHangsLeavesNothingShown() async throws {
+        let world = try await TestWorld.start([.sessionBus, .notificationServer])
+        defer { world.stop() }
+        let minute = nextMinute(leaving: 8)
+        try replaceFile(world.household, try nextMinutesHousehold(minute))
+        try await world.startDaemon(arguments: ["--dnd", "respect"])
+        try await world.expectQueued(at: minute)
+        await pause(untilWall: Double(minute) - 1)
+        try world.freezeNotificationServer(true)
+        var thawed = false
+        defer { if !thawed { try? world.freezeNotificationServer(false) } }
+
+        // Pinged every 10 ms for 3 s while the server hangs: the call falls due after 1 s, and
+        // she comes back a second later.
+        var longest = 0.0
+        var returned: Double?
+        var handled: Double?
+        let end = wallSeconds() + 3
+        while wallSeconds() < end {
+            longest = max(longest, try world.pingDaemon())
+            if returned == nil, wallSeconds() >= Double(minute) + 1 {
+                try await world.signal("foreground")
+                returned = wallSeconds()
+            }
+            if let returned, handled == nil, try await world.status()["display"]?.stringValue == "foreground" {
+                handled = wallSeconds() - returned
+            }
+            usleep(10_000)
+        }
+        try world.freezeNotificationServer(false)
+        thawed = true
+        print(
+            "[FaultTests] server hung for 3 s: longest ping \(Int(longest * 1_000)) ms; return handled "
+                + "\(handled.map { "\(Int($0 * 1_000)) ms" } ?? "never") after it")
+        // The 200 ms a blocking read waited is far above what a free loop takes on a loaded machine.
+        #expect(longest < 0.15, "the loop stood still \(longest) s while the server hung")
+        #expect((handled ?? .infinity) < 1, "the return was handled \(String(describing: handled)) s late")
+        // Whatever the hung server took is closed once it answers: nothing over the display.
+        _ = try await poll("nothing shown once the server answers", timeout: 5) { () -> Bool? in
+            try await world.displayedCount() == 0 ? true : nil
+        }
+        #expect(try await world.pending().starts.isEmpty)
+    }
+}
