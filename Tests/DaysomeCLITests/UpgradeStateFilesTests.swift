@@ -12,7 +12,7 @@ import Testing
 struct UpgradeStateFilesTests {
     let directory = repositoryRoot + "/Fixtures/state-0.1.0"
 
-    @Test("An upgrade from 0.1.0 keeps the lay: its lay.json reads with every call it delivered")
+    @Test("An upgrade from 0.1.0 keeps the lay: its lay.json reads with what it already called")
     func layFileReads() throws {
         let bytes = try FileIO.read(self.directory + "/lay.json", limit: 1 << 20)
         let state = try PersistedState(decoding: try JSONParser.parse(bytes))
