@@ -281,7 +281,7 @@ Xvfb {X_DISPLAY} -screen 0 1024x768x24 -nolisten tcp &
 export DISPLAY={X_DISPLAY}
 i=0
 until xdpyinfo >/dev/null 2>&1 || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-systemctl --user import-environment $(env | grep -oE '^(DISPLAY|XAUTHORITY|WAYLAND_DISPLAY)=' | tr -d =)
+{guide_line(o, "systemctl --user import-environment")}
 openbox &
 systemctl --user restart dunst.service
 if [ -e /etc/daysome-check/show-the-day ]; then
@@ -329,6 +329,15 @@ WantedBy=multi-user.target
                     f"/home/{KIOSK}/.config/dunst"], check=True)
     shutil.copy(o.dunstrc, f"{t}/home/{KIOSK}/.config/dunst/dunstrc")
     os.chown(f"{t}/home/{KIOSK}/.config/dunst/dunstrc", UID, UID)
+
+
+def guide_line(o, prefix):
+    """The kiosk guide's own line: the session runs what docs/kiosk.md tells a care provider to."""
+    with open(o.kiosk_guide) as handle:
+        for line in handle:
+            if line.startswith(prefix):
+                return line.rstrip("\n")
+    raise StepFailed(f"docs/kiosk.md has no line starting '{prefix}'")
 
 
 def show_the_day(o, on):
@@ -465,7 +474,6 @@ def walk(o, tablet):
     at = minute_ahead(60)
     write_household(tablet, [("drink-a", "A drink", at)])
     poll("the call to be laid", 20, lambda: any(s for s in tablet.pending()))
-    status = tablet.status()
     time.sleep(max(0, at - time.time()) + 30)
     events = events_for(tablet, "drink-a")
     status_after = tablet.status()
@@ -473,7 +481,7 @@ def walk(o, tablet):
     record("no graphical session -> the call waits or is dropped, never delivered unseen",
            "delivered" not in events and status_after.get("canDeliver") is False,
            f"call at {hhmm(at)}: history {events}, 30 s after its minute canDeliver={status_after.get('canDeliver')}, "
-           f"server={json.dumps(server)[:160]}, display {status.get('display')}")
+           f"server: {(server or {}).get('name')}, waiting: {(server or {}).get('waiting')!r}")
 
     # 3. Her session starts with the day in front: nothing pending.
     say("== her session: Xvfb, openbox, dunst, the day display through its launcher")
@@ -485,9 +493,13 @@ def walk(o, tablet):
     sid = sessions(tablet)
     session_class = tablet.run(["loginctl", "show-session", sid[0], "-p", "Type", "-p", "Class", "-p", "Service"],
                                check=False).stdout.split() if sid else []
-    record("display in front -> nothing pending", bool(sid),
+    warnings = [line for line in tablet.run(["journalctl", "-b", "--no-pager", "-o", "cat", f"_UID={UID}",
+                                             "--grep", "Environment variable .* not set"], check=False)
+                .stdout.splitlines() if "not set" in line]
+    record("display in front -> nothing pending", bool(sid) and not warnings,
            f"foreground {time.monotonic() - started:.1f} s after the session started, pending 0, "
-           f"logind session {sid[:1]} {session_class}")
+           f"logind session {sid[:1]} {session_class}; the guide's import-environment warned {len(warnings)} "
+           f"time(s) {warnings[:1]}")
 
     # 4. Minimised, then killed: away, laid.
     window = poll("the day display's window", 20, lambda: window_id(tablet))
@@ -538,12 +550,15 @@ def walk(o, tablet):
         poll("away while locked", 10, lambda: display_state(tablet) == "away")
         away_after = time.monotonic() - locked
         laid = len(tablet.pending())
+        lock = tablet.status().get("lock") or {}
+        deciding = {name: source.get("detail") for name, source in (lock.get("sources") or {}).items()
+                    if isinstance(source, dict) and source.get("locked")}
         unlocked = time.monotonic()
         tablet.run(["loginctl", "unlock-session", sid[0]])
         poll("foreground after unlocking", 10, lambda: display_state(tablet) == "foreground")
-        record("lock-session / unlock-session -> away / foreground", laid > 0,
-               f"away {away_after:.1f} s after lock-session ({laid} pending, lock: "
-               f"{json.dumps(tablet.status().get('lock'))[:160]}); foreground "
+        record("lock-session / unlock-session -> away / foreground", laid > 0 and bool(deciding),
+               f"away {away_after:.1f} s after lock-session ({laid} pending; locked by {json.dumps(deciding)}); "
+               f"foreground "
                f"{time.monotonic() - unlocked:.1f} s after unlock-session")
     except StepFailed as error:
         tablet.run(["loginctl", "unlock-session", sid[0]], check=False)
@@ -684,7 +699,7 @@ def collector_step(tablet):
 
 def main():
     parser = argparse.ArgumentParser()
-    for name in ("base", "tree", "logs", "machine", "new-deb", "old-deb", "examples", "dunstrc"):
+    for name in ("base", "tree", "logs", "machine", "new-deb", "old-deb", "examples", "dunstrc", "kiosk-guide"):
         parser.add_argument("--" + name, required=True)
     o = parser.parse_args()
     prepare_tree(o)
