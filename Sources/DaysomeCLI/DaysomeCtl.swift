@@ -2,6 +2,7 @@
 // routes, and turns usage errors into one line and exit status 2.
 
 import DaysomeCore
+import DaysomeFiles
 
 /// The control and inspection tool.
 public enum DaysomeCtl {
@@ -23,6 +24,23 @@ public enum DaysomeCtl {
 
     /// The verb table, for help and man pages.
     public static var specs: [VerbSpec] { self.verbs.map(\.spec) }
+
+    /// Why a command that finds its daemon by `$XDG_RUNTIME_DIR`'s defaults cannot, or nil: a verb
+    /// given `--runtime-dir` (`signal`: `--display-state`) needs no default.
+    static func runtimeEnvironmentProblem(
+        _ command: ParsedCommand, _ context: CommandContext
+    )
+        -> RuntimeEnvironmentProblem?
+    {
+        // `fire` requires --runtime-dir; `plan` and `replay` find no daemon.
+        let spec = self.specs.first { $0.name == command.verb }
+        guard command.verb != "fire", spec?.options.contains(where: { $0.name == "--runtime-dir" }) == true else {
+            return nil
+        }
+        let given = command.verb == "signal" ? "--display-state" : "--runtime-dir"
+        guard command.options[given] == nil else { return nil }
+        return RuntimeEnvironmentProblem.check(context.environment)
+    }
 
     /// What the tool is for, as the help's first line and the man page's NAME say it.
     static let about = "signal the Daysome daemon, and inspect its plan, queue, history and status"
@@ -50,6 +68,9 @@ public enum DaysomeCtl {
         case .version:
             return CommandOutput(stdout: "daysomectl \(daysomeVersion)\n")
         case .run(let command):
+            if let problem = self.runtimeEnvironmentProblem(command, context) {
+                return .failure(problem.isBadInput ? .usage : .failure, problem.description)
+            }
             return self.verbs.first { $0.spec.name == command.verb }!.run(command, context)
         }
     }

@@ -20,7 +20,12 @@ let pendingVerb = VerbSpec(
 
 let historyVerb = VerbSpec(
     "history", options: [OptionSpec("--json", nil, "Print the contract's JSON object.")] + daemonPathOptions,
-    summary: "List what happened: laid, cleared, delivered, withdrawn, expired and dropped.")
+    summary: "List what happened: laid, cleared, delivered, withdrawn, expired and dropped.",
+    details: """
+        Without --state-dir, the history is read from the state directory the daemon owning the
+        runtime directory published (it may run with its own --state-dir); with no daemon
+        running, from the default.
+        """)
 
 let statusVerb = VerbSpec(
     "status", options: [OptionSpec("--json", nil, "Print the contract's JSON object.")] + daemonPathOptions,
@@ -95,7 +100,10 @@ func queueTable(_ queue: QueueSnapshot, now: Instant) -> String {
 
 /// Runs `history`.
 func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
-    let paths = paths(command, context)
+    var paths = paths(command, context)
+    if command.options["--state-dir"] == nil, let published = runningStateDirectory(paths) {
+        paths.stateDirectory = published
+    }
     let records = HistoryFile.read(path: paths.historyFile)
     if command.has("--json") {
         return CommandOutput(stdout: HistorySnapshot(history: records).json.serialized(pretty: true) + "\n")
@@ -135,6 +143,16 @@ func runStatus(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
     return CommandOutput(stdout: statusText(status, daemon))
 }
 
+/// The state directory the daemon owning the runtime directory published, while it runs: the
+/// runtime directory alone names a daemon, and one started with `--state-dir` keeps its history
+/// there, not under `$XDG_STATE_HOME`.
+func runningStateDirectory(_ paths: Paths) -> String? {
+    guard DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory),
+        case .success(let status) = readStatus(paths)
+    else { return nil }
+    return status.daemon?.stateDirectory
+}
+
 /// The status the daemon published, through the snapshot type it was written with.
 func readStatus(_ paths: Paths) -> Result<StatusSnapshot, CommandFailure> {
     guard let json = readJSON(paths.statusFile) else {
@@ -170,6 +188,10 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
     // The real reason, from the daemon: a broken household with nothing kept is not a switch left off.
     if let reason = daemon.notLaidReason { lines.append("Nothing is laid: " + printable(reason)) }
     lines.append("Can deliver: \(status.canDeliver ? "yes" : "no")")
+    // Calls go on while the state directory cannot be written; what is behind is named.
+    for error in daemon.stateWriteErrors ?? [] {
+        lines.append("State not saved: " + printable(error.description))
+    }
     let household = status.household
     lines.append(
         "Household: \(household.path) (\(household.items) items, loaded \(household.loadedAt?.rfc3339 ?? "never"))")

@@ -27,6 +27,16 @@ public enum Daemon {
             writeText("daysomed: \(error). See 'daysomed --help'.\n", to: 2)
             return 2
         }
+        // The runtime directory and display state default to $XDG_RUNTIME_DIR's: without it (or
+        // with it missing) there is no right place to guess, and none to create.
+        let defaults = Paths(environment: environment)
+        if options.paths.runtimeDirectory == defaults.runtimeDirectory
+            || options.paths.displayState == defaults.displayState,
+            let problem = RuntimeEnvironmentProblem.check(environment)
+        {
+            writeText("daysomed: \(problem)\n", to: 2)
+            return problem.isBadInput ? 2 : 1
+        }
         do {
             let manager = try Manager(options: options, environment: environment)
             return try manager.run()

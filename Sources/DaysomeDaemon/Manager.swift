@@ -16,6 +16,8 @@ final class Manager {
     /// Every read of the time goes through here (DaemonClock.swift).
     let clock: any DaemonClock
     let publisher: Publisher
+    /// The state directory's writes, and what is behind when they fail (StateWrites.swift).
+    let writes: StateWrites
     var machine: DaemonMachine
     var notifier: (any Notifier)?
     var bus: Bus?
@@ -46,10 +48,6 @@ final class Manager {
     var sessionDisconnected: BusSlot?
     var chimePlayer: ChimePlayer?
     var returner: DisplayReturner?
-    /// The sample call of `daysomectl try`, withdrawn after a short while; `generation` tells a
-    /// late reply for a sample already taken away (the display returned first) from the current one.
-    var sample: (id: UInt32?, close: EventSource?, generation: UInt64)?
-    var sampleGeneration: UInt64 = 0
     /// State files that could not be trusted at start-up (set aside), for status.
     var stateProblems: [HouseholdProblem] = []
     /// This boot's id, when /proc lets the unit read it: a notification id is stamped with it.
@@ -69,7 +67,6 @@ final class Manager {
         let paths = options.paths
         do {
             try preparePrivateDirectory(paths.runtimeDirectory)
-            try FileIO.makeDirectories(paths.stateDirectory, mode: 0o700)
             try FileIO.makeDirectories(directory(of: paths.displayState), mode: 0o700)
         } catch {
             throw .setup(error.description)
@@ -86,6 +83,10 @@ final class Manager {
         }
         self.clock = clock ?? EventLoopClock(self.loop)
         self.publisher = Publisher(paths: paths)
+        self.writes = StateWrites(paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop)
+        // A state directory that cannot be created is reported and retried, as a read-only one is:
+        // the daemon lays and calls from memory meanwhile.
+        self.writes.makeDirectory(now: self.clock.instant)
         let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
         // A daemon killed between lay.json and its history line left the history behind: catch up first.
         let (read, problems) = Publisher.readPersisted(paths, now: self.clock.instant)
@@ -103,6 +104,7 @@ final class Manager {
     func run() throws(DaemonError) -> Int32 {
         // A client that hangs up before reading its answer must not end the daemon (EPIPE instead).
         signal(SIGPIPE, SIG_IGN)
+        self.writes.onRetry = { [weak self] in self?.retryStateWrites() }
         do {
             try self.loop.enableSignalExit()
             _ = try self.loop.setWatchdog(true)
@@ -181,12 +183,6 @@ final class Manager {
         var event = event
         // What the file says, combined with the lock: a locked session is away (LockWatch.swift).
         if case .display(let said) = event { event = .display(self.screenLock.fileSays(said)) }
-        if case .display(.foreground) = event, let sample = self.sample {
-            // Rule 1 holds for the carer's sample too; one whose id has not arrived is closed on arrival.
-            if let id = sample.id { self.notifier?.close(id) }
-            sample.close?.cancel()
-            self.sample = nil
-        }
         self.execute(self.machine.handle(event, now: self.now()))
         if case .serverRestarted = event {
             self.execute(self.machine.handle(.serverIdentified(self.serverIdentity()), now: self.now()))
@@ -215,14 +211,13 @@ final class Manager {
     // MARK: Actions
 
     func execute(_ actions: [MachineAction]) {
+        // The next step retries what a full disk left behind, before it writes anything new.
+        if self.writes.isBehind { self.writes.retry(self.machine.persisted, now: self.now()) }
         var records: [HistoryRecord] = []
         func flushRecords() {
             guard !records.isEmpty else { return }
-            do {
-                try self.publisher.record(records)
-            } catch {
-                self.logger.log(.error, "\(error), ignoring")
-            }
+            // A line that cannot be written is kept and written later; the call is posted anyway.
+            self.writes.record(records, now: self.now())
             records = []
         }
         for action in actions {
@@ -238,11 +233,7 @@ final class Manager {
                         + record.itemIds.map { ("DAYSOME_ITEM", $0) }
                         + (record.reason.map { [("DAYSOME_REASON", $0)] } ?? []))
             case .persist:
-                do {
-                    try self.publisher.persist(self.machine.persisted)
-                } catch {
-                    self.logger.log(.error, "\(error), ignoring")
-                }
+                self.writes.persist(self.machine.persisted, now: self.now())
             case .post(let key, let start):
                 flushRecords()
                 self.post(key, start)
@@ -269,6 +260,12 @@ final class Manager {
             }
         }
         flushRecords()
+        // A write that failed (or came back) after this step's publish: a settled step shows it now.
+        let settled = actions.contains {
+            if case .publish = $0 { return true }
+            return false
+        }
+        if settled && self.writes.takeChanged() { self.publish() }
     }
 
     func post(_ key: DeliveryKey, _ start: Start, replacing: UInt32 = 0) {
@@ -300,7 +297,15 @@ final class Manager {
         }
     }
 
+    /// The retry timer fired: writes what is behind, and publishes the status when that changed.
+    func retryStateWrites() {
+        self.writes.retry(self.machine.persisted, now: self.now())
+        if self.writes.householdBehind { self.keepHousehold() }
+        if self.writes.takeChanged() { self.publish() }
+    }
+
     func publish() {
+        _ = self.writes.takeChanged()
         do {
             try self.publisher.publish(
                 queue: self.publisher.queue(self.machine, backend: self.options.backend), status: self.statusSnapshot())
@@ -326,6 +331,7 @@ final class Manager {
         if let next = self.machine.laidStarts.first {
             parts.append("next start \(next.at.rfc3339) \(next.title)".replacingNewlines())
         }
+        if let error = self.writes.errors.first { parts.append("state not saved: \(error.error)".replacingNewlines()) }
         return parts.joined(separator: "; ")
     }
 }

@@ -24,12 +24,7 @@ extension Manager {
                 on: settings?.bringDayBack == true, means: self.returner?.means,
                 ready: settings?.bringDayBack == true && self.returner?.means != nil),
             doNotDisturb: self.respectsDoNotDisturb ? "respect" : "override", lock: self.lockStatus,
-            // A user manager refuses WakeSystem (EPERM, and the timer fails): never asked for.
-            wakeSystem: StatusSnapshot.WakeSystem(
-                on: false,
-                reason:
-                    "a user manager refuses WakeSystem; a suspended tablet is called late within the grace window instead"
-            ))
+            wakeSystem: .underAUserManager, stateWriteErrors: self.writes.errors)
         return StatusSnapshot(
             pid: UInt64(getpid()), display: machine.display, lay: machine.currentLay?.number,
             backend: self.options.backend.rawValue, notifyInOtherApps: machine.notifyInOtherApps,

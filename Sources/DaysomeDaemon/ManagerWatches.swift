@@ -197,12 +197,15 @@ extension Manager {
         guard let household = self.machine.household, !household.fromKeptCopy, household.digest != self.keptDigest,
             let read = self.lastReadHousehold, read.digest == household.digest
         else { return }
+        let path = LastGoodHousehold.path(in: self.options.paths)
         do {
             try LastGoodHousehold(bytes: read.bytes, source: self.options.paths.household, since: household.loadedAt)
-                .save(to: LastGoodHousehold.path(in: self.options.paths))
+                .save(to: path)
             self.keptDigest = household.digest
+            self.writes.kept(path, nil, now: self.now())
         } catch {
-            self.logger.log(.error, "\(error), ignoring: the last good household is not kept across a restart")
+            // Not kept across a restart until a retry writes it (StateWrites.swift).
+            self.writes.kept(path, error, now: self.now())
         }
     }
 

@@ -44,7 +44,8 @@ final class Publisher {
                 setAside("\(error)")
             }
         } catch {
-            if error.errno != ENOENT { setAside(error.reason) }
+            // No lay.json, or no state directory yet (reported by the writes): a fresh start.
+            if error.errno != ENOENT && error.errno != ENOTDIR { setAside(error.reason) }
         }
         let (history, unreadable) = HistoryFile.readCounting(path: paths.historyFile)
         if unreadable > 0 {

@@ -167,18 +167,25 @@ public enum FileIO {
         return aside
     }
 
-    /// Creates a directory and its parents; the last one with `mode`. Existing directories are kept.
+    /// Creates a directory and its missing parents, each with `mode`: a parent made here is as
+    /// private as the directory (a runtime directory's parent is never left 0755 for all to read).
+    /// Existing directories are kept as they are.
     public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(FileError) {
         var current = path.hasPrefix("/") ? "" : "."
         let components = path.split(separator: "/")
-        for (index, component) in components.enumerated() {
+        for component in components {
             current += "/" + component
-            let last = index == components.count - 1
             // An existing directory on a read-only mount answers mkdir with EROFS, not EEXIST.
             var info = stat()
             if stat(current, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { continue }
-            if mkdir(current, last ? mode : 0o755) != 0 && Glibc.errno != EEXIST {
-                throw FileError(path: current, errno: Glibc.errno, operation: "create directory")
+            if mkdir(current, mode) != 0 {
+                // EEXIST from a file (or a link to one) where the directory should be is no directory.
+                let saved = Glibc.errno
+                let isDirectory = stat(current, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+                guard saved == EEXIST && isDirectory else {
+                    let reason = saved == EEXIST ? ENOTDIR : saved
+                    throw FileError(path: current, errno: reason, operation: "create directory")
+                }
             }
         }
     }

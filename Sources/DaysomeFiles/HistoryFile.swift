@@ -22,27 +22,56 @@ public struct HistoryFile {
     /// Appends records and syncs them (`fdatasync`) before returning: the daemon posts a call only
     /// after its `delivered` line is on disk (persist before post, across a power cut too). Trims
     /// to the newest `keep` entries once there are twice as many.
+    ///
+    /// All or nothing: a write cut short (a full disk takes what fits in the file's last block and
+    /// refuses the rest) or a failed sync is truncated back to where the file ended, so no line is
+    /// left half written and the caller can append the same records again without doubling any.
     public mutating func append(_ records: [HistoryRecord]) throws(FileError) {
         guard !records.isEmpty else { return }
         let text = records.map { $0.json.serialized() + "\n" }.joined()
-        let created = !FileIO.exists(self.path)
         let fd = open(self.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw FileError(path: self.path, errno: errno, operation: "open") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileError(path: self.path, errno: errno, operation: "inspect") }
+        let end = info.st_size
+        // A new (or emptied) file's name is on disk only once its directory is: synced below.
+        let created = end == 0
+        func undo(_ operation: String) -> FileError {
+            let saved = errno
+            // Only this daemon appends (its runtime directory's lock), so the file ended at `end`.
+            _ = ftruncate(fd, end)
+            return FileError(path: self.path, errno: saved, operation: operation)
+        }
         let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        var saved = errno
-        let synced = written == bytes.count && fdatasync(fd) == 0
-        if written == bytes.count && !synced { saved = errno }
-        close(fd)
-        guard written == bytes.count else { throw FileError(path: self.path, errno: saved, operation: "append to") }
-        guard synced else { throw FileError(path: self.path, errno: saved, operation: "sync") }
-        // A new file's name is on disk only once its directory is.
-        if created { try FileIO.syncDirectory(of: self.path) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw undo("append to")
+            }
+            written += count
+        }
+        guard fdatasync(fd) == 0 else { throw undo("sync") }
+        if created {
+            do {
+                try FileIO.syncDirectory(of: self.path)
+            } catch {
+                _ = ftruncate(fd, end)
+                throw error
+            }
+        }
         self.lines += records.count
         if self.lines > 2 * Self.keep {
             let kept = Array(Self.read(path: self.path).suffix(Self.keep))
-            try FileIO.writeAtomically(self.path, kept.map { $0.json.serialized() + "\n" }.joined(), durable: true)
-            self.lines = kept.count
+            // The lines are appended already: a trim that fails (a full disk has no room for the
+            // shorter copy) is tried again on the next append, never reported as a lost line.
+            if (try? FileIO.writeAtomically(
+                self.path, kept.map { $0.json.serialized() + "\n" }.joined(), durable: true)) != nil
+            {
+                self.lines = kept.count
+            }
         }
     }
 

@@ -107,6 +107,8 @@ struct CommandTests {
         defer { _ = shell("rm -rf '\(scratch)'") }
         let runtime = scratch + "/run/daysome"
         let env = ["HOME": scratch, "XDG_RUNTIME_DIR": scratch + "/run"]
+        // The login session's directory exists (pam_systemd makes it); daysome's inside it does not yet.
+        try FileIO.makeDirectories(scratch + "/run", mode: 0o700)
         #expect(ctl(["signal", "foreground", "--pid", "42"], environment: env).status == .success)
         let line = String(decoding: try FileIO.read(runtime + "/display", limit: 100), as: UTF8.self)
         #expect(line == "foreground pid=42\n")
@@ -129,6 +131,7 @@ struct CommandTests {
         defer { _ = shell("rm -rf '\(scratch)'") }
         let file = scratch + "/run/daysome/display"
         let env = ["HOME": scratch, "XDG_RUNTIME_DIR": scratch + "/run"]
+        try FileIO.makeDirectories(scratch + "/run", mode: 0o700)
         func says() throws -> String { String(decoding: try FileIO.read(file, limit: 100), as: UTF8.self) }
         // This test's own process is the display that took over: it is running.
         #expect(ctl(["signal", "foreground", "--pid", "\(getpid())"], environment: env).status == .success)
@@ -144,5 +147,32 @@ struct CommandTests {
         #expect(ctl(["signal", "away", "--if-pid", "12345"], environment: env).status == .success)
         #expect(try says() == "away\n")
         #expect(ctl(["signal", "away", "--if-pid", "0"], environment: env).status == .usage)
+    }
+
+    @Test(
+        "XDG_RUNTIME_DIR unset is bad input (exit 2) and set to a missing directory a runtime failure (exit 1), each one clear line, and nothing is created"
+    )
+    func aMissingRuntimeEnvironmentIsAClearError() throws {
+        let scratch = repositoryRoot + "/.testrun/ctl-xdg-\(getpid())"
+        defer { _ = shell("rm -rf '\(scratch)'") }
+        try FileIO.makeDirectories(scratch, mode: 0o700)
+        for verb in [["status"], ["pending"], ["history"], ["try"], ["signal", "away"]] {
+            let unset = ctl(verb, environment: ["HOME": scratch])
+            #expect(unset.status == .usage, "\(verb): \(unset)")
+            #expect(unset.stderr.hasPrefix("daysomectl: XDG_RUNTIME_DIR is not set: "), "\(verb): \(unset)")
+            #expect(unset.stderr.filter { $0 == "\n" }.count == 1, "\(verb): \(unset)")
+            let missing = ctl(verb, environment: ["HOME": scratch, "XDG_RUNTIME_DIR": scratch + "/gone"])
+            #expect(missing.status == .failure, "\(verb): \(missing)")
+            #expect(
+                missing.stderr.hasPrefix("daysomectl: XDG_RUNTIME_DIR '\(scratch)/gone' cannot be used (No such file"),
+                "\(verb): \(missing)")
+            #expect(!FileIO.exists(scratch + "/gone"), "\(verb) created the session's runtime directory")
+        }
+        #expect(ctl(["status"], environment: ["HOME": scratch, "XDG_RUNTIME_DIR": "run"]).status == .usage)
+        // Given the paths, no default is needed.
+        #expect(ctl(["status", "--runtime-dir", scratch + "/run"], environment: ["HOME": scratch]).status == .success)
+        let display = scratch + "/display/state"
+        #expect(ctl(["signal", "away", "--display-state", display], environment: ["HOME": scratch]).status == .success)
+        #expect(ctl(["plan", "--household", scratch + "/none.json"], environment: [:]).stderr.contains("XDG") == false)
     }
 }

@@ -379,3 +379,35 @@ struct DaemonMachineTests {
         #expect(PersistedState(json: .string("garbage")) == PersistedState())
     }
 }
+
+@Suite("The carer's sample call")
+struct SampleCallTests {
+    @Test("A sample call leaves the screen after ten seconds, and history never holds it")
+    func aSampleLeavesAfterTenSeconds() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.send(.trySample)
+        #expect(daemon.posts.map(\.start.title) == ["Daysome"])
+        #expect(daemon.shown.count == 1)
+        daemon.run(until: instant("2026-06-01T08:00:11Z"))
+        #expect(daemon.shown.isEmpty)
+        #expect(!daemon.actions.contains { if case .record(let record) = $0 { record.lay == 0 } else { false } })
+    }
+
+    @Test("A sample is never over the display: taken away on her return, also while its post is out")
+    func aSampleIsTakenAwayOnHerReturn() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.send(.trySample)
+        daemon.send(.display(.foreground))
+        #expect(daemon.shown.isEmpty)
+        daemon.send(.display(.away))
+        daemon.holdReplies = true
+        daemon.send(.trySample)
+        daemon.send(.display(.foreground))
+        let held = daemon.heldPosts
+        daemon.holdReplies = false
+        for key in held { daemon.reply(key) }
+        #expect(daemon.shown.isEmpty, "a sample answered after her return stayed")
+        daemon.send(.trySample)
+        #expect(daemon.posts.count == 2, "a sample was posted over the display")
+    }
+}

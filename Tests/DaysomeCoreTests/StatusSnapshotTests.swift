@@ -148,4 +148,37 @@ struct StatusSnapshotTests {
             try StatusSnapshot(json: .object(object))
         }
     }
+
+    @Test(
+        "Only the family's words: the texts the daemon composes for its status (wakeSystem's reason) never hold a forbidden word"
+    )
+    func statusTextsHoldNoForbiddenWord() {
+        let composed = [
+            StatusSnapshot.WakeSystem.underAUserManager.reason,
+            StatusSnapshot.StateWriteError(
+                file: "/s/lay.json", error: "Failed to write '/s/lay.json.tmp.1': No space left on device",
+                since: instant("2026-12-01T08:00:00Z"), attempts: 3, nextAttempt: instant("2026-12-01T08:00:04Z")
+            ).description,
+        ]
+        for text in composed { #expect(Content.forbiddenWords(in: text).isEmpty, "\(text)") }
+        #expect(!StatusSnapshot.WakeSystem.underAUserManager.on)
+    }
+
+    @Test("State write errors read back through the status, and a daemon older than the key reads as none")
+    func stateWriteErrorsRoundTrip() throws {
+        var failing = aStatus
+        failing.daemon?.stateWriteErrors = [
+            .init(
+                file: "/state/lay.json", error: "Failed to write '/state/lay.json.tmp.9': No space left on device",
+                since: instant("2026-12-01T08:00:00Z"), attempts: 2, nextAttempt: instant("2026-12-01T08:00:02Z")),
+            .init(
+                file: "/state/history.jsonl", error: "Failed to append to '/state/history.jsonl': No space left",
+                since: instant("2026-12-01T08:00:00Z"), attempts: 1, nextAttempt: nil),
+        ]
+        #expect(try StatusSnapshot(json: JSONParser.parse(failing.json.serialized())) == failing)
+        let keys = try #require(failing.json.objectValue?["stateWriteErrors"]?.arrayValue?.first?.objectValue?.keys)
+        #expect(keys == ["file", "error", "since", "attempts", "nextAttempt"])
+        // What a 0.1.0 daemon wrote has no such key: read as nil, never refused.
+        #expect(try StatusSnapshot(json: JSONParser.parse(fullStatusLine)).daemon?.stateWriteErrors == nil)
+    }
 }

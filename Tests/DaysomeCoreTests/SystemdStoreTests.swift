@@ -63,6 +63,21 @@ struct SystemdStoreTests {
         #expect(machine.persisted.delivered.map(\.key.at) == [lunch])
     }
 
+    @Test("A fire's reply says what the machine did: delivered, already delivered at its minute, or nothing due")
+    func fireRepliesSayWhatHappened() {
+        var home = lunchAndTea()
+        home.settings.exactAlarms = false
+        var (machine, _) = managerMachine(home, now: from, display: .away)
+        let lunch = instant("2026-06-01T12:00:00Z")
+        let first = machine.fire(lay: 1, now: lunch.adding(seconds: 2))
+        #expect(first.reply == .delivered)
+        #expect(posts(first.actions).map(\.title) == ["Lunch"])
+        #expect(machine.fire(lay: 1, now: lunch.adding(seconds: 3)).reply == .alreadyDelivered(at: lunch))
+        #expect(machine.fire(lay: 7, now: lunch.adding(seconds: 3)).reply == .nothingDue(lay: 7))
+        _ = machine.handle(.display(.foreground), now: lunch.adding(seconds: 4))
+        #expect(machine.fire(lay: 1, now: lunch.adding(seconds: 5)).reply == .nothingDue(lay: 1))
+    }
+
     @Test("Without exact alarms only the manager's fire calls: its minute of accuracy is the household's choice")
     func inexactAlarmsWaitForTheManager() {
         var home = lunchAndTea()

@@ -14,7 +14,7 @@ extension DaemonMachine {
                 self.laid.fired(start)
                 due.append(start)
             case .expire(let key):
-                self.expiryTimers[key] = nil
+                self.inHand.expiryTimers[key] = nil
                 actions += self.expire(key, now: now)
             case .bringBack:
                 self.bringBackTimer = nil
@@ -24,6 +24,9 @@ extension DaemonMachine {
                 }
             case .repost(let key):
                 actions += self.repost(key, now: now)
+            case .sampleEnd:
+                self.sample?.timer = nil
+                actions += self.takeSampleAway()
             case .managerStart:
                 self.laid.deadlineFired()
                 due += self.laid.takeDue(now: now)
@@ -97,8 +100,8 @@ extension DaemonMachine {
         let (replaced, post) = self.takePlace(of: start, key: key, now: now)
         self.persisted.delivered.append(call)
         self.persisted.remember(start, now: now)
-        self.inFlight[key] = false
-        self.reposts[key] = Repost(start: start)
+        self.inHand.posting(key)
+        self.inHand.reposts[key] = Repost(start: start)
         self.scheduleExpiry(call)
         let settings = self.household?.load.household.settings ?? Settings()
         if settings.bringDayBack {
@@ -123,7 +126,7 @@ extension DaemonMachine {
         let call = self.persisted.delivered.remove(at: index)
         // A call whose post is out, or that waits for a server, was not seen (yet): `leave` says
         // so. One found without an id after a restart may be on screen: it expired as usual.
-        let unanswered = self.reposts[key] != nil || self.inFlight[key] != nil
+        let unanswered = self.inHand.reposts[key] != nil || self.inHand.isInFlight(key)
         self.cancelRepost(key)
         var actions: [MachineAction] =
             call.notificationId == nil && unanswered
@@ -147,11 +150,11 @@ extension DaemonMachine {
     mutating func scheduleExpiry(_ call: DeliveredCall) {
         self.cancelExpiry(call.key)
         if case .scheduled(let id) = self.wheel.insert(.expire(call.key), at: call.expiresAt.seconds) {
-            self.expiryTimers[call.key] = id
+            self.inHand.expiryTimers[call.key] = id
         }
     }
 
     mutating func cancelExpiry(_ key: DeliveryKey) {
-        if let id = self.expiryTimers.removeValue(forKey: key) { self.wheel.cancel(id) }
+        if let id = self.inHand.expiryTimers.removeValue(forKey: key) { self.wheel.cancel(id) }
     }
 }

@@ -28,7 +28,7 @@ extension DaemonMachine {
 
     /// What history says of a call taken away (`withdrawn` or `expired`, with `reason`): at once
     /// where a server had it; where its post is still out, once the server answered (then
-    /// `delivered` and this, or `dropped`: `leftInFlight`); `dropped` where none ever took it
+    /// `delivered` and this, or `dropped`: `CallsInHand.takeBack`); `dropped` where none ever took it
     /// (it was waiting for a server), since nobody saw it.
     mutating func leave(
         _ call: DeliveredCall, now: Instant, event: HistoryRecord.Event, reason: String?
@@ -36,11 +36,7 @@ extension DaemonMachine {
         let record = HistoryRecord(
             time: now, event: event, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: reason)
         guard call.notificationId == nil else { return [.record(record)] }
-        if self.inFlight[call.key] != nil {
-            self.inFlight[call.key] = true
-            self.leftInFlight[call.key] = record
-            return []
-        }
+        if self.inHand.takeBack(call.key, saying: record) { return [] }
         let why = (reason ?? "its card's time was over") + ", before any notification server took it"
         return [
             .record(
@@ -51,7 +47,7 @@ extension DaemonMachine {
 
     /// The server closed a card itself (she dismissed it, or it timed it out): history says so.
     mutating func serverClosed(_ id: UInt32, reason: UInt32, now: Instant) -> [MachineAction] {
-        self.closedByServer = Array((self.closedByServer + [id]).suffix(8))
+        self.inHand.serverClosed(id)
         guard let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) else { return [] }
         let call = self.persisted.delivered.remove(at: index)
         self.cancelExpiry(call.key)
@@ -69,7 +65,8 @@ extension DaemonMachine {
         guard self.display == .away else { return [] }
         guard let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) else {
             // Most servers close a clicked card themselves, and some say so before the click.
-            return self.closedByServer.contains(id) ? [.bringDisplayBack(reason: OnEveryDesktop.clickedReason)] : []
+            return self.inHand.closedByServer.contains(id)
+                ? [.bringDisplayBack(reason: OnEveryDesktop.clickedReason)] : []
         }
         let call = self.persisted.delivered.remove(at: index)
         self.cancelExpiry(call.key)

@@ -6,7 +6,7 @@ extension DaemonMachine {
     mutating func rebuildWheel(now: Instant) -> [MachineAction] {
         self.wheel = TimerWheel(now: now.seconds)
         self.laid.forgetWheelTimers()
-        self.expiryTimers = [:]
+        self.inHand.expiryTimers = [:]
         self.topUpTimer = nil
         // Bringing the day back was promised three seconds after a call: a clock step does not cancel it.
         let bringBack = self.bringBackTimer
@@ -15,6 +15,12 @@ extension DaemonMachine {
             self.scheduleBringBack(at: min(max(bringBack.at, now), now.adding(seconds: self.config.bringBackDelay)))
         }
         self.rearmReposts(now: now)
+        if self.sample != nil {
+            self.sample?.timer = nil
+            if case .scheduled(let id) = self.wheel.insert(.sampleEnd, at: now.seconds + Self.sampleSeconds) {
+                self.sample?.timer = id
+            }
+        }
         var actions: [MachineAction] = []
         for call in self.persisted.delivered {
             if call.expiresAt <= now {

@@ -74,7 +74,8 @@ extension DaemonMachine {
         // A return before the day was brought back makes bringing it back moot.
         if let timer = self.bringBackTimer { self.wheel.cancel(timer.id) }
         self.bringBackTimer = nil
-        var actions = self.clearLay(now: now, reason: reason)
+        // Rule 1 holds for the carer's sample too.
+        var actions = self.takeSampleAway() + self.clearLay(now: now, reason: reason)
         for call in self.persisted.delivered {
             self.cancelExpiry(call.key)
             self.cancelRepost(call.key)
@@ -82,7 +83,7 @@ extension DaemonMachine {
             actions += self.leave(call, now: now, event: .withdrawn, reason: reason)
         }
         // Posts still in flight are closed the moment their id arrives.
-        for key in self.inFlight.keys { self.inFlight[key] = true }
+        self.inHand.takeBackEveryPost()
         if !self.persisted.delivered.isEmpty {
             self.persisted.delivered = []
             actions.append(.persist)

@@ -16,8 +16,7 @@ extension DaemonMachine {
     mutating func postFailed(
         _ key: DeliveryKey, reason: String, failure: PostFailure, now: Instant
     ) -> [MachineAction] {
-        self.inFlight[key] = nil
-        if let left = self.leftInFlight.removeValue(forKey: key) {
+        if let left = self.inHand.answered(key).left {
             // Taken back while its post was out, and no server took it: nobody saw it.
             let why = (left.reason ?? "its card's time was over") + ", before any notification server took it"
             return [
@@ -27,7 +26,8 @@ extension DaemonMachine {
             ]
         }
         // A call withdrawn or replaced while its post was in flight has nothing left to post.
-        guard let index = self.persisted.delivered.firstIndex(where: { $0.key == key }), var repost = self.reposts[key]
+        guard let index = self.persisted.delivered.firstIndex(where: { $0.key == key }),
+            var repost = self.inHand.reposts[key]
         else { return [] }
         repost.attempts += 1
         let call = self.persisted.delivered[index]
@@ -37,7 +37,7 @@ extension DaemonMachine {
             case .scheduled(let id) = self.wheel.insert(.repost(key), at: next.seconds)
         {
             repost.timer = id
-            self.reposts[key] = repost
+            self.inHand.reposts[key] = repost
             return [
                 .log(
                     .warning,
@@ -62,16 +62,16 @@ extension DaemonMachine {
 
     /// The repost timer fired: post the call again if it is still owed and she is still away.
     mutating func repost(_ key: DeliveryKey, now: Instant) -> [MachineAction] {
-        guard var repost = self.reposts[key] else { return [] }
+        guard var repost = self.inHand.reposts[key] else { return [] }
         repost.timer = nil
-        self.reposts[key] = repost
+        self.inHand.reposts[key] = repost
         guard self.display == .away,
             self.persisted.delivered.contains(where: { $0.key == key && $0.notificationId == nil })
         else {
-            self.reposts[key] = nil
+            self.inHand.reposts[key] = nil
             return []
         }
-        self.inFlight[key] = false
+        self.inHand.posting(key)
         return [
             .log(.notice, "Posting the call for \(key.at.rfc3339) again (attempt \(repost.attempts + 1))"),
             .post(key, repost.start),
@@ -81,19 +81,19 @@ extension DaemonMachine {
     /// Whether a call's post is still wanted: in flight and not taken back since (a return, a
     /// newer call, its expiry). The notifier asks just before its Notify goes out.
     public func awaitsPost(_ key: DeliveryKey) -> Bool {
-        self.inFlight[key] == false
+        self.inHand.awaitsPost(key)
     }
 
     /// The call left (taken, withdrawn, replaced or expired): nothing to post again.
     mutating func cancelRepost(_ key: DeliveryKey) {
-        if let id = self.reposts.removeValue(forKey: key)?.timer { self.wheel.cancel(id) }
+        if let id = self.inHand.reposts.removeValue(forKey: key)?.timer { self.wheel.cancel(id) }
     }
 
     /// A new wheel after a clock jump: a post waiting to be tried again is tried at once.
     mutating func rearmReposts(now: Instant) {
-        for (key, repost) in self.reposts where repost.timer != nil {
+        for (key, repost) in self.inHand.reposts where repost.timer != nil {
             if case .scheduled(let id) = self.wheel.insert(.repost(key), at: now.seconds + 1) {
-                self.reposts[key]?.timer = id
+                self.inHand.reposts[key]?.timer = id
             }
         }
     }
@@ -117,10 +117,10 @@ extension DaemonMachine {
             }
             let inWindow = now.seconds - call.key.at.seconds <= self.config.grace && now < call.expiresAt
             guard let index = self.persisted.delivered.firstIndex(where: { $0.key == call.key }) else { continue }
-            if let start, inWindow, self.display == .away, self.postedAgainAfterRestart.insert(call.key).inserted {
+            if let start, inWindow, self.display == .away, self.inHand.mayPostAgainAfterRestart(call.key) {
                 self.persisted.delivered[index].notificationId = nil
                 self.persisted.delivered[index].server = nil
-                self.reposts[call.key] = Repost(start: start, reason: "posted again once: \(why)")
+                self.inHand.reposts[call.key] = Repost(start: start, reason: "posted again once: \(why)")
                 actions += self.repost(call.key, now: now)
             } else {
                 self.persisted.delivered.remove(at: index)
@@ -138,7 +138,7 @@ extension DaemonMachine {
     /// A server now owns the name: every call waiting for one is posted at once, not at its next retry.
     mutating func postWaitingCalls(now: Instant) -> [MachineAction] {
         var actions: [MachineAction] = []
-        for (key, repost) in self.reposts where repost.timer != nil && self.inFlight[key] == nil {
+        for (key, repost) in self.inHand.reposts where repost.timer != nil && !self.inHand.isInFlight(key) {
             if let timer = repost.timer { self.wheel.cancel(timer) }
             actions += self.repost(key, now: now)
         }

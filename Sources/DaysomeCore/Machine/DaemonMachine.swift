@@ -19,8 +19,10 @@ public struct DaemonMachine: Sendable {
     public internal(set) var wheel: TimerWheel<WheelEntry>
     /// The current lay's starts not yet due, in the wheel or the systemd manager.
     var laid: LaidStarts
-    /// Each delivered call's close at its `expiresAt`.
-    var expiryTimers: [DeliveryKey: TimerID] = [:]
+    /// Expiry timers, posts in flight and waiting for a server, and what history says of them.
+    var inHand = CallsInHand()
+    /// The carer's sample call (`daysomectl try`), while it is on screen or on its way.
+    var sample: SampleCall?
     /// When the lay is extended, so that enough stays pending while away.
     var topUpTimer: TimerID?
     /// Bringing the day back a few seconds after a call (`settings.bringDayBack`).
@@ -28,16 +30,6 @@ public struct DaemonMachine: Sendable {
     /// The notification server instance now answering (`serverIdentified`); ids are stamped with it.
     public internal(set) var serverIdentity: String?
     var serverIdentifiedOnce = false
-    /// Calls delivered that the server has not taken yet, kept to be posted again if it cannot.
-    var reposts: [DeliveryKey: Repost] = [:]
-    /// Calls posted whose id has not arrived; true means withdraw it as soon as it does.
-    var inFlight: [DeliveryKey: Bool] = [:]
-    /// What history says of a call taken back while its post was out, once the server answers.
-    var leftInFlight: [DeliveryKey: HistoryRecord] = [:]
-    /// The last few ids the server closed itself: a click that arrives after its close still counts.
-    var closedByServer: [UInt32] = []
-    /// Calls already posted again after a server restart wiped their card: once, never twice.
-    var postedAgainAfterRestart: Set<DeliveryKey> = []
 
     /// Creates a machine from what the state directory remembered.
     public init(config: MachineConfig, persisted: PersistedState, now: Instant) {
@@ -162,6 +154,22 @@ public struct DaemonMachine: Sendable {
         return Self.persistingOnce(actions, changed: self.persisted != before)
     }
 
+    /// A fire of lay N from the systemd manager: what is due is delivered, and the reply says
+    /// what happened (`daysomectl fire` prints it, and the manager's journal keeps it).
+    public mutating func fire(lay: UInt64, now: Instant) -> (reply: FireReply, actions: [MachineAction]) {
+        let before = Set(self.persisted.delivered.map(\.key))
+        let actions = self.handle(.fired(lay: lay), now: now)
+        let shown = self.persisted.delivered
+        if shown.contains(where: { !before.contains($0.key) }) { return (.delivered, actions) }
+        // With exact alarms the daemon called at the minute on its own deadline, before this fire.
+        if self.currentLay?.number == lay, self.display == .away,
+            let call = shown.last(where: { $0.key.lay == lay && $0.key.at <= now })
+        {
+            return (.alreadyDelivered(at: call.key.at), actions)
+        }
+        return (.nothingDue(lay: lay), actions)
+    }
+
     /// One write of the state file per step, only when the state changed, placed where the
     /// step first needed it and never after a post or a manager timer that depends on it (a
     /// crash in between loses one call rather than repeating it, and never reuses a lay number).
@@ -212,13 +220,18 @@ public struct DaemonMachine: Sendable {
             if self.display == .away {
                 actions += self.relayAfterClockChange(remaining: remaining, now: now, reason: reason)
             }
+        case .trySample:
+            actions += self.trySample(now: now)
         case .posted(let key, let id):
-            let posted = self.reposts[key]
+            let posted = self.inHand.reposts[key]
             self.cancelRepost(key)
-            if let withdraw = self.inFlight.removeValue(forKey: key), withdraw {
+            let answer = self.inHand.answered(key)
+            if key.lay == 0 {
+                actions += self.samplePosted(key, id: id, takenBack: answer.takenBack)
+            } else if answer.takenBack {
                 actions.append(.close(key, notificationId: id))
                 // Taken, and taken away at once: history says both, now that both are true.
-                if let left = self.leftInFlight.removeValue(forKey: key) {
+                if let left = answer.left {
                     let call = DeliveredCall(key: key, itemIds: left.itemIds, expiresAt: now)
                     actions.append(.record(self.deliveredRecord(call, now: now, posted: posted)))
                     actions.append(

@@ -49,6 +49,8 @@ public struct LoadedHousehold: Sendable, Equatable {
 
 /// Something that happened, as the daemon's loop reports it.
 public enum MachineEvent: Sendable {
+    /// A carer asks for one sample call now (`daysomectl try`).
+    case trySample
     /// The display the daemon acts on now: the state file's word, or away while the session is locked.
     case display(DisplayState)
     /// The household file was read again.
@@ -133,4 +135,6 @@ public enum WheelEntry: Sendable, Equatable {
     case managerStart
     /// Post again a call the notification server could not take (it was starting, or gone).
     case repost(DeliveryKey)
+    /// The carer's sample call (`daysomectl try`) leaves the screen.
+    case sampleEnd
 }

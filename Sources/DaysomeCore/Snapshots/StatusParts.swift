@@ -280,6 +280,13 @@ extension StatusSnapshot {
         public var on: Bool
         public var reason: String
 
+        /// What a daemon under a user manager says: it never asks for WakeSystem, because a user
+        /// manager refuses it (EPERM, and the timer fails). Rule 4 holds for this text too.
+        public static let underAUserManager = WakeSystem(
+            on: false,
+            reason: "a user manager refuses WakeSystem; a suspended tablet is called when it resumes, "
+                + "within the grace window")
+
         public init(on: Bool, reason: String) {
             self.on = on
             self.reason = reason

@@ -72,11 +72,14 @@ public struct StatusSnapshot: Sendable, Equatable {
         public var doNotDisturb: String
         public var lock: Lock
         public var wakeSystem: WakeSystem
+        /// State files the daemon could not write, retrying; nil from a daemon older than the key.
+        public var stateWriteErrors: [StateWriteError]?
 
         public init(
             notifier: String, notLaidReason: String?, pending: Int, delivered: Int, grace: Int,
             displayStatePath: String, runtimeDirectory: String, stateDirectory: String, chime: Chime,
-            bringDayBack: BringDayBack, doNotDisturb: String, lock: Lock, wakeSystem: WakeSystem
+            bringDayBack: BringDayBack, doNotDisturb: String, lock: Lock, wakeSystem: WakeSystem,
+            stateWriteErrors: [StateWriteError]? = nil
         ) {
             self.notifier = notifier
             self.notLaidReason = notLaidReason
@@ -91,6 +94,7 @@ public struct StatusSnapshot: Sendable, Equatable {
             self.doNotDisturb = doNotDisturb
             self.lock = lock
             self.wakeSystem = wakeSystem
+            self.stateWriteErrors = stateWriteErrors
         }
     }
 
@@ -127,6 +131,7 @@ public struct StatusSnapshot: Sendable, Equatable {
                 ("bringDayBack", daemon.bringDayBack.json), ("doNotDisturb", .string(daemon.doNotDisturb)),
                 ("lock", daemon.lock.json), ("wakeSystem", daemon.wakeSystem.json),
             ]
+            if let errors = daemon.stateWriteErrors { members.append(("stateWriteErrors", .array(errors.map(\.json)))) }
         }
         return .object(JSONObject(members))
     }
@@ -177,6 +182,8 @@ extension StatusSnapshot.Daemon {
         self.doNotDisturb = try reader.string("doNotDisturb")
         self.lock = try StatusSnapshot.Lock(try reader.object("lock"))
         self.wakeSystem = try StatusSnapshot.WakeSystem(try reader.object("wakeSystem"))
+        // Added after 0.1.0: optional, so a newer daysomectl reads a daemon started before the upgrade.
+        self.stateWriteErrors = try reader.optionalStateWriteErrors("stateWriteErrors")
     }
 }
 

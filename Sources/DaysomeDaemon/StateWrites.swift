@@ -1,0 +1,175 @@
+// The daemon's writes to its state directory (lay.json, the history, the directory itself) and
+// what is behind when they fail: a full or read-only file system, a directory that cannot be
+// created. A failure is a state, shown in `status`, never only a log line: what could not be
+// written is kept, tried again on the next step and by one monotonic retry timer with backoff
+// (no timer at all while every write succeeds), and the first write that succeeds brings the
+// files up to date and clears the problem. Calls go on meanwhile: a full disk never silences lunch.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+import SystemdKit
+
+/// Writes the state files through the publisher and keeps what failed until it is written.
+final class StateWrites {
+    private let paths: Paths
+    private let publisher: Publisher
+    private let logger: Logger
+    private let loop: EventLoop
+    /// The one retry timer: nil while nothing is behind.
+    private var retryTimer: EventSource?
+    private var delay: UInt64 = StateWrites.firstDelay
+    /// One second, doubling to a minute: a disk freed by hand is caught up within a minute, and a
+    /// disk that stays full costs one failed write a minute.
+    private static let firstDelay: UInt64 = 1_000_000
+    private static let longestDelay: UInt64 = 60_000_000
+    /// History lines not on disk yet, oldest first: appended before any newer line.
+    private(set) var unwrittenRecords: [HistoryRecord] = []
+    /// lay.json is older than the machine's state.
+    private(set) var layBehind = false
+    /// The last good household's copy is older than the household in force.
+    private(set) var householdBehind = false
+    /// The state directory is missing (it could not be created, or was removed).
+    private var directoryMissing = false
+    /// What failed, in the order it first failed.
+    private(set) var errors: [StatusSnapshot.StateWriteError] = []
+    /// Set when the list of errors changed, until `takeChanged`.
+    private var changed = false
+    /// Runs when the retry timer fires: the manager retries with its current state.
+    var onRetry: () -> Void = {}
+
+    init(paths: Paths, publisher: Publisher, logger: Logger, loop: EventLoop) {
+        self.paths = paths
+        self.publisher = publisher
+        self.logger = logger
+        self.loop = loop
+    }
+
+    /// Whether anything is waiting to be written.
+    var isBehind: Bool {
+        self.layBehind || !self.unwrittenRecords.isEmpty || self.directoryMissing || self.householdBehind
+    }
+
+    /// Creates the state directory (0700) when it is missing; a failure is kept and retried, and
+    /// the daemon runs on without it, as on a read-only one.
+    @discardableResult
+    func makeDirectory(now: Instant) -> Bool {
+        do {
+            try FileIO.makeDirectories(self.paths.stateDirectory, mode: 0o700)
+        } catch {
+            self.directoryMissing = true
+            self.failed(self.paths.stateDirectory, error, now: now)
+            return false
+        }
+        if self.directoryMissing {
+            self.logger.log(.notice, "Created the state directory '\(self.paths.stateDirectory)'")
+        }
+        self.directoryMissing = false
+        self.succeeded(self.paths.stateDirectory)
+        return true
+    }
+
+    /// Writes lay.json; on failure it is marked behind and written again later.
+    func persist(_ state: PersistedState, now: Instant) {
+        self.layBehind = true
+        guard !self.directoryMissing || self.makeDirectory(now: now) else { return }
+        do {
+            try self.publisher.persist(state)
+        } catch {
+            self.failed(self.paths.layFile, error, now: now)
+            return
+        }
+        self.layBehind = false
+        self.succeeded(self.paths.layFile)
+    }
+
+    /// Appends history lines after any still unwritten; on failure all are kept, in order.
+    func record(_ records: [HistoryRecord], now: Instant) {
+        self.unwrittenRecords += records
+        // Bounded as the file is: a disk full for a year keeps the newest lines, never all of memory.
+        if self.unwrittenRecords.count > HistoryFile.keep {
+            let dropped = self.unwrittenRecords.count - HistoryFile.keep
+            self.unwrittenRecords.removeFirst(dropped)
+            self.logger.log(.warning, "\(dropped) history line(s) that could not be written were given up")
+        }
+        guard !self.unwrittenRecords.isEmpty else { return }
+        guard !self.directoryMissing || self.makeDirectory(now: now) else { return }
+        do {
+            try self.publisher.record(self.unwrittenRecords)
+        } catch {
+            self.failed(self.paths.historyFile, error, now: now)
+            return
+        }
+        self.unwrittenRecords = []
+        self.succeeded(self.paths.historyFile)
+    }
+
+    /// The manager kept the household in force as the last good copy at `file`, or failed to (`error`).
+    func kept(_ file: String, _ error: FileError?, now: Instant) {
+        self.householdBehind = error != nil
+        if let error { self.failed(file, error, now: now) } else { self.succeeded(file) }
+    }
+
+    /// Writes again whatever is behind: `state` is the machine's state now.
+    func retry(_ state: PersistedState, now: Instant) {
+        if self.directoryMissing { self.makeDirectory(now: now) }
+        // The protocol's order: lay.json first, the history lines after.
+        if self.layBehind { self.persist(state, now: now) }
+        if !self.unwrittenRecords.isEmpty { self.record([], now: now) }
+    }
+
+    /// Whether the errors changed since the last call: the status must be published again.
+    func takeChanged() -> Bool {
+        defer { self.changed = false }
+        return self.changed
+    }
+
+    private func failed(_ file: String, _ error: FileError, now: Instant) {
+        // A directory that was removed under the daemon is created again on the retry.
+        if error.errno == ENOENT && file != self.paths.stateDirectory { self.directoryMissing = true }
+        let next = Instant(seconds: now.seconds + Int64((self.delay + 999_999) / 1_000_000))
+        if let index = self.errors.firstIndex(where: { $0.file == file }) {
+            self.errors[index].attempts += 1
+            if self.errors[index].error != error.description {
+                self.errors[index].error = error.description
+                self.logger.log(.error, "\(error); '\(file)' is behind, retrying")
+            }
+            self.errors[index].nextAttempt = next
+        } else {
+            self.logger.log(.error, "\(error); '\(file)' is behind, retrying")
+            self.errors.append(.init(file: file, error: error.description, since: now, attempts: 1, nextAttempt: next))
+        }
+        self.changed = true
+        self.armRetry()
+    }
+
+    private func succeeded(_ file: String) {
+        guard let index = self.errors.firstIndex(where: { $0.file == file }) else { return }
+        let error = self.errors.remove(at: index)
+        self.logger.log(.notice, "Wrote '\(file)' again after \(error.attempts) failed attempt(s)")
+        self.changed = true
+        guard !self.isBehind && self.errors.isEmpty else { return }
+        self.retryTimer?.cancel()
+        self.retryTimer = nil
+        self.delay = Self.firstDelay
+    }
+
+    private func armRetry() {
+        guard self.retryTimer == nil else { return }
+        do {
+            self.retryTimer = try self.loop.addTimer(
+                clock: CLOCK_MONOTONIC, after: self.delay, description: "state-write-retry"
+            ) { [weak self] _ in self?.retryTimerFired() }
+        } catch {
+            self.logger.log(.error, "Failed to arm the state write retry: \(error); retrying on the next change")
+        }
+    }
+
+    private func retryTimerFired() {
+        self.retryTimer = nil
+        self.delay = min(self.delay * 2, Self.longestDelay)
+        self.onRetry()
+        // Still behind: the failure above armed the timer again, at the longer delay.
+        if self.isBehind && self.retryTimer == nil { self.armRetry() }
+    }
+}

@@ -1,0 +1,190 @@
+// Faults under the state directory, with the real daysomed (wheel backend, a private bus, Xvfb
+// and dunst): a file system that fills up (a small tmpfs this test mounts over the state
+// directory, and unmounts), and a state directory that cannot be created. The daemon keeps
+// calling, `status` names the file and the error, and the first write that succeeds brings the
+// files up to date. Run as root (the suite's machines are): a mount that fails fails the test.
+
+import DaysomeCore
+import DaysomeFiles
+import DaysomeTestSupport
+import Glibc
+import Testing
+
+@Suite("Faults under the state directory", .serialized)
+struct StateDirectoryFaultTests {
+    @Test func aFullDiskNeverSilencesLunchStatusNamesTheFileAndLayJsonCatchesUpOnceSpaceIsFreed() async throws {
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
+        defer { session.stop() }
+        let state = session.stateDirectory
+        let disk = try SmallDisk(at: state, bytes: 256 * 1_024)
+        defer { disk.unmount() }
+        let minute = nextMinute(leaving: 20)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        try await session.startDaemon()
+        try await session.expectQueued(at: minute)
+        let firstLay = try #require(try await session.pending().lay)
+
+        // The history's last block keeps 10 bytes free: the next line's append is cut short there.
+        try padToTenBytesShortOfABlock(state + "/history.jsonl", lay: firstLay)
+        let filler = try disk.fill()
+        // A return and an away: a clear and a new lay, each a write of lay.json and the history.
+        try await session.signal("foreground", awaitSeen: true)
+        try await session.signal("away", awaitSeen: true)
+        try await session.expectQueued(at: minute)
+        let lay = try #require(try await session.pending().lay)
+        #expect(lay > firstLay)
+        let failing = try await poll("status to name the files it cannot write", timeout: 5) { () -> [String]? in
+            let errors = try await session.status().snapshot.daemon?.stateWriteErrors ?? []
+            let files = errors.map(\.file)
+            return files.contains(state + "/lay.json") && files.contains(state + "/history.jsonl") ? files : nil
+        }
+        let errors = try await session.status().snapshot.daemon?.stateWriteErrors ?? []
+        for error in errors {
+            #expect(error.error.contains("No space left on device"), "\(error)")
+            #expect(error.nextAttempt != nil, "\(error)")
+        }
+        let text = try await session.ctl(["status"] + session.daemonPaths)
+        #expect(text.stdout.contains("State not saved: '\(state)/lay.json': Failed to"), "\(text)")
+        #expect(text.stdout.contains("No space left on device"), "\(text)")
+        for line in text.stdout.split(separator: "\n") where line.hasPrefix("State not saved") {
+            print("[StateDirectoryFaultTests] status says: \(line)")
+        }
+        #expect(try layNumber(in: state) == firstLay, "lay.json should still hold the lay of before the disk filled")
+        try expectWholeLines(state + "/history.jsonl")
+
+        // Lunch is called while nothing can be written.
+        let shown = try await session.firstShown(after: minute)
+        #expect(shown != nil, "nothing shown while the disk was full: \(session.daemonStderr)")
+        try expectWholeLines(state + "/history.jsonl")
+        let daemon = try #require(session.daemon)
+        #expect(!daemon.poll(), "daysomed exited on a full disk: \(session.daemonStderr)")
+
+        unlink(filler)
+        let freed = monotonicSeconds()
+        _ = try await poll("status to clear once space was freed", timeout: 70, interval: 0.2) { () -> Bool? in
+            try await session.status().snapshot.daemon?.stateWriteErrors?.isEmpty == true ? true : nil
+        }
+        let caughtUp = monotonicSeconds() - freed
+        print(
+            "[StateDirectoryFaultTests] full disk: \(failing) named in status, "
+                + "call shown \(Int((shown ?? -1) * 1_000)) ms after its minute, caught up \(caughtUp) s after space was freed"
+        )
+        #expect(try layNumber(in: state) == lay, "lay.json did not catch up with the lay in force")
+        try expectWholeLines(state + "/history.jsonl")
+        let history = try await session.history()
+        #expect(history.contains { $0.event == "cleared" && $0.lay == firstLay }, "\(history)")
+        #expect(history.contains { $0.event == "laid" && $0.lay == lay }, "\(history)")
+        #expect(
+            history.contains { $0.event == "delivered" && $0.at == rfc3339(minute) },
+            "the call's history line was not written once space was freed: \(history)")
+        #expect(!(try await session.ctl(["status"] + session.daemonPaths).stdout.contains("State not saved")))
+    }
+
+    @Test func aStateDirectoryThatCannotBeCreatedIsReportedAndTheDaemonRunsOnAndCreatesItLater() async throws {
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
+        defer { session.stop() }
+        let state = session.stateDirectory
+        // A regular file where the directory should be: mkdir fails (EEXIST, then not a directory).
+        try writeFile(state, "not a directory\n")
+        try replaceFile(session.household, try farAwayHousehold())
+        let daemon = try await session.startDaemon()
+        let lay = try #require(try await session.pending().lay, "nothing laid without a state directory")
+        let errors = try await session.status().snapshot.daemon?.stateWriteErrors ?? []
+        #expect(errors.first?.file == state, "\(errors)")
+        #expect(errors.first?.error.contains("Not a directory") == true, "\(errors)")
+        let text = try await session.ctl(["status"] + session.daemonPaths)
+        #expect(text.stdout.contains("State not saved: '\(state)': Failed to create directory"), "\(text)")
+        #expect(!daemon.process.poll(), "daysomed exited: \(session.daemonStderr)")
+
+        unlink(state)
+        let freed = monotonicSeconds()
+        _ = try await poll("the state directory to be created", timeout: 70, interval: 0.2) { () -> Bool? in
+            try await session.status().snapshot.daemon?.stateWriteErrors?.isEmpty == true ? true : nil
+        }
+        let created = monotonicSeconds() - freed
+        print("[StateDirectoryFaultTests] missing state directory created \(created) s after it could be")
+        var info = stat()
+        #expect(stat(state, &info) == 0 && info.st_mode & 0o777 == 0o700, "state directory mode \(info.st_mode)")
+        #expect(try layNumber(in: state) == lay)
+        #expect(try await session.history().contains { $0.event == "laid" && $0.lay == lay })
+        #expect(!daemon.process.poll())
+    }
+}
+
+/// A tmpfs of `bytes` mounted over a directory for one test, unmounted by `unmount`.
+struct SmallDisk {
+    let path: String
+
+    init(at path: String, bytes: Int) throws {
+        self.path = path
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw HarnessError("Failed to create '\(path)': \(String(cString: strerror(errno)))")
+        }
+        let result = "size=\(bytes),mode=0700".withCString { options in
+            mount("daysome-test", path, "tmpfs", 0, options)
+        }
+        guard result == 0 else {
+            throw HarnessError(
+                "Failed to mount a tmpfs on '\(path)': \(String(cString: strerror(errno))) (the test runs as root)")
+        }
+    }
+
+    /// Fills the file system to the last block; returns the filler's path.
+    func fill() throws -> String {
+        let filler = self.path + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw HarnessError("Failed to create '\(filler)'") }
+        defer { close(fd) }
+        let block = [UInt8](repeating: 0x2E, count: 4_096)
+        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        guard errno == ENOSPC else {
+            throw HarnessError("Filling '\(filler)' stopped on \(String(cString: strerror(errno))), not ENOSPC")
+        }
+        return filler
+    }
+
+    func unmount() {
+        _ = umount2(self.path, Int32(MNT_DETACH))
+    }
+}
+
+/// The lay number lay.json holds, or nil when it holds none.
+func layNumber(in state: String) throws -> Int? {
+    let json = try JSONParser.parse(readFile(state + "/lay.json"))
+    return try PersistedState(decoding: json).lay.map { Int($0.number) }
+}
+
+/// Appends one valid line (a `dropped` record, its reason padding) to the history so that the
+/// file ends 10 bytes short of a 4 KiB block: tmpfs has room for 10 more bytes and no more.
+func padToTenBytesShortOfABlock(_ path: String, lay: Int) throws {
+    var info = stat()
+    guard stat(path, &info) == 0 else { throw HarnessError("no history at '\(path)'") }
+    let bare =
+        HistoryRecord(
+            time: Instant(seconds: 0), event: .dropped, lay: UInt64(lay), reason: ""
+        ).json.serialized().utf8.count + 1
+    var padding = (4_086 - Int(info.st_size) % 4_096 - bare + 2 * 4_096) % 4_096
+    if padding < 27 { padding += 4_096 }
+    let line =
+        HistoryRecord(
+            time: Instant(seconds: 0), event: .dropped, lay: UInt64(lay),
+            reason: "padding written by the test" + String(repeating: ".", count: padding - 27)
+        ).json.serialized() + "\n"
+    let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard fd >= 0 else { throw HarnessError("Failed to open '\(path)'") }
+    defer { close(fd) }
+    let written = line.withCString { write(fd, $0, strlen($0)) }
+    guard written == line.utf8.count, stat(path, &info) == 0, Int(info.st_size) % 4_096 == 4_086 else {
+        throw HarnessError("the history was not padded to 10 bytes short of a block (size \(info.st_size))")
+    }
+}
+
+/// Every line of the history is whole and readable: none left half written by a full disk.
+func expectWholeLines(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let text = readFile(path)
+    #expect(
+        text.isEmpty || text.hasSuffix("\n"), "a half-written line ends the history", sourceLocation: sourceLocation)
+    let (records, unreadable) = HistoryFile.readCounting(path: path)
+    #expect(unreadable == 0, "\(unreadable) unreadable line(s) in the history", sourceLocation: sourceLocation)
+    #expect(!records.isEmpty, sourceLocation: sourceLocation)
+}
