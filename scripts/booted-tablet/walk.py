@@ -583,6 +583,29 @@ def walk(o, tablet):
     # 11. The journal at the collector.
     collector_step(tablet)
 
+    # 12. Removed: prerm stops it in every running manager.
+    removal_step(tablet)
+
+
+def removal_step(tablet):
+    say("== apt remove")
+    pid = tablet.daemon_pid()
+    removed = tablet.run(["apt-get", "remove", "-y", "daysome"], env={"DEBIAN_FRONTEND": "noninteractive"},
+                         check=False, timeout=180)
+    state = tablet.user_unit("show", "-p", "ActiveState,LoadState", "daysomed.service").stdout.split()
+    gone = pid is not None and not os.path.exists(f"/proc/{host_pid_or_none(tablet, pid)}")
+    kept = os.path.exists(f"{tablet.o.tree}/home/{KIOSK}/.local/state/daysome/history.jsonl")
+    record("apt remove -> the daemon stopped, her history kept", removed.returncode == 0 and "ActiveState=inactive"
+           in state and gone and kept,
+           f"exit {removed.returncode}; daysomed (pid {pid}) {' '.join(state)}; history kept: {kept}")
+
+
+def host_pid_or_none(tablet, pid):
+    try:
+        return host_pid(tablet, pid)
+    except StepFailed:
+        return "gone"
+
 
 def host_pid(tablet, pid):
     """The host's pid of a process the container knows as `pid` (its own pid namespace)."""
