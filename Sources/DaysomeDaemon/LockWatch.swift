@@ -8,6 +8,7 @@
 // the file alone to decide. A bus that drops is tried again with the daemon's Reconnector.
 
 import DaysomeCore
+import DaysomeFiles
 import Glibc
 import SystemdKit
 
@@ -20,6 +21,8 @@ final class LockWatch {
     private let logger: Logger
     private let uid: UInt32
     private let changed: Changed
+    /// Where a standing Lock request is kept across a daemon restart (`Paths.lockRequestFile`).
+    private let lockRequestFile: String
     private var systemBus: Bus?
     private var systemDisconnected: BusSlot?
     private var systemReconnector: Reconnector?
@@ -38,10 +41,13 @@ final class LockWatch {
     private var screenSaverOwner: BusSlot?
     /// Why each source is or is not watched, for `status`.
     private(set) var detail: [LockSource: String] = [:]
+    /// What LockedHint said last.
+    private var lockedHint: Bool?
     /// Each reason is said once in the journal, so that nothing here can become a log loop.
     private var said: Set<String> = []
 
-    init(loop: EventLoop, logger: Logger, uid: UInt32, changed: @escaping Changed) {
+    init(loop: EventLoop, logger: Logger, uid: UInt32, lockRequestFile: String, changed: @escaping Changed) {
+        self.lockRequestFile = lockRequestFile
         self.loop = loop
         self.logger = logger
         self.uid = uid
@@ -160,13 +166,40 @@ final class LockWatch {
         do {
             self.lockRequestMatches = try session.onLockRequests { [weak self] locked in
                 guard let self, self.session === session else { return }
+                self.keepLockRequest(locked ? path : nil)
                 self.report(.logindLockSignal, locked, "\(locked ? "Lock" : "Unlock") requested for session \(path)")
             }
-            self.report(.logindLockSignal, false, "following Lock and Unlock requests for session \(path)")
+            // A request is a signal, not a state logind keeps: one that stood when this daemon
+            // was restarted (an upgrade while the kiosk was locked) is read back from the runtime
+            // directory, for this session only.
+            if self.keptLockRequest() == path {
+                self.report(.logindLockSignal, true, "Lock requested for session \(path) before this daemon started")
+            } else {
+                self.keepLockRequest(nil)
+                self.report(.logindLockSignal, false, "following Lock and Unlock requests for session \(path)")
+            }
         } catch {
             self.nothingFrom(.logindLockSignal, "could not follow Lock and Unlock requests for \(path) (\(error))")
         }
         self.askLocked()
+    }
+
+    private func keptLockRequest() -> String? {
+        guard let bytes = try? FileIO.read(self.lockRequestFile, limit: 4_096, followLinks: false) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.hasSuffix("\n") ? String(text.dropLast()) : text
+    }
+
+    private func keepLockRequest(_ session: String?) {
+        do {
+            if let session {
+                try FileIO.writeAtomically(self.lockRequestFile, session + "\n")
+            } else if unlink(self.lockRequestFile) != 0 && errno != ENOENT {
+                self.logger.log(.warning, "Failed to remove \(self.lockRequestFile): errno \(errno)")
+            }
+        } catch {
+            self.logger.log(.warning, "Failed to keep the Lock request in \(self.lockRequestFile): \(error)")
+        }
     }
 
     private func askLocked() {
@@ -232,6 +265,10 @@ final class LockWatch {
     // MARK: Reporting
 
     private func report(_ source: LockSource, _ locked: Bool, _ detail: String) {
+        // A locker unlocked on her password (LockedHint from true to false, no Unlock request):
+        // the request it answered is over, here as in ScreenLock.
+        if source == .logind, !locked, self.lockedHint == true { self.keepLockRequest(nil) }
+        if source == .logind { self.lockedHint = locked }
         self.detail[source] = detail
         self.changed(source, locked)
     }
@@ -249,7 +286,9 @@ final class LockWatch {
 extension Manager {
     /// Starts following the session's lock (a few lines in `run`).
     func watchLock() {
-        let watch = LockWatch(loop: self.loop, logger: self.logger, uid: getuid()) { [weak self] source, locked in
+        let watch = LockWatch(
+            loop: self.loop, logger: self.logger, uid: getuid(), lockRequestFile: self.options.paths.lockRequestFile
+        ) { [weak self] source, locked in
             self?.lockChanged(source, locked)
         }
         self.lockWatch = watch

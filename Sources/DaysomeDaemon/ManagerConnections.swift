@@ -14,7 +14,7 @@ extension Manager {
             self.notifier = LogNotifier(logger: self.logger)
         case .freedesktop:
             do {
-                try self.connectSessionBus()
+                try self.connectSessionBus(startingUp: true)
             } catch {
                 throw .setup(
                     "Failed to connect to the session bus: \(error) (is DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR set? --notifier log needs no bus)"
@@ -29,7 +29,7 @@ extension Manager {
 
     /// Opens the session bus and the notifier on it, and watches for the bus itself to go away
     /// (`systemctl --user restart dbus`): every later post would fail with ENOTCONN.
-    func connectSessionBus() throws(Errno) {
+    func connectSessionBus(startingUp: Bool = false) throws(Errno) {
         let bus = try Bus.openUser()
         try bus.attach(to: self.loop)
         let notifier = try FreedesktopNotifier(
@@ -39,7 +39,7 @@ extension Manager {
             clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
             restarted: { [weak self] in self?.handle(.serverRestarted) },
             appeared: { [weak self] in self?.syncServerIdentity() },
-            learned: { [weak self] in self?.serverLearned() })
+            learned: { [weak self] in self?.serverLearned() }, askOwnerNow: startingUp)
         self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.sessionBusLost() }
         self.bus = bus
         self.notifier = notifier
@@ -67,10 +67,12 @@ extension Manager {
     /// Connects to the user's systemd manager, stops what an earlier daemon left there, and
     /// watches for the connection to drop (the manager restarted: its transient units are gone).
     func connectManager() throws(DaemonError) {
+        var reconnecting = false
         do {
             let manager = try SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"])
             try manager.bus.attach(to: self.loop)
             if let backend = self.systemd {
+                reconnecting = true
                 backend.reconnect(manager)
             } else {
                 self.systemd = SystemdBackend(
@@ -86,7 +88,9 @@ extension Manager {
         // A lay number the manager still holds is used: the counter starts above it (lay.json may
         // have been lost or set aside). Then whatever an earlier daemon left is stopped, and the
         // machine lays the current plan again.
-        if let held = self.systemd?.highestLayHeld() { self.machine.raiseLayCounter(atLeast: held) }
+        // Only at start-up, before the loop runs: a running daemon's own counter is ahead of
+        // anything the manager holds, and a reconnect from the loop waits on no list.
+        if !reconnecting, let held = self.systemd?.highestLayHeld() { self.machine.raiseLayCounter(atLeast: held) }
         self.systemd?.stopAll()
     }
 

@@ -83,7 +83,8 @@ final class FreedesktopNotifier: Notifier {
     init(
         bus: Bus, loop: EventLoop, environment: [String: String], respectDoNotDisturb: @escaping () -> Bool,
         closedByServer: @escaping (UInt32, UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
-        restarted: @escaping () -> Void, appeared: @escaping () -> Void, learned: @escaping () -> Void
+        restarted: @escaping () -> Void, appeared: @escaping () -> Void, learned: @escaping () -> Void,
+        askOwnerNow: Bool = true
     ) throws(Errno) {
         self.notifications = Notifications(bus: bus)
         self.environment = environment
@@ -107,7 +108,19 @@ final class FreedesktopNotifier: Notifier {
                 // started one) voids no id, and calls waiting for a server go to it at once.
                 if old != nil { restarted() } else if new != nil { appeared() }
             })
-        // The bus driver says at once whether a server runs, and which; asking never starts one.
+        // The bus driver says whether a server runs, and which; asking never starts one. At
+        // start-up, before the loop runs, the answer is waited for: the first decision needs to
+        // know which instance stamped the ids kept across the restart. On a reconnect, from the
+        // loop, it comes back when it comes.
+        guard askOwnerNow else {
+            self.notifications.serverOwner { [weak self] result in
+                guard let self, self.instance == nil, case .success(let owner?) = result else { return }
+                self.instance = "\((try? bus.busId) ?? "?") \(owner)"
+                self.refresh()
+                appeared()
+            }
+            return
+        }
         self.instance = (try? self.notifications.serverOwner()).flatMap { $0 }.map {
             "\((try? bus.busId) ?? "?") \($0)"
         }

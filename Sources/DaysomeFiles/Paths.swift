@@ -27,6 +27,9 @@ public struct Paths: Sendable, Equatable {
     public var queueFile: String { self.runtimeDirectory + "/queue.json" }
     /// The daemon's status: pid, display, lay, errors.
     public var statusFile: String { self.runtimeDirectory + "/status.json" }
+    /// The logind session whose Lock request stands (no locker answered it): kept for a daemon
+    /// restarted while the kiosk is locked (an upgrade), gone at boot with the runtime directory.
+    public var lockRequestFile: String { self.runtimeDirectory + "/lock-request" }
     /// The control socket a running daemon listens on.
     public var controlSocket: String { self.runtimeDirectory + "/control" }
     /// The lay counter and current lay, kept across boots.

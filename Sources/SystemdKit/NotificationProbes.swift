@@ -51,6 +51,31 @@ extension Notifications {
         }
     }
 
+    /// The unique name of the server that owns `org.freedesktop.Notifications` now, or nil when
+    /// none does, from the loop: the bus driver answers, and asking never starts a server.
+    ///
+    /// D-Bus: `org.freedesktop.DBus.GetNameOwner(s) -> s`. The corresponding C function is
+    /// `sd_bus_call_async`.
+    public func serverOwner(completion: @escaping (Result<String?, BusError>) -> Void) {
+        do throws(Errno) {
+            let message = try self.bus.newMethodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetNameOwner")
+            try message.append(Notifications.busName)
+            self.bus.send(
+                message, timeout: 1_000_000, decode: { reply throws(Errno) -> String in try reply.readString() },
+                completion: { result in
+                    switch result {
+                    case .success(let owner): completion(.success(owner))
+                    case .failure(let error) where error.name == BusError.nameHasNoOwner: completion(.success(nil))
+                    case .failure(let error): completion(.failure(error))
+                    }
+                })
+        } catch {
+            completion(.failure(BusError(error)))
+        }
+    }
+
     /// Asks a running server for its name, vendor and capabilities, without starting one:
     /// `completion` gets them from the loop, or the first error (ServiceUnknown where no server runs).
     ///

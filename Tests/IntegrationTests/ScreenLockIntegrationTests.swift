@@ -109,6 +109,28 @@ struct ScreenLockIntegrationTests {
         #expect(try await self.lock(session)["decidedBy"]?.stringValue == "file")
     }
 
+    /// A Lock request is a signal, not a state logind keeps: a daemon restarted while the kiosk
+    /// is locked (an upgrade) reads it back from its runtime directory and stays away.
+    @Test func aKioskLockedByRequestStaysAwayAcrossADaemonRestart() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await self.watched(session, "logindLockSignal")
+        let path = "/org/freedesktop/login1/session/c1"
+        try await world.logind(path, "org.freedesktop.login1.Session.Lock", [])
+        _ = try await self.seconds(until: true, session, limit: 1)
+        try await session.killDaemon()
+        try await session.waitUntilRunning(try session.restartDaemon())
+        try await self.watched(session, "logindLockSignal")
+        #expect(try await self.lock(session)["decidedBy"]?.stringValue == "logindLockSignal")
+        #expect(try await session.status()["display"]?.stringValue == "away", "the restart forgot the lock")
+        #expect(!(try await session.pending().starts.isEmpty))
+        try await world.logind(path, "org.freedesktop.login1.Session.Unlock", [])
+        _ = try await self.seconds(until: false, session, limit: 1)
+    }
+
     /// With a locker, the Lock request is answered by LockedHint; her password unlocks through
     /// the locker, which clears LockedHint and sends no Unlock: the file must decide again.
     @Test func aLockerThatUnlocksOnHerPasswordEndsTheLockRequestItAnswered() async throws {
