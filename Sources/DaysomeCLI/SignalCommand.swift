@@ -8,8 +8,12 @@ import Glibc
 
 let signalVerb = VerbSpec(
     "signal", arguments: ["foreground|away"],
-    options: [OptionSpec("--pid", "N", "The display's process: if it dies in the foreground, the display is away.")]
-        + daemonPathOptions,
+    options: [
+        OptionSpec("--pid", "N", "The display's process: if it dies in the foreground, the display is away."),
+        OptionSpec(
+            "--if-pid", "N",
+            "Only if the file names process N, or none still running: a display that took over keeps its word."),
+    ] + daemonPathOptions,
     summary: "Tell the daemon whether the day display is in front of her (what the display calls).")
 
 /// Runs `signal`.
@@ -30,6 +34,21 @@ func runSignal(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
         pid = parsed
     }
     let path = displayStatePath(command, context)
+    if let text = command.options["--if-pid"] {
+        guard let owner = Int32(text), owner > 0 else {
+            return .failure(
+                .usage, UsageError.invalidValue(option: "--if-pid", value: text, expected: "a process id").description)
+        }
+        // A second display that took over from the first has said foreground with its own pid:
+        // the first one's launcher, seeing its display end, must not say away over it.
+        if let bytes = try? FileIO.read(path, limit: 4096, followLinks: false),
+            let current = DisplayStateLine(parsing: String(decoding: bytes, as: UTF8.self)),
+            let other = current.pid, other != owner, kill(other, 0) == 0 || errno == EPERM
+        {
+            return CommandOutput(
+                stdout: "The display state file names process \(other), still running: left as it is.\n")
+        }
+    }
     let line = DisplayStateLine(state: state, pid: pid)
     do {
         try FileIO.makeDirectories(directory(of: path), mode: 0o700)

@@ -228,7 +228,10 @@ final class Manager {
                     record.event == .dropped ? .notice : .info,
                     "\(record.event.rawValue.prefix(1).uppercased() + record.event.rawValue.dropFirst()) lay \(record.lay)\(record.at.map { " start \($0.rfc3339)" } ?? "")\(record.itemIds.isEmpty ? "" : " (\(record.itemIds.joined(separator: ", ")))")\(record.reason.map { ": \($0)" } ?? "")",
                     fields: [("DAYSOME_EVENT", record.event.rawValue), ("DAYSOME_LAY", String(record.lay))]
-                        + (record.at.map { [("DAYSOME_START", $0.rfc3339)] } ?? []))
+                        + (record.at.map { [("DAYSOME_START", $0.rfc3339)] } ?? [])
+                        // One field per item, as journalctl matches any of a field's values.
+                        + record.itemIds.map { ("DAYSOME_ITEM", $0) }
+                        + (record.reason.map { [("DAYSOME_REASON", $0)] } ?? []))
             case .persist:
                 self.writes.persist(self.machine.persisted, now: self.now())
             case .post(let key, let start):

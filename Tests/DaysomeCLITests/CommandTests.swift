@@ -125,6 +125,30 @@ struct CommandTests {
         #expect(status.stdout.contains("\"canDeliver\": false"))
     }
 
+    @Test("A launcher's away never overwrites the foreground of a display that took over and still runs")
+    func awayIfPidLeavesAnotherRunningDisplaysForeground() throws {
+        let scratch = repositoryRoot + "/.testrun/ctl-if-pid-\(getpid())"
+        defer { _ = shell("rm -rf '\(scratch)'") }
+        let file = scratch + "/run/daysome/display"
+        let env = ["HOME": scratch, "XDG_RUNTIME_DIR": scratch + "/run"]
+        try FileIO.makeDirectories(scratch + "/run", mode: 0o700)
+        func says() throws -> String { String(decoding: try FileIO.read(file, limit: 100), as: UTF8.self) }
+        // This test's own process is the display that took over: it is running.
+        #expect(ctl(["signal", "foreground", "--pid", "\(getpid())"], environment: env).status == .success)
+        let kept = ctl(["signal", "away", "--if-pid", "999999"], environment: env)
+        #expect(kept.status == .success)
+        #expect(try says() == "foreground pid=\(getpid())\n")
+        #expect(kept.stdout.contains("left as it is"), "\(kept)")
+        // The file names the launcher's own display: away is said.
+        #expect(ctl(["signal", "away", "--if-pid", "\(getpid())"], environment: env).status == .success)
+        #expect(try says() == "away\n")
+        // The file names a display that has ended: away is said.
+        #expect(ctl(["signal", "foreground", "--pid", "999999"], environment: env).status == .success)
+        #expect(ctl(["signal", "away", "--if-pid", "12345"], environment: env).status == .success)
+        #expect(try says() == "away\n")
+        #expect(ctl(["signal", "away", "--if-pid", "0"], environment: env).status == .usage)
+    }
+
     @Test(
         "XDG_RUNTIME_DIR unset is bad input (exit 2) and set to a missing directory a runtime failure (exit 1), each one clear line, and nothing is created"
     )

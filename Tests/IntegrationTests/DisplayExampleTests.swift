@@ -188,6 +188,49 @@ struct DisplayExampleTests {
 
     // MARK: The shell launcher (§3.3), for kiosks
 
+    /// GtkApplication is single-instance: started again, the example would hand its window to the
+    /// first instance and exit at once, and its launcher would then say away over the first's day.
+    @Test func aSecondDisplayEndsTheFirstAndTakesItsPlaceUnderItsOwnPid() async throws {
+        let worlds = try await start()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        let (first, _) = try await self.dayOnScreen(session, world)
+        let second = try world.startDayDisplay(["--display-state", session.displayState])
+        #expect(await first.exit(within: 10), "the first display did not step aside")
+        _ = try await self.fileSays("foreground pid=\(second.pid)", session, within: 10)
+        try await world.activate(try await world.window(named: "Today"))
+        try await self.pendingIs(laid: false, session, within: 2)
+        #expect(second.exitCode == nil, "the second display exited instead of taking over")
+    }
+
+    /// The day never in front while the file says away: the first launcher, whose display stepped
+    /// aside for a second one, does not say away over the second one's foreground.
+    @Test func aSecondLauncherTakesOverAndTheFirstLauncherDoesNotSayAwayOverIt() async throws {
+        let worlds = try await start()
+        defer { stop(worlds) }
+        let (session, world, _) = worlds
+        _ = try world.makeTools()
+        let display = ["/usr/bin/python3", "\(world.examples)/day_display.py"]
+        let path = "\(world.tools):\(childPath)"
+        let firstLauncher = try world.startLauncher(display, path: path, log: "launcher-1.log")
+        _ = try await world.window(named: "Today")
+        _ = try await self.fileSays("foreground pid=", session, within: 5)
+        let firstDisplay = readFile(session.displayState)
+        let secondLauncher = try world.startLauncher(display, path: path, log: "launcher-2.log")
+        #expect(await firstLauncher.exit(within: 15), "the first launcher's display did not step aside")
+        _ = try await world.window(named: "Today")
+        await pause(1)
+        let now = readFile(session.displayState)
+        let pid = Int32(now.dropFirst("foreground pid=".count).prefix { $0.isNumber }) ?? 0
+        #expect(now.hasPrefix("foreground pid=") && now != firstDisplay, "after the handover the file says '\(now)'")
+        #expect(pid > 0 && kill(pid, 0) == 0, "the file names \(pid), which is not running")
+        try await self.pendingIs(laid: false, session, within: 2)
+        #expect(secondLauncher.exitCode == nil)
+        secondLauncher.send(SIGTERM)
+        #expect(await secondLauncher.exit(within: 10))
+        _ = try await self.fileSays("away", session, within: 2)
+    }
+
     /// A display that records what the file said at its very first instruction, then runs.
     func recordingDisplay(_ session: TestWorld, seconds: String = "30") -> [String] {
         let directory = session.directory.path

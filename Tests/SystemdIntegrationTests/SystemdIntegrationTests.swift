@@ -537,6 +537,10 @@ func installUnit(_ session: TestWorld, household: String?) throws -> String {
     try session.directory.makeDirectory("home/.config/systemd")
     try session.directory.makeDirectory("home/.config/systemd/user")
     try writeFile(unitDirectory + "/daysomed.service", unit)
+    // What the package's user-tmpfiles.d entry makes when a real user manager starts.
+    try session.directory.makeDirectory("home/.local")
+    try session.directory.makeDirectory("home/.local/state")
+    try session.directory.makeDirectory("home/.local/state/daysome")
     return unitDirectory
 }
 

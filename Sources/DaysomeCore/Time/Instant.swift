@@ -57,4 +57,4 @@ public func formatOffset(_ offsetSeconds: Int32) -> String {
 }
 
 /// The version both programs print.
-public let daysomeVersion = "0.1.0"
+public let daysomeVersion = "0.2.0"
