@@ -273,11 +273,14 @@ final class FreedesktopNotifier: Notifier {
             }
             return
         }
-        // A Do Not Disturb is read just before a call only where the household's choice needs it.
+        // A Do Not Disturb is read just before a call only where the household's choice needs it;
+        // elsewhere it is read beside the call, so that status tells the server's word as of its
+        // last call without the call waiting for it.
         if OnEveryDesktop.doNotDisturbDecides(serverName: self.server.name, respect: self.respectDoNotDisturb()) {
             self.readDoNotDisturb(then: send)
         } else {
             send()
+            self.readDoNotDisturb()
         }
     }
 

@@ -138,14 +138,17 @@ struct CrashAndPowerCutTests {
         let killedAt = wallSeconds() - Double(minute)
         #expect(await first.exit(within: 5))
         let kept = layFile(session.stateDirectory).lay?.delivered.first { $0.at == rfc3339(minute) }
-        let posted = recorder.notifications().contains { $0.appName == "Daysome" && $0.postedAt < Double(minute) + 1 }
+
+        await pause(downtime)
+        // Whether the killed daemon's Notify went out: read once the monitor has caught up (under
+        // load it logs a moment late), as any Notify the bus carried before the restart.
+        let restartedAt = wallSeconds()
+        let posted = recorder.notifications().contains { $0.appName == "Daysome" && $0.postedAt < restartedAt }
         // History says `delivered` only once the server took the call; lay.json keeps it before its Notify.
         let outcome =
             kept == nil
             ? "before the call was kept"
             : kept!.hasId ? "after the server's id" : posted ? "before the id" : "before its post"
-
-        await pause(downtime)
         try await session.startDaemon(grace: grace)
         try await session.waitUntilQueueHoldsThePlan(within: 3)
         #expect(session.recordedLay?.number == lay.number, "a restart is not a new lay")
@@ -166,7 +169,13 @@ struct CrashAndPowerCutTests {
         if orphaned {
             await pause(untilWall: Double(minute + 60 + OnEveryDesktop.expireHintSlack) + 1.5)
         }
-        try await session.waitUntilNothing(within: 2)
+        do {
+            try await session.waitUntilNothing(within: 2)
+        } catch {
+            throw HarnessError(
+                "\(error); round \(round) killed \(milliText(killedAt)) after the minute (\(outcome)): the server was "
+                    + "sent \(recorder.notifications()); history \(try await session.history())")
+        }
         await pause(0.3)
         recorder.stop()
         var all = recorder.notifications().filter { $0.appName == "Daysome" }

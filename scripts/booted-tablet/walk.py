@@ -241,6 +241,8 @@ def household(calls):
         "settings": {"notifyInOtherApps": True, "bringDayBack": False, "exactAlarms": True, "chime": "bell"},
         "dayParts": {"morning": "05:00", "afternoon": "12:00", "evening": "17:00", "night": "21:00"},
         "items": items,
+        # The app's own members, which the daemon must never keep or show (rule 10).
+        "supervisorPin": "4711", "note": {"text": "The cleaner comes on Monday"},
     }, indent=2) + "\n"
 
 
@@ -694,13 +696,19 @@ def upgrade_step(o, tablet):
     wait_for_event(tablet, "drink-e", "delivered", max(0, at - time.time()) + 45)
     count = events_for(tablet, "drink-e").count("delivered")
     late = epoch_of(record_delivered_at(tablet, "drink-e")) - at
-    same_good = open(f"{state}/household.last-good.json").read() == last_good
+    # The same household is kept: 0.1.0's whole-file copy (format 1) is read and written again
+    # at once without the app's members (format 2), under the same file digest, source and date.
+    old_good, new_good = json.loads(last_good), json.loads(open(f"{state}/household.last-good.json").read())
+    same_good = (new_good.get("fileDigest", new_good.get("digest")) == old_good.get("digest")
+                 and new_good.get("source") == old_good.get("source") and new_good.get("since") == old_good.get("since")
+                 and "supervisorPin" not in new_good.get("household", ""))
     record("upgrade 0.1.0 -> HEAD while away -> the same",
            install.returncode == 0 and exe == "/usr/bin/daysomed" and after.get("lay") == lay
            and history_after.startswith(history_before) and same_good and count == 1,
            f"{old_version} pid {old_pid} -> {version} pid {new_pid} (exe {exe}); lay {lay} -> {after.get('lay')}; "
            f"history {len(history_before.splitlines())} lines kept as they were: "
-           f"{history_after.startswith(history_before)}; last good household unchanged: {same_good}; drink-e "
+           f"{history_after.startswith(history_before)}; the same last good household kept (format "
+           f"{old_good.get('format')} -> {new_good.get('format')}, no PIN): {same_good}; drink-e "
            f"delivered {late:.1f} s after {hhmm(at)}, {count} time(s)")
 
 
