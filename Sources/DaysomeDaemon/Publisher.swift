@@ -85,10 +85,19 @@ final class Publisher {
         }
         var kept = state
         for call in state.delivered where !told.contains(call.key) {
+            if call.notificationId != nil {
+                // A server took it (its id was kept) and the daemon stopped before history said so:
+                // it is on screen, kept to be closed at its expiry or on her return.
+                added.append(
+                    HistoryRecord(
+                        time: now, event: .delivered, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
+                        reason: note))
+                continue
+            }
             added.append(
                 HistoryRecord(
                     time: now, event: .dropped, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
-                    reason: "the daemon stopped before it posted this call"))
+                    reason: "the daemon stopped before a notification server's answer reached it"))
             kept.delivered.removeAll { $0.key == call.key }
         }
         if !added.isEmpty {
