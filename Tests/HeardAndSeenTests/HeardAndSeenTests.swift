@@ -230,7 +230,7 @@ struct HeardAndSeenTests {
         defer { world.stop() }
         let log = "\(world.directory.path)/brought-back"
         let command = try writeInspectingProgram(world, "bring-back-display", log: log)
-        let minute = nextMinute(leaving: 6)
+        let minute = nextMinute(leaving: 15)
         let daemon = try await world.startDaemon(
             notifier: "log", householdText: household(callAt: minute, bringDayBack: true),
             arguments: ["--display-command", command])
@@ -259,7 +259,7 @@ struct HeardAndSeenTests {
         defer { world.stop() }
         let log = "\(world.directory.path)/brought-back"
         let command = try writeDisplayCommand(world, log: log)
-        let minute = nextMinute(leaving: 6)
+        let minute = nextMinute(leaving: 15)
         let daemon = try await world.startDaemon(
             notifier: "log", householdText: household(callAt: minute, bringDayBack: true),
             arguments: ["--display-command", command])
@@ -298,7 +298,7 @@ struct HeardAndSeenTests {
                 """)
         }
         try await world.startUserManager()
-        let minute = nextMinute(leaving: 6)
+        let minute = nextMinute(leaving: 15)
         let text = household(callAt: minute, bringDayBack: true)
         let away = try await world.startDaemon(
             "away", notifier: "log", householdText: text, arguments: ["--display-unit", "daysome-display-test.service"])
@@ -336,7 +336,7 @@ struct HeardAndSeenTests {
         defer { world.stop() }
         let log = "\(world.directory.path)/brought-back"
         let command = try writeDisplayCommand(world, log: log)
-        let minute = nextMinute(leaving: 6)
+        let minute = nextMinute(leaving: 15)
         // bringDayBack off: only her click may bring the day back.
         let daemon = try await world.startDaemon(
             householdText: household(callAt: minute), arguments: ["--display-command", command])
@@ -377,7 +377,7 @@ struct HeardAndSeenTests {
         }
         let log = "\(world.directory.path)/brought-back"
         let command = try writeDisplayCommand(world, log: log)
-        let minute = nextMinute(leaving: 6)
+        let minute = nextMinute(leaving: 15)
         let daemon = try await world.startDaemon(
             notifier: "log", householdText: household(callAt: minute, bringDayBack: true),
             arguments: ["--display-command", command])

@@ -58,7 +58,7 @@ struct DaemonIntegrationTests {
     @Test func aStartAtTheNextMinuteIsDeliveredWithinASecond() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
-        let minute = nextMinute(leaving: 5)
+        let minute = nextMinute(leaving: 10)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
         try await session.startDaemon()
         try await session.expectQueued(at: minute)
@@ -93,7 +93,7 @@ struct DaemonIntegrationTests {
     @Test func returnLeavesNothingPendingAndNothingShown() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
-        let minute = nextMinute(leaving: 5)
+        let minute = nextMinute(leaving: 10)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
         try await session.startDaemon()
         try await session.expectQueued(at: minute)
@@ -148,7 +148,7 @@ struct DaemonIntegrationTests {
     @Test func aFireThatRacesAReturnLeavesNothingShown() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
-        let minute = nextMinute(leaving: 5)
+        let minute = nextMinute(leaving: 10)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
         try await session.startDaemon()
         try await session.expectQueued(at: minute)
@@ -251,7 +251,7 @@ struct DaemonIntegrationTests {
     @Test func noCatchUpAfterAReturn() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
-        let minute = nextMinute(leaving: 5)
+        let minute = nextMinute(leaving: 10)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
         try await session.startDaemon()
         try await session.expectQueued(at: minute)
@@ -303,7 +303,7 @@ struct DaemonIntegrationTests {
     @Test func aReturnWhileTheDaemonWasDownWithdrawsWhatItShowed() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
-        let minute = nextMinute(leaving: 5)
+        let minute = nextMinute(leaving: 10)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
         let first = try await session.startDaemon().process
         try await session.expectQueued(at: minute)
@@ -430,7 +430,7 @@ struct DaemonIntegrationTests {
     @Test func hostileLabelsReachTheServerIntactAndEscaped() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
-        let minute = nextMinute(leaving: 5)
+        let minute = nextMinute(leaving: 10)
         var text = try fixtureText("hostile-labels.json")
         let zone = "Europe/London"
         for (index, original) in ["12:00", "12:10", "12:20", "12:30"].enumerated() {
@@ -466,7 +466,7 @@ struct DaemonIntegrationTests {
     func pinAndNoteNeverReachALogOrANotification(notifier: String) async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
-        let minute = nextMinute(leaving: 5)
+        let minute = nextMinute(leaving: 10)
         let zone = "Europe/London"
         let call = """
             "items": [
