@@ -18,6 +18,9 @@ public final class TestDirectory {
     public init() throws {
         let base = packageRoot() + "/.testrun"
         mkdir(base, 0o755)
+        // Traversable whoever made it first (a daemon's runtime path under it is made 0700 all the
+        // way down): the desktop matrix's unprivileged sway user reaches its world through it.
+        chmod(base, 0o755)
         var template = Array((base + "/XXXXXX").utf8CString)
         guard mkdtemp(&template) != nil else {
             throw HarnessError("mkdtemp in \(base) failed: \(errnoText(errno))")
