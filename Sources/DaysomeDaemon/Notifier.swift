@@ -180,22 +180,29 @@ final class FreedesktopNotifier: Notifier {
     }
 
     /// Reads the server's Do Not Disturb where the bus can tell it (`OnEveryDesktop.doNotDisturbQuery`:
-    /// dunst's `paused`, xfce4-notifyd's xfconf setting), in the background; `then` runs once the
-    /// answer (or its absence: a frozen server, a timeout) is in.
+    /// dunst's `paused`, xfce4-notifyd's xfconf setting, swaync's `GetDnd`, mako's modes), in the
+    /// background; `then` runs once the answer (or its absence: a frozen server, a timeout) is in.
     private func readDoNotDisturb(then: @escaping () -> Void = {}) {
-        guard let message = self.doNotDisturbCall() else {
+        guard let (message, shape) = self.doNotDisturbCall() else {
             then()
             return
         }
         // Short: a frozen server delays the call it decides by this much at most, never the loop.
         self.notifications.bus.send(
             message, timeout: 500_000,
-            decode: { reply throws(Errno) -> Bool? in
-                try reply.enterContainer("v", "b") ? try reply.readBool() : nil
+            decode: { reply throws(Errno) -> ServerDoNotDisturb in
+                switch shape {
+                case .propertyBoolean:
+                    return shape.doNotDisturb(boolean: try reply.enterContainer("v", "b") ? try reply.readBool() : nil)
+                case .boolean:
+                    return shape.doNotDisturb(boolean: try reply.readBool())
+                case .namesInclude:
+                    return shape.doNotDisturb(names: try reply.readStringArray())
+                }
             },
             completion: { [weak self] result in
-                if let self, case .success(let on?) = result {
-                    self.server.doNotDisturb = on ? .on : .off
+                if let self, case .success(let state) = result, state != .unknown {
+                    self.server.doNotDisturb = state
                     self.server.choice = self.choose()
                     self.learned()
                 }
@@ -204,8 +211,8 @@ final class FreedesktopNotifier: Notifier {
     }
 
     /// The call that reads the server's Do Not Disturb, never letting the bus start a service for
-    /// it; nil where the bus cannot tell.
-    private func doNotDisturbCall() -> BusMessage? {
+    /// it, and the shape of its reply; nil where the bus cannot tell.
+    private func doNotDisturbCall() -> (BusMessage, DoNotDisturbReply)? {
         guard let query = OnEveryDesktop.doNotDisturbQuery(serverName: self.server.name),
             let message = try? self.notifications.bus.newMethodCall(
                 destination: query.destination, path: query.path, interface: query.interface, member: query.member)
@@ -216,7 +223,7 @@ final class FreedesktopNotifier: Notifier {
         } catch {
             return nil
         }
-        return message
+        return (message, query.reply)
     }
 
     /// Whether the session has a display a notification server could be started on: `DISPLAY`

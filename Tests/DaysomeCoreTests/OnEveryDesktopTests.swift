@@ -138,6 +138,12 @@ struct OnEveryDesktopTests {
         let swaync = OnEveryDesktop.urgency(
             serverName: "SwayNotificationCenter", doNotDisturb: .unknown, respectDoNotDisturb: false)
         #expect(swaync.reason.hasPrefix("this server shows normal calls over a fullscreen app"))
+        // Its do-not-disturb mode hides every urgency: nothing passes it, so the bell still calls.
+        let makoMode = OnEveryDesktop.urgency(serverName: "mako", doNotDisturb: .on, respectDoNotDisturb: false)
+        #expect(makoMode.urgency == .normal && !makoMode.bellHeld)
+        #expect(makoMode.reason.contains("do-not-disturb mode hides every call"), "\(makoMode.reason)")
+        let makoRespected = OnEveryDesktop.urgency(serverName: "mako", doNotDisturb: .on, respectDoNotDisturb: true)
+        #expect(makoRespected.bellHeld)
     }
 
     @Test("A Do Not Disturb the household respects holds the call and the bell together; a forgotten one holds neither")
@@ -183,21 +189,20 @@ struct OnEveryDesktopTests {
     }
 
     @Test(
-        "xfce4-notifyd gets critical while its Do Not Disturb is on and the household does not respect it: only critical passes there"
+        "xfce4-notifyd and SwayNotificationCenter get critical while their Do Not Disturb is on and the household does not respect it: only critical passes there",
+        arguments: ["Xfce Notify Daemon", "SwayNotificationCenter"]
     )
-    func xfceDoNotDisturbIsPassedWithCritical() {
-        let forgotten = OnEveryDesktop.urgency(
-            serverName: "Xfce Notify Daemon", doNotDisturb: .on, respectDoNotDisturb: false)
+    func doNotDisturbThatPassesCriticalIsPassedWithCritical(server: String) {
+        let forgotten = OnEveryDesktop.urgency(serverName: server, doNotDisturb: .on, respectDoNotDisturb: false)
         #expect(forgotten.urgency == .critical)
         #expect(!forgotten.bellHeld)
-        #expect(forgotten.reason.contains("Do Not Disturb"))
-        let respected = OnEveryDesktop.urgency(
-            serverName: "Xfce Notify Daemon", doNotDisturb: .on, respectDoNotDisturb: true)
+        #expect(forgotten.reason.contains("Do Not Disturb is on"), "\(forgotten.reason)")
+        #expect(OnEveryDesktop.doNotDisturbDecides(serverName: server, respect: false))
+        let respected = OnEveryDesktop.urgency(serverName: server, doNotDisturb: .on, respectDoNotDisturb: true)
         #expect(respected.urgency == .normal)
         #expect(respected.bellHeld)
         for state in [ServerDoNotDisturb.off, .unknown] {
-            let choice = OnEveryDesktop.urgency(
-                serverName: "Xfce Notify Daemon", doNotDisturb: state, respectDoNotDisturb: false)
+            let choice = OnEveryDesktop.urgency(serverName: server, doNotDisturb: state, respectDoNotDisturb: false)
             #expect(choice.urgency == .normal, "\(state)")
         }
         // dunst paused holds even critical: normal stays, and the bell still calls.
@@ -207,7 +212,7 @@ struct OnEveryDesktopTests {
     }
 
     @Test(
-        "A server's Do Not Disturb is read where the bus can tell it: dunst's paused and xfce4-notifyd's xfconf setting"
+        "A server's Do Not Disturb is read where the bus can tell it: dunst's paused, xfce4-notifyd's xfconf setting, Plasma's inhibition, swaync's switch and mako's do-not-disturb mode"
     )
     func doNotDisturbIsReadWhereTheBusTellsIt() {
         let dunst = OnEveryDesktop.doNotDisturbQuery(serverName: "dunst")
@@ -217,6 +222,19 @@ struct OnEveryDesktopTests {
         #expect(xfce?.destination == "org.xfce.Xfconf")
         #expect(xfce?.member == "GetProperty")
         #expect(xfce?.arguments == ["xfce4-notifyd", "/do-not-disturb"])
+        #expect(dunst?.reply == .propertyBoolean && xfce?.reply == .propertyBoolean)
+        // swaync's control centre answers a plain boolean; mako lists its modes.
+        let swaync = OnEveryDesktop.doNotDisturbQuery(serverName: "SwayNotificationCenter")
+        #expect(swaync?.destination == "org.erikreider.swaync.cc" && swaync?.member == "GetDnd")
+        #expect(swaync?.reply == .boolean)
+        let mako = OnEveryDesktop.doNotDisturbQuery(serverName: "mako")
+        #expect(mako?.interface == "fr.emersion.Mako" && mako?.member == "ListModes")
+        #expect(mako?.reply.doNotDisturb(names: ["default", "do-not-disturb"]) == .on)
+        #expect(mako?.reply.doNotDisturb(names: ["default"]) == .off)
+        #expect(mako?.reply.doNotDisturb() == .unknown)
+        #expect(DoNotDisturbReply.boolean.doNotDisturb(boolean: true) == .on)
+        #expect(DoNotDisturbReply.propertyBoolean.doNotDisturb(boolean: false) == .off)
+        #expect(DoNotDisturbReply.propertyBoolean.doNotDisturb(boolean: nil) == .unknown)
         for name in ["Notification Daemon", "lxqt-notificationd", "gnome-shell", "Phosh Notify Daemon", nil] {
             #expect(OnEveryDesktop.doNotDisturbQuery(serverName: name) == nil, "\(name ?? "nil")")
         }

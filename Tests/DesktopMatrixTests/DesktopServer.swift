@@ -42,7 +42,7 @@ enum DoNotDisturbSwitch: Sendable {
     case gnomeBusy
     /// `makoctl mode -a do-not-disturb`, the mode its user's configuration makes invisible.
     case makoMode
-    /// `swaync-client --toggle-dnd`, its control centre's Do Not Disturb switch.
+    /// `swaync-client --dnd-on`, what its control centre's Do Not Disturb switch sets.
     case swaync
     /// Plasma's inhibition: `Inhibit` on its server, as an app showing a film or a talk does.
     case plasmaInhibit
@@ -155,18 +155,18 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
         serverName: "mako", urgency: "normal", doNotDisturb: .makoMode,
         // mako draws its cards on the layer shell's top layer, which a fullscreen window covers:
         // the call is held behind the film. Its Do Not Disturb mode (invisible) hides every
-        // urgency; a mode is not a boolean the daemon can read on the bus.
+        // urgency; the daemon reads the active modes on the bus (`ListModes`).
         expected: Expected(
-            overFullscreen: false, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
+            overFullscreen: false, throughDoNotDisturb: false, reportedDoNotDisturb: "on",
             urgencyThroughDoNotDisturb: "normal"))
     static let swaync = DesktopServer(
         id: "swaync", package: "sway-notification-center", executable: "/usr/bin/swaync", arguments: [],
         screen: .sway, serverName: "SwayNotificationCenter", urgency: "normal", doNotDisturb: .swaync,
-        // Its popups are on the overlay layer, above a fullscreen window. Seen: with its Do Not
-        // Disturb switched on from its client (0.7.3), the normal call's popup is still drawn.
+        // Its popups are on the overlay layer, above a fullscreen window. Its Do Not Disturb
+        // holds normal popups and lets critical ones through; the daemon reads it (`GetDnd`).
         expected: Expected(
-            overFullscreen: true, throughDoNotDisturb: true, reportedDoNotDisturb: "unknown",
-            urgencyThroughDoNotDisturb: "normal"))
+            overFullscreen: true, throughDoNotDisturb: true, reportedDoNotDisturb: "on",
+            urgencyThroughDoNotDisturb: "critical"))
 
     static let plasma = DesktopServer(
         id: "plasma", package: "plasma-workspace", executable: "/usr/bin/plasmashell", arguments: [],

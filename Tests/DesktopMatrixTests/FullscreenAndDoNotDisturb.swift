@@ -177,15 +177,13 @@ extension DesktopWorld {
                     try findExecutable("makoctl", package: "mako-notifier"), ["mode", "-a", "do-not-disturb"]))
             return "makoctl mode -a do-not-disturb (its configuration's invisible mode)"
         case .swaync:
-            // Its control centre's switch is a toggle (0.7.3's --dnd-on answers false and leaves
-            // it off): from off, once, and it must answer true.
             let result = try await self.runAsWaylandUser(
-                try findExecutable("swaync-client", package: "sway-notification-center"), ["--toggle-dnd"])
+                try findExecutable("swaync-client", package: "sway-notification-center"), ["--dnd-on"])
             try succeed(result)
             guard result.stdout.trimmingSpaces == "true" else {
                 throw HarnessError("swaync's Do Not Disturb is not on: \(result)")
             }
-            return "swaync-client --toggle-dnd (answered true)"
+            return "swaync-client --dnd-on (answered true)"
         case .none:
             return "nothing: this server has no Do Not Disturb"
         }

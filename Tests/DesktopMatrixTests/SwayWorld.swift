@@ -52,12 +52,16 @@ extension DesktopWorld {
     }
 
     /// What the Wayland user's processes see: its own home and runtime directory, this world's
-    /// bus and Xvfb, and sway's sockets once sway made them.
+    /// bus and Xvfb, and sway's sockets once sway made them. GSettings keep to the user's own
+    /// keyfile, as in the other worlds: through dconf, a write went to the dconf-service this
+    /// world's bus starts as root, and swaync (whose Do Not Disturb is its GSettings `dnd-state`)
+    /// read its switch back off at once.
     func waylandEnvironment() -> [String: String] {
         var environment = [
             "PATH": childPath, "HOME": self.waylandHome, "LANG": "C.UTF-8", "XDG_RUNTIME_DIR": self.waylandRuntime,
             "XDG_CONFIG_HOME": "\(self.waylandHome)/.config", "DBUS_SESSION_BUS_ADDRESS": self.busAddress,
             "NO_AT_BRIDGE": "1", "GDK_BACKEND": "wayland", "WLR_BACKENDS": "x11", "WLR_RENDERER": "pixman",
+            "GSETTINGS_BACKEND": "keyfile",
         ]
         if let display = self.display { environment["DISPLAY"] = display }
         let entries = directoryEntries(self.waylandRuntime).map(\.name)

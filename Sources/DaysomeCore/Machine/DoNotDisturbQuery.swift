@@ -1,9 +1,32 @@
 // Where a notification server's Do Not Disturb can be read on the session bus, as data: the
-// daemon sends the call (never letting the bus start a service for it) and reads a boolean from
-// the variant reply. Servers whose switch lives only in a settings file (MATE's GSettings key,
-// LXQt's notifications.conf, Phosh's `show-banners`) are not listed: the daemon cannot tell.
+// daemon sends the call (never letting the bus start a service for it) and reads the reply in
+// the shape the server gives it. Servers whose switch lives only in a settings file (MATE's
+// GSettings key, LXQt's notifications.conf, Phosh's `show-banners`) are not listed: the daemon
+// cannot tell.
 
-/// A D-Bus method call whose reply is a variant holding a boolean: on means Do Not Disturb.
+/// How a server's reply says its Do Not Disturb.
+public enum DoNotDisturbReply: Sendable, Equatable {
+    /// A property's variant holding a boolean (`org.freedesktop.DBus.Properties.Get`).
+    case propertyBoolean
+    /// A plain boolean (SwayNotificationCenter's `GetDnd`).
+    case boolean
+    /// A list of names, on while it holds this one (mako's active modes).
+    case namesInclude(String)
+
+    /// What the decoded reply says: a boolean, or the names the server listed.
+    public func doNotDisturb(boolean: Bool? = nil, names: [String]? = nil) -> ServerDoNotDisturb {
+        switch self {
+        case .propertyBoolean, .boolean:
+            guard let boolean else { return .unknown }
+            return boolean ? .on : .off
+        case .namesInclude(let name):
+            guard let names else { return .unknown }
+            return names.contains(name) ? .on : .off
+        }
+    }
+}
+
+/// A D-Bus method call whose reply tells a server's Do Not Disturb.
 public struct DoNotDisturbQuery: Sendable, Equatable {
     public let destination: String
     public let path: String
@@ -11,13 +34,18 @@ public struct DoNotDisturbQuery: Sendable, Equatable {
     public let member: String
     /// String arguments, in order.
     public let arguments: [String]
+    public let reply: DoNotDisturbReply
 
-    public init(destination: String, path: String, interface: String, member: String, arguments: [String]) {
+    public init(
+        destination: String, path: String, interface: String, member: String, arguments: [String],
+        reply: DoNotDisturbReply = .propertyBoolean
+    ) {
         self.destination = destination
         self.path = path
         self.interface = interface
         self.member = member
         self.arguments = arguments
+        self.reply = reply
     }
 }
 
@@ -29,6 +57,10 @@ extension OnEveryDesktop {
     /// - xfce4-notifyd: xfconf's `xfce4-notifyd` channel, property `/do-not-disturb` (what its
     ///   settings dialog and `xfconf-query` set), read from xfconfd.
     /// - Plasma: its server's `Inhibited` property (an app's `Inhibit`, or its own switch).
+    /// - SwayNotificationCenter: its control centre's `GetDnd` (what `swaync-client --dnd-on` and
+    ///   the control centre's switch set), a plain boolean.
+    /// - mako: its active modes (`ListModes`); on while they hold `do-not-disturb`, the mode that
+    ///   mako(5) has its user make invisible and that `makoctl mode -a do-not-disturb` adds.
     public static func doNotDisturbQuery(serverName: String?) -> DoNotDisturbQuery? {
         switch serverName {
         case "dunst":
@@ -45,6 +77,14 @@ extension OnEveryDesktop {
                 destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                 interface: "org.freedesktop.DBus.Properties", member: "Get",
                 arguments: ["org.freedesktop.Notifications", "Inhibited"])
+        case "SwayNotificationCenter":
+            return DoNotDisturbQuery(
+                destination: "org.erikreider.swaync.cc", path: "/org/erikreider/swaync/cc",
+                interface: "org.erikreider.swaync.cc", member: "GetDnd", arguments: [], reply: .boolean)
+        case "mako":
+            return DoNotDisturbQuery(
+                destination: "org.freedesktop.Notifications", path: "/fr/emersion/Mako", interface: "fr.emersion.Mako",
+                member: "ListModes", arguments: [], reply: .namesInclude("do-not-disturb"))
         default:
             return nil
         }
@@ -55,6 +95,6 @@ extension OnEveryDesktop {
     /// respects a Do Not Disturb (it holds the call) or the server needs `critical` to pass one.
     public static func doNotDisturbDecides(serverName: String?, respect: Bool) -> Bool {
         guard Self.doNotDisturbQuery(serverName: serverName) != nil else { return false }
-        return respect || Self.isXfce(serverName)
+        return respect || Self.doNotDisturbPassesOnlyCritical(serverName)
     }
 }

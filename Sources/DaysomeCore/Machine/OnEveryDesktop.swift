@@ -82,6 +82,12 @@ public enum OnEveryDesktop {
         name == "Xfce Notify Daemon"
     }
 
+    /// Whether a server's Do Not Disturb holds `normal` calls and lets `critical` ones through:
+    /// xfce4-notifyd's, and SwayNotificationCenter's (its popups bypass it at critical urgency).
+    static func doNotDisturbPassesOnlyCritical(_ name: String?) -> Bool {
+        Self.isXfce(name) || name == "SwayNotificationCenter"
+    }
+
     /// The urgency for a call on the server named `serverName`.
     ///
     /// GNOME Shell 43 holds `normal` banners while the primary monitor is fullscreen or presence
@@ -123,11 +129,12 @@ public enum OnEveryDesktop {
                     "Plasma keeps normal popups under a fullscreen app and while inhibited; only critical passes, drawn with an orange edge",
                 bellHeld: false)
         }
-        if Self.isXfce(serverName) && doNotDisturb == .on {
+        if Self.doNotDisturbPassesOnlyCritical(serverName) && doNotDisturb == .on {
+            let server = Self.isXfce(serverName) ? "xfce4-notifyd" : serverName ?? "the server"
             return UrgencyChoice(
                 urgency: .critical,
                 reason:
-                    "xfce4-notifyd's Do Not Disturb is on and holds normal calls; only critical passes, drawn as calmly",
+                    "\(server)'s Do Not Disturb is on and holds normal calls; only critical passes, drawn as calmly",
                 bellHeld: false)
         }
         if Self.isMate(serverName: serverName, vendor: vendor) {
@@ -139,11 +146,14 @@ public enum OnEveryDesktop {
         }
         if serverName == "mako" {
             // Seen in the desktop matrix: its cards are on the layer shell's top layer, which a
-            // fullscreen window covers, at any urgency.
+            // fullscreen window covers, at any urgency; its do-not-disturb mode hides every card.
+            let dnd =
+                doNotDisturb == .on
+                ? "; its do-not-disturb mode hides every call, so the bell still calls" : ""
             return UrgencyChoice(
                 urgency: .normal,
                 reason:
-                    "mako draws its cards under a fullscreen app: a call is not seen over one, only once she leaves it",
+                    "mako draws its cards under a fullscreen app: a call is not seen over one, only once she leaves it\(dnd)",
                 bellHeld: false)
         }
         let dnd =
