@@ -206,6 +206,9 @@ struct DesktopMatrixTests {
         // On GNOME Shell, another app's banner is also up when the call is due (its tray shows
         // one banner at a time).
         if gnome { finding(server, "another app's banner up: \(try await world.showOtherAppsBanner())") }
+        if server.expected.holdsOtherAppsNormalCard {
+            finding(server, "its Do Not Disturb on: \(try await world.otherAppsNormalCardIsHeld())")
+        }
         await pause(untilWall: Double(minute + 240))
         // MATE's server quit when idle: this call starts it again.
         _ = try await poll("the water call posted", timeout: 40, interval: 0.2) { () -> Bool? in

@@ -188,4 +188,22 @@ extension DesktopWorld {
             return "nothing: this server has no Do Not Disturb"
         }
     }
+
+    /// Another app's normal card, posted with notify-send while the server's Do Not Disturb is
+    /// on: held (not on screen for 3 s) where the switch took, so the call that passes after it
+    /// passes because of its urgency, not because the switch never held.
+    func otherAppsNormalCardIsHeld() async throws -> String {
+        let posted = try await self.run(
+            try findExecutable("notify-send", package: "libnotify-bin"),
+            ["-u", "normal", "-a", "Messages", "A message", "From another app"])
+        guard posted.status == 0 else { throw HarnessError("notify-send failed: \(posted)") }
+        let until = wallSeconds() + 3
+        while wallSeconds() < until {
+            if let seen = try await self.shownCard(title: "A message") {
+                throw HarnessError("another app's normal card was shown through Do Not Disturb: \(seen)")
+            }
+            await pause(0.3)
+        }
+        return "another app's normal card held (not on screen in the 3 s after notify-send)"
+    }
 }
