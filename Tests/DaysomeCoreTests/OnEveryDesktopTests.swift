@@ -134,6 +134,8 @@ struct OnEveryDesktopTests {
         let mako = OnEveryDesktop.urgency(serverName: "mako", doNotDisturb: .unknown, respectDoNotDisturb: false)
         #expect(mako.urgency == .normal)
         #expect(mako.reason.contains("under a fullscreen app"), "\(mako.reason)")
+        // What a carer can do about it, as docs/desktops.md has it.
+        #expect(mako.reason.contains("`[app-name=Daysome]` `layer=overlay`"), "\(mako.reason)")
         #expect(!mako.reason.contains("shows normal calls over a fullscreen app"))
         let swaync = OnEveryDesktop.urgency(
             serverName: "SwayNotificationCenter", doNotDisturb: .unknown, respectDoNotDisturb: false)

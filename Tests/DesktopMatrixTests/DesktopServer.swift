@@ -162,6 +162,15 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
         expected: Expected(
             overFullscreen: false, throughDoNotDisturb: false, reportedDoNotDisturb: "on",
             urgencyThroughDoNotDisturb: "normal"))
+    /// mako as docs/desktops.md tells a carer to set it up: Daysome's cards on the overlay layer.
+    static let makoOverlay = DesktopServer(
+        id: "mako-overlay", package: "mako-notifier", executable: "/usr/bin/mako", arguments: [], screen: .sway,
+        serverName: "mako", urgency: "normal", doNotDisturb: .makoMode,
+        // `[app-name=Daysome] layer=overlay` in its configuration lifts the calls above a
+        // fullscreen window; its do-not-disturb mode still hides them.
+        expected: Expected(
+            overFullscreen: true, throughDoNotDisturb: false, reportedDoNotDisturb: "on",
+            urgencyThroughDoNotDisturb: "normal"))
     static let swaync = DesktopServer(
         id: "swaync", package: "sway-notification-center", executable: "/usr/bin/swaync", arguments: [],
         screen: .sway, serverName: "SwayNotificationCenter", urgency: "normal", doNotDisturb: .swaync,
@@ -182,7 +191,8 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
 
     /// Every server of the matrix, run side by side.
     static let all: [DesktopServer] = [
-        .dunst, .xfce, .notificationDaemon, .mate, .lxqt, .gnomeShell, .phosh, .plasma, .mako, .swaync,
+        .dunst, .xfce, .notificationDaemon, .mate, .lxqt, .gnomeShell, .phosh, .plasma, .mako, .makoOverlay,
+        .swaync,
     ]
 
     /// The servers to run: all of them, or those `DAYSOME_DESKTOPS` names (comma-separated ids),

@@ -28,6 +28,15 @@ let makoConfiguration = """
 
     """
 
+/// The section docs/desktops.md gives a carer for a tablet on mako: Daysome's calls on the
+/// overlay layer, above a fullscreen app (mako's own layer, `top`, is under one). It comes
+/// before the mode, so the do-not-disturb mode still hides them.
+let makoOverlayConfiguration = """
+    [app-name=Daysome]
+    layer=overlay
+
+    """ + makoConfiguration
+
 extension DesktopWorld {
     /// The Wayland user's directory (its home and runtime directory live in it).
     var waylandDirectory: String { "\(self.directory.path)/wayland" }
@@ -107,7 +116,9 @@ extension DesktopWorld {
         try makeDirectories("\(self.waylandHome)/.config/sway")
         try makeDirectories("\(self.waylandHome)/.config/mako")
         try writeFile("\(self.waylandHome)/.config/sway/config", swayConfiguration)
-        try writeFile("\(self.waylandHome)/.config/mako/config", makoConfiguration)
+        try writeFile(
+            "\(self.waylandHome)/.config/mako/config",
+            self.server.id == DesktopServer.makoOverlay.id ? makoOverlayConfiguration : makoConfiguration)
         if getuid() == 0 {
             let user = try await self.waylandUser()
             for path in [

@@ -146,14 +146,16 @@ public enum OnEveryDesktop {
         }
         if serverName == "mako" {
             // Seen in the desktop matrix: its cards are on the layer shell's top layer, which a
-            // fullscreen window covers, at any urgency; its do-not-disturb mode hides every card.
+            // fullscreen window covers, at any urgency, unless its configuration lifts Daysome's to
+            // the overlay layer (which the daemon cannot see); its do-not-disturb mode hides every
+            // card.
             let dnd =
                 doNotDisturb == .on
                 ? "; its do-not-disturb mode hides every call, so the bell still calls" : ""
             return UrgencyChoice(
                 urgency: .normal,
                 reason:
-                    "mako draws its cards under a fullscreen app: a call is not seen over one, only once she leaves it\(dnd)",
+                    "mako draws its cards under a fullscreen app unless its configuration has `[app-name=Daysome]` `layer=overlay`: without it a call is not seen over one, only once she leaves it\(dnd)",
                 bellHeld: false)
         }
         let dnd =
