@@ -219,13 +219,12 @@ final class FreedesktopNotifier: Notifier {
         return message
     }
 
-    /// Whether the session has a display a notification server could be started on: `DISPLAY`
-    /// or `WAYLAND_DISPLAY` in the user manager's environment (what a bus-activated server gets;
-    /// the graphical session imports them there), else in the daemon's own where no manager
-    /// answers. At boot with lingering there is none yet, and a server started then aborts while
-    /// the bus holds the activation for two minutes.
+    /// Whether the session has a display a notification server could be started on: a non-empty
+    /// `DISPLAY` or `WAYLAND_DISPLAY` in the user manager's environment (what a bus-activated
+    /// server gets; the graphical session imports them there), else in the daemon's own where no
+    /// manager answers (`SessionDisplay`).
     private func sessionHasDisplay(_ completion: @escaping (Bool) -> Void) {
-        let own = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(self.environment[$0] ?? "").isEmpty }
+        let own = SessionDisplay.isNamed(in: self.environment)
         self.notifications.bus.getProperty(
             destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
             interface: "org.freedesktop.systemd1.Manager", name: "Environment", autoStart: false,
@@ -236,7 +235,7 @@ final class FreedesktopNotifier: Notifier {
             completion: { result in
                 switch result {
                 case .success(let variables):
-                    completion(variables.contains { $0.hasPrefix("DISPLAY=") || $0.hasPrefix("WAYLAND_DISPLAY=") })
+                    completion(SessionDisplay.isNamed(inEntries: variables))
                 case .failure:
                     completion(own)
                 }
