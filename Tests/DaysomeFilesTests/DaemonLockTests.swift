@@ -42,6 +42,56 @@ struct DaemonLockTests {
         await probes.value
         #expect(started == 2_000)
     }
+
+    /// A process that spawns children (the daemon's bell and bring-back, or another test in this
+    /// one) lends each a copy of every descriptor until its exec: a dropped lock must be free at
+    /// once all the same. Before the lock was released by name, most of these starts failed.
+    @Test func aDroppedLockIsFreeAtOnceWhileAnotherThreadSpawnsChildren() async throws {
+        let directory = scratchDirectory()
+        // Both sides run for the same half second, so that every start meets spawns.
+        let until = monotonicSeconds() + 0.5
+        let spawning = Task.detached {
+            var spawned = 0
+            while monotonicSeconds() < until {
+                spawnTrueAndWait()
+                spawned += 1
+            }
+            return spawned
+        }
+        var tried = 0
+        var refused = 0
+        var firstRefusal = ""
+        while monotonicSeconds() < until {
+            tried += 1
+            do {
+                let lock = try DaemonLock(runtimeDirectory: directory)
+                withExtendedLifetime(lock) {}
+            } catch {
+                if refused == 0 { firstRefusal = "\(error)" }
+                refused += 1
+            }
+        }
+        let spawned = await spawning.value
+        #expect(spawned > 0 && tried > 0)
+        #expect(refused == 0, "\(refused) of \(tried) starts refused, the first: \(firstRefusal)")
+    }
+}
+
+/// The monotonic clock, in seconds.
+private func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Spawns /bin/true and waits for it.
+private func spawnTrueAndWait() {
+    var pid: pid_t = 0
+    let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+    defer { free(arguments[0]) }
+    guard posix_spawn(&pid, "/bin/true", nil, nil, arguments, environ) == 0 else { return }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
 }
 
 /// A fresh private directory under /tmp.
