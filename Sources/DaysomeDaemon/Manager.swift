@@ -310,6 +310,8 @@ final class Manager {
 
     func publish() {
         _ = self.writes.takeChanged()
+        // Why calls wait for a server is told until the last of them was posted or dropped.
+        if !self.machine.awaitsAServer { self.notifier?.noCallWaits() }
         do {
             try self.publisher.publish(
                 queue: self.publisher.queue(self.machine, backend: self.options.backend), status: self.statusSnapshot())
