@@ -76,14 +76,31 @@ struct ServerActivationTests {
         return (world, marker)
     }
 
+    /// A daemon started with no display in its session, and lunch laid for the next minute.
+    private func lunchDueWithNoDisplay(_ world: TestWorld, grace: Int? = nil) async throws -> Int64 {
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(world.household, try nextMinutesHousehold(minute))
+        try await world.startDaemon(grace: grace, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        try await world.expectQueued(at: minute)
+        return minute
+    }
+
+    /// The graphical session starts its own server, which answers each Notify `delay` seconds
+    /// late; returns the log it writes each call to.
+    private func serverAppears(in world: TestWorld, answeringAfter delay: String) throws -> String {
+        let log = "\(world.directory.path)/server.log"
+        let server = try SpawnedProcess(
+            "/usr/bin/python3", ["\(packageRoot())/Tests/StandIns/slow-notifications.py", delay, log],
+            environment: world.environment, stdoutPath: log + ".out", stderrPath: log + ".err")
+        world.adopt(server)
+        return log
+    }
+
     /// Lingering starts the daemon at boot, before any graphical session: no server, no display.
     @Test func aCallDueBeforeTheSessionHasADisplayWaitsUnseenAndIsPostedTheMomentAServerAppears() async throws {
         let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
         defer { world.stop() }
-        let minute = nextMinute(leaving: 5)
-        try replaceFile(world.household, try nextMinutesHousehold(minute))
-        try await world.startDaemon(environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
-        try await world.expectQueued(at: minute)
+        let minute = try await self.lunchDueWithNoDisplay(world)
         await pause(Double(minute) - wallSeconds() + 3)
         let at = rfc3339(minute)
         var history = try await world.history()
@@ -93,11 +110,7 @@ struct ServerActivationTests {
         #expect(waiting?.contains("no display") == true, "status: \(String(describing: waiting))")
 
         // The graphical session starts its own server: it owns the name, and the call goes to it.
-        let log = "\(world.directory.path)/server.log"
-        let server = try SpawnedProcess(
-            "/usr/bin/python3", ["\(packageRoot())/Tests/StandIns/slow-notifications.py", "0", log],
-            environment: world.environment, stdoutPath: log + ".out", stderrPath: log + ".err")
-        world.adopt(server)
+        let log = try self.serverAppears(in: world, answeringAfter: "0")
         let appeared = wallSeconds()
         _ = try await poll("the call to reach the server that appeared", timeout: 10) { () -> Bool? in
             readFile(log).contains("notify 1 Soup time") ? true : nil
@@ -119,21 +132,14 @@ struct ServerActivationTests {
     @Test func whyACallWaitsStaysInStatusUntilTheServerThatAppearedTookIt() async throws {
         let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
         defer { world.stop() }
-        let minute = nextMinute(leaving: 5)
-        try replaceFile(world.household, try nextMinutesHousehold(minute))
-        try await world.startDaemon(environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
-        try await world.expectQueued(at: minute)
+        let minute = try await self.lunchDueWithNoDisplay(world)
         let at = rfc3339(minute)
         _ = try await poll("status to say why the call waits", timeout: Double(minute) - wallSeconds() + 10) {
             () -> Bool? in
             try await world.status().snapshot.notificationServer.waiting?.contains("no display") == true ? true : nil
         }
 
-        let log = "\(world.directory.path)/server.log"
-        let server = try SpawnedProcess(
-            "/usr/bin/python3", ["\(packageRoot())/Tests/StandIns/slow-notifications.py", "3", log],
-            environment: world.environment, stdoutPath: log + ".out", stderrPath: log + ".err")
-        world.adopt(server)
+        _ = try self.serverAppears(in: world, answeringAfter: "3")
         let probed = try await poll("status to name the server that appeared", timeout: 2.5) {
             () -> StatusSnapshot.NotificationServer? in
             let server = try await world.status().snapshot.notificationServer
@@ -156,10 +162,7 @@ struct ServerActivationTests {
     @Test func aCallNoServerTookWithinTheGraceWindowIsDroppedWithTheReasonNeverDelivered() async throws {
         let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
         defer { world.stop() }
-        let minute = nextMinute(leaving: 5)
-        try replaceFile(world.household, try nextMinutesHousehold(minute))
-        try await world.startDaemon(grace: 4, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
-        try await world.expectQueued(at: minute)
+        let minute = try await self.lunchDueWithNoDisplay(world, grace: 4)
         let at = rfc3339(minute)
         let history = try await poll("the call to be dropped", timeout: Double(minute) - wallSeconds() + 20) {
             () -> [HistoryEvent]? in
