@@ -91,10 +91,14 @@ final class Manager {
         // A daemon killed between lay.json and its history line left the history behind: catch up first.
         let (read, problems) = Publisher.readPersisted(paths, now: self.clock.instant)
         for problem in problems { self.logger.log(.error, problem.description) }
-        let (persisted, caughtUp) = self.publisher.catchUpHistory(read, now: self.clock.instant)
+        let (persisted, caughtUp) = Publisher.catchUpHistory(
+            read, history: HistoryFile.read(path: paths.historyFile), now: self.clock.instant)
         for record in caughtUp {
             self.logger.log(.notice, "History caught up at start-up: \(record.event.rawValue) lay \(record.lay)")
         }
+        // Written as every history line is: a full disk keeps them, status says so, and the retry
+        // timer writes them once it can.
+        self.writes.record(caughtUp, now: self.clock.instant)
         self.machine = DaemonMachine(config: config, persisted: persisted, now: self.clock.instant)
         self.stateProblems = problems
         self.bootId = readBootId()
@@ -306,6 +310,8 @@ final class Manager {
 
     func publish() {
         _ = self.writes.takeChanged()
+        // Why calls wait for a server is told until the last of them was posted or dropped.
+        if !self.machine.awaitsAServer { self.notifier?.noCallWaits() }
         do {
             try self.publisher.publish(
                 queue: self.publisher.queue(self.machine, backend: self.options.backend), status: self.statusSnapshot())

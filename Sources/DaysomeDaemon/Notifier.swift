@@ -17,7 +17,8 @@ struct ServerInfo: Sendable, Equatable {
     var doNotDisturb: ServerDoNotDisturb = .unknown
     /// Its vendor (`GetServerInformation`), for the quirks that name and vendor tell apart.
     var vendor: String? = nil
-    /// Why calls wait for a server, while none took the last one.
+    /// Why calls wait for a server: kept from the post that found none until the calls it held
+    /// back are posted or dropped (`Notifier.noCallWaits`), whatever probes learn meanwhile.
     var waiting: String? = nil
 }
 
@@ -37,6 +38,8 @@ protocol Notifier: AnyObject {
         completion: @escaping (Result<UInt32, NotifierError>) -> Void)
     /// Closes a call the daemon posted.
     func close(_ id: UInt32)
+    /// No call waits for a server any more (each was posted, or dropped): why they waited is over.
+    func noCallWaits()
 }
 
 extension Notifier {
@@ -44,6 +47,8 @@ extension Notifier {
     func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
         self.post(start, replacing: 0, now: now, stillWanted: { true }, completion: completion)
     }
+
+    func noCallWaits() {}
 }
 
 /// Why a post failed, in the server's or the bus's words.
@@ -132,7 +137,7 @@ final class FreedesktopNotifier: Notifier {
 
     /// The server (or the bus under it) went away: nothing can be posted until one is back.
     func serverGone() {
-        self.server = ServerInfo(name: nil, present: false, capabilities: [])
+        self.server = ServerInfo(name: nil, present: false, capabilities: [], waiting: self.server.waiting)
     }
 
     /// Asks the running server for its name and capabilities, from the loop, without ever
@@ -144,8 +149,10 @@ final class FreedesktopNotifier: Notifier {
             switch result {
             case .success(let info):
                 self.retries = 0
+                // A server that answers a probe has not taken the calls that wait yet: still waiting.
                 self.server = ServerInfo(
-                    name: info.name, present: true, capabilities: info.capabilities, vendor: info.vendor)
+                    name: info.name, present: true, capabilities: info.capabilities, vendor: info.vendor,
+                    waiting: self.server.waiting)
                 self.lastServer = (info.name, info.vendor)
                 self.server.choice = self.choose()
                 self.readDoNotDisturb()
@@ -153,7 +160,8 @@ final class FreedesktopNotifier: Notifier {
                 // A slow server (GNOME's proxy on a busy machine) may answer the next probe. Whether
                 // one owns the name is known from NameOwnerChanged: no blocking call on the loop.
                 let running = self.instance != nil
-                self.server = ServerInfo(name: nil, present: running, capabilities: [])
+                self.server = ServerInfo(
+                    name: nil, present: running, capabilities: [], waiting: self.server.waiting)
                 if running { self.probeAgain() }
             }
             self.learned()
@@ -226,13 +234,12 @@ final class FreedesktopNotifier: Notifier {
         return (message, query.reply)
     }
 
-    /// Whether the session has a display a notification server could be started on: `DISPLAY`
-    /// or `WAYLAND_DISPLAY` in the user manager's environment (what a bus-activated server gets;
-    /// the graphical session imports them there), else in the daemon's own where no manager
-    /// answers. At boot with lingering there is none yet, and a server started then aborts while
-    /// the bus holds the activation for two minutes.
+    /// Whether the session has a display a notification server could be started on: a non-empty
+    /// `DISPLAY` or `WAYLAND_DISPLAY` in the user manager's environment (what a bus-activated
+    /// server gets; the graphical session imports them there), else in the daemon's own where no
+    /// manager answers (`SessionDisplay`).
     private func sessionHasDisplay(_ completion: @escaping (Bool) -> Void) {
-        let own = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(self.environment[$0] ?? "").isEmpty }
+        let own = SessionDisplay.isNamed(in: self.environment)
         self.notifications.bus.getProperty(
             destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
             interface: "org.freedesktop.systemd1.Manager", name: "Environment", autoStart: false,
@@ -243,7 +250,7 @@ final class FreedesktopNotifier: Notifier {
             completion: { result in
                 switch result {
                 case .success(let variables):
-                    completion(variables.contains { $0.hasPrefix("DISPLAY=") || $0.hasPrefix("WAYLAND_DISPLAY=") })
+                    completion(SessionDisplay.isNamed(inEntries: variables))
                 case .failure:
                     completion(own)
                 }
@@ -315,19 +322,19 @@ final class FreedesktopNotifier: Notifier {
             expireTimeout: OnEveryDesktop.expireTimeout(
                 expiresAt: start.expiresAt, now: now, serverName: self.server.name ?? self.lastServer.name,
                 vendor: self.server.vendor ?? self.lastServer.vendor)
-        ) { [weak self] result in
+        ) { result in
             switch result {
             case .success(let id):
-                if self?.server.waiting != nil {
-                    self?.server.waiting = nil
-                    self?.learned()
-                }
                 completion(.success(id))
             case .failure(let error):
                 completion(
                     .failure(NotifierError(message: error.description, failure: PostFailure(busErrorName: error.name))))
             }
         }
+    }
+
+    func noCallWaits() {
+        self.server.waiting = nil
     }
 
     func close(_ id: UInt32) {

@@ -62,12 +62,15 @@ final class Publisher {
     /// other (lay.json is written first, the history lines after): the current lay laid, an
     /// earlier one cleared, and a call kept but never posted (its post comes after its history
     /// line) dropped, and forgotten so that no withdrawal is recorded for it later. Returns the
-    /// state to start from and the lines it added.
-    func catchUpHistory(_ state: PersistedState, now: Instant) -> (PersistedState, [HistoryRecord]) {
+    /// state to start from and the lines to append, which it does not write: they go through
+    /// `StateWrites`, kept and retried like any history line when the disk refuses them.
+    static func catchUpHistory(
+        _ state: PersistedState, history: [HistoryRecord], now: Instant
+    ) -> (PersistedState, [HistoryRecord]) {
         var laid: Set<UInt64> = []
         var cleared: Set<UInt64> = []
         var told: Set<DeliveryKey> = []
-        for record in HistoryFile.read(path: self.paths.historyFile) {
+        for record in history {
             switch record.event {
             case .laid: laid.insert(record.lay)
             case .cleared: cleared.insert(record.lay)
@@ -99,13 +102,6 @@ final class Publisher {
                     time: now, event: .dropped, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
                     reason: "the daemon stopped before a notification server's answer reached it"))
             kept.delivered.removeAll { $0.key == call.key }
-        }
-        if !added.isEmpty {
-            do {
-                try self.history.append(added)
-            } catch {
-                return (state, [])
-            }
         }
         return (kept, added)
     }

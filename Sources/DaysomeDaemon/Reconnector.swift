@@ -3,6 +3,7 @@
 // stays away. A failed connect costs next to nothing, and what depends on the connection (a
 // re-lay, calls reaching the screen) should follow its return within seconds.
 
+import DaysomeCore
 import Glibc
 import SystemdKit
 
@@ -13,9 +14,7 @@ final class Reconnector {
     private let peer: String
     private let connect: () -> Bool
     private var retry: EventSource?
-    private var delay: UInt64 = Reconnector.firstDelay
-    private static let firstDelay: UInt64 = 1_000_000
-    private static let longestDelay: UInt64 = 5_000_000
+    private var backoff = RetryBackoff(first: 1_000_000, longest: 5_000_000)
 
     /// `peer` names what was lost, for the log; `connect` returns whether it connected.
     init(loop: EventLoop, logger: Logger, peer: String, connect: @escaping () -> Bool) {
@@ -28,14 +27,14 @@ final class Reconnector {
     /// The connection dropped: try again after the current delay.
     func lost() {
         self.logger.log(.warning, "Lost the connection to the \(self.peer); reconnecting")
-        self.delay = Self.firstDelay
+        self.backoff.reset()
         self.schedule()
     }
 
     private func schedule() {
         do {
             self.retry = try self.loop.addTimer(
-                clock: CLOCK_MONOTONIC, after: self.delay, description: "reconnect"
+                clock: CLOCK_MONOTONIC, after: self.backoff.delay, description: "reconnect"
             ) { [weak self] _ in self?.attempt() }
         } catch {
             self.logger.log(.error, "Failed to arm the retry for the \(self.peer): \(error)")
@@ -47,7 +46,7 @@ final class Reconnector {
             self.logger.log(.notice, "Reconnected to the \(self.peer)")
             return
         }
-        self.delay = min(self.delay * 2, Self.longestDelay)
+        self.backoff.attempted()
         self.schedule()
     }
 }

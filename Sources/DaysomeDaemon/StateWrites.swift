@@ -18,11 +18,9 @@ final class StateWrites {
     private let loop: EventLoop
     /// The one retry timer: nil while nothing is behind.
     private var retryTimer: EventSource?
-    private var delay: UInt64 = StateWrites.firstDelay
     /// One second, doubling to a minute: a disk freed by hand is caught up within a minute, and a
     /// disk that stays full costs one failed write a minute.
-    private static let firstDelay: UInt64 = 1_000_000
-    private static let longestDelay: UInt64 = 60_000_000
+    private var backoff = RetryBackoff(first: 1_000_000, longest: 60_000_000)
     /// History lines not on disk yet, oldest first: appended before any newer line.
     private(set) var unwrittenRecords: [HistoryRecord] = []
     /// lay.json is older than the machine's state.
@@ -127,7 +125,7 @@ final class StateWrites {
     private func failed(_ file: String, _ error: FileError, now: Instant) {
         // A directory that was removed under the daemon is created again on the retry.
         if error.errno == ENOENT && file != self.paths.stateDirectory { self.directoryMissing = true }
-        let next = Instant(seconds: now.seconds + Int64((self.delay + 999_999) / 1_000_000))
+        let next = Instant(seconds: now.seconds + Int64((self.backoff.delay + 999_999) / 1_000_000))
         if let index = self.errors.firstIndex(where: { $0.file == file }) {
             self.errors[index].attempts += 1
             if self.errors[index].error != error.description {
@@ -151,14 +149,14 @@ final class StateWrites {
         guard !self.isBehind && self.errors.isEmpty else { return }
         self.retryTimer?.cancel()
         self.retryTimer = nil
-        self.delay = Self.firstDelay
+        self.backoff.reset()
     }
 
     private func armRetry() {
         guard self.retryTimer == nil else { return }
         do {
             self.retryTimer = try self.loop.addTimer(
-                clock: CLOCK_MONOTONIC, after: self.delay, description: "state-write-retry"
+                clock: CLOCK_MONOTONIC, after: self.backoff.delay, description: "state-write-retry"
             ) { [weak self] _ in self?.retryTimerFired() }
         } catch {
             self.logger.log(.error, "Failed to arm the state write retry: \(error); retrying on the next change")
@@ -167,7 +165,7 @@ final class StateWrites {
 
     private func retryTimerFired() {
         self.retryTimer = nil
-        self.delay = min(self.delay * 2, Self.longestDelay)
+        self.backoff.attempted()
         self.onRetry()
         // Still behind: the failure above armed the timer again, at the longer delay.
         if self.isBehind && self.retryTimer == nil { self.armRetry() }

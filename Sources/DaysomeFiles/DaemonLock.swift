@@ -29,7 +29,14 @@ public final class DaemonLock {
         self.fd = fd
     }
 
-    deinit { close(self.fd) }
+    deinit {
+        // Released by name before the close: a child being spawned by another thread holds a copy
+        // of the descriptor until its exec closes it (O_CLOEXEC), and the lock belongs to the open
+        // file description both copies share, so a close alone would leave it held meanwhile.
+        var lock = Self.wholeFile(F_UNLCK)
+        _ = fcntl(self.fd, ofdSetLock, &lock)
+        close(self.fd)
+    }
 
     /// Whether a live daemon holds the lock of a runtime directory: asks the kernel who holds
     /// it, without taking it.

@@ -39,7 +39,7 @@ struct UnitFileTests {
         let service = lines.drop { $0 != "[Service]" }.dropFirst().prefix { !$0.hasPrefix("[") }
         let lifecycle = [
             "Type=", "NotifyAccess=", "ExecStart=", "ExecStartPre=", "Restart=", "RestartSec=", "WatchdogSec=",
-            "TimeoutStopSec=",
+            "TimeoutStopSec=", "RestartPreventExitStatus=",
         ]
         let hardening = service.filter { line in !lifecycle.contains { line.hasPrefix($0) } }
         #expect(
@@ -64,6 +64,16 @@ struct UnitFileTests {
         #expect(lines.contains("Type=notify"))
         #expect(lines.contains { $0.hasPrefix("WatchdogSec=") })
         #expect(lines.contains("WantedBy=default.target"))
+    }
+
+    /// Exit 2 is bad usage: a command line or an XDG_RUNTIME_DIR that only whoever starts the
+    /// daemon can fix. Restarting it every two seconds would only fill the journal; a runtime
+    /// failure (1, a missing runtime directory among them) is still restarted.
+    @Test("The unit restarts a daemon that failed, but never one that exited on bad usage")
+    func badUsageIsNotRestarted() throws {
+        let lines = try unitLines("daysomed.service")
+        #expect(lines.contains("Restart=on-failure"), "\(lines)")
+        #expect(lines.filter { $0.hasPrefix("RestartPreventExitStatus=") } == ["RestartPreventExitStatus=2"])
     }
 
     /// The lock comes from logind on the system bus (/run/dbus/system_bus_socket): a Unix socket

@@ -34,12 +34,14 @@ struct RepostTests {
         #expect(daemon.posts.count == 1)
         #expect(chimes(daemon.actions) == 0)
         self.failAll(&daemon, failure: .serverUnavailable)
+        #expect(daemon.machine.awaitsAServer, "status keeps saying why the call waits")
         daemon.run(until: self.lunch.adding(seconds: 1))
         #expect(daemon.posts.count == 2)
         #expect(daemon.posts.last?.at == self.lunch.adding(seconds: 1))
         let key = daemon.heldPosts[0]
         daemon.heldPosts = []
         daemon.reply(key)
+        #expect(!daemon.machine.awaitsAServer)
         #expect(chimes(daemon.actions) == 1)
         #expect(daemon.events(.dropped).isEmpty)
         #expect(daemon.machine.persisted.delivered.first?.notificationId != nil)
@@ -67,6 +69,7 @@ struct RepostTests {
         #expect(dropped.count == 1)
         #expect(dropped.first?.reason?.contains("no server took it within the grace window") == true)
         #expect(daemon.machine.persisted.delivered.isEmpty)
+        #expect(!daemon.machine.awaitsAServer)
         #expect(chimes(daemon.actions) == 0)
     }
 
@@ -84,6 +87,7 @@ struct RepostTests {
         var daemon = self.lunchInFlight()
         self.failAll(&daemon, failure: .serverUnavailable)
         daemon.send(.display(.foreground))
+        #expect(!daemon.machine.awaitsAServer)
         daemon.run(until: self.lunch.adding(seconds: 60))
         #expect(daemon.posts.count == 1)
         #expect(daemon.machine.wheel.nextDeadline == nil)

@@ -42,6 +42,64 @@ struct DaemonLockTests {
         await probes.value
         #expect(started == 2_000)
     }
+
+    /// A process that spawns children (the daemon's bell and bring-back, or another test in this
+    /// one) lends each a copy of every descriptor until its exec: a dropped lock must be free at
+    /// once all the same. Before the lock was released by name, a third of these starts failed.
+    @Test func aDroppedLockIsFreeAtOnceWhileAnotherThreadSpawnsChildren() throws {
+        let directory = scratchDirectory()
+        // Both sides run for the same half second, so that every start meets spawns. The spawns
+        // run on a thread of their own: a task could wait behind the suite's other tests.
+        let shared = UnsafeMutablePointer<Double>.allocate(capacity: 2)
+        defer { shared.deallocate() }
+        shared[0] = monotonicSeconds() + 0.5
+        shared[1] = 0
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread, nil,
+            { raw in
+                let shared = raw!.assumingMemoryBound(to: Double.self)
+                while monotonicSeconds() < shared[0] {
+                    spawnTrueAndWait()
+                    shared[1] += 1
+                }
+                return nil
+            }, shared)
+        try #require(created == 0)
+        var tried = 0
+        var refused = 0
+        var firstRefusal = ""
+        while monotonicSeconds() < shared[0] {
+            tried += 1
+            do {
+                let lock = try DaemonLock(runtimeDirectory: directory)
+                withExtendedLifetime(lock) {}
+            } catch {
+                if refused == 0 { firstRefusal = "\(error)" }
+                refused += 1
+            }
+        }
+        pthread_join(thread, nil)
+        #expect(shared[1] > 0 && tried > 0, "\(shared[1]) spawns, \(tried) starts")
+        #expect(refused == 0, "\(refused) of \(tried) starts refused, the first: \(firstRefusal)")
+    }
+}
+
+/// The monotonic clock, in seconds.
+private func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Spawns /bin/true and waits for it.
+private func spawnTrueAndWait() {
+    var pid: pid_t = 0
+    let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+    defer { free(arguments[0]) }
+    guard posix_spawn(&pid, "/bin/true", nil, nil, arguments, environ) == 0 else { return }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
 }
 
 /// A fresh private directory under /tmp.

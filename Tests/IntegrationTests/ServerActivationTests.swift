@@ -3,6 +3,7 @@
 // daemon posts the call again within seconds (rule 2's grace window), and only a real post ever
 // starts a server. Here the bus activates a stand-in whose first start fails the same way.
 
+import DaysomeCore
 import DaysomeTestSupport
 import Glibc
 import Testing
@@ -75,14 +76,31 @@ struct ServerActivationTests {
         return (world, marker)
     }
 
+    /// A daemon started with no display in its session, and lunch laid for the next minute.
+    private func lunchDueWithNoDisplay(_ world: TestWorld, grace: Int? = nil) async throws -> Int64 {
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(world.household, try nextMinutesHousehold(minute))
+        try await world.startDaemon(grace: grace, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        try await world.expectQueued(at: minute)
+        return minute
+    }
+
+    /// The graphical session starts its own server, which answers each Notify `delay` seconds
+    /// late; returns the log it writes each call to.
+    private func serverAppears(in world: TestWorld, answeringAfter delay: String) throws -> String {
+        let log = "\(world.directory.path)/server.log"
+        let server = try SpawnedProcess(
+            "/usr/bin/python3", ["\(packageRoot())/Tests/StandIns/slow-notifications.py", delay, log],
+            environment: world.environment, stdoutPath: log + ".out", stderrPath: log + ".err")
+        world.adopt(server)
+        return log
+    }
+
     /// Lingering starts the daemon at boot, before any graphical session: no server, no display.
     @Test func aCallDueBeforeTheSessionHasADisplayWaitsUnseenAndIsPostedTheMomentAServerAppears() async throws {
         let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
         defer { world.stop() }
-        let minute = nextMinute(leaving: 5)
-        try replaceFile(world.household, try nextMinutesHousehold(minute))
-        try await world.startDaemon(environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
-        try await world.expectQueued(at: minute)
+        let minute = try await self.lunchDueWithNoDisplay(world)
         await pause(Double(minute) - wallSeconds() + 3)
         let at = rfc3339(minute)
         var history = try await world.history()
@@ -92,11 +110,7 @@ struct ServerActivationTests {
         #expect(waiting?.contains("no display") == true, "status: \(String(describing: waiting))")
 
         // The graphical session starts its own server: it owns the name, and the call goes to it.
-        let log = "\(world.directory.path)/server.log"
-        let server = try SpawnedProcess(
-            "/usr/bin/python3", ["\(packageRoot())/Tests/StandIns/slow-notifications.py", "0", log],
-            environment: world.environment, stdoutPath: log + ".out", stderrPath: log + ".err")
-        world.adopt(server)
+        let log = try self.serverAppears(in: world, answeringAfter: "0")
         let appeared = wallSeconds()
         _ = try await poll("the call to reach the server that appeared", timeout: 10) { () -> Bool? in
             readFile(log).contains("notify 1 Soup time") ? true : nil
@@ -112,13 +126,43 @@ struct ServerActivationTests {
         #expect(access(marker, F_OK) != 0, "the bus started a server")
     }
 
+    /// `notificationServer.waiting` says why a call waits until a server took it: a server that
+    /// appeared and answered the daemon's probe has not taken the call yet. This one holds its
+    /// answer to Notify for 3 s.
+    @Test func whyACallWaitsStaysInStatusUntilTheServerThatAppearedTookIt() async throws {
+        let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
+        defer { world.stop() }
+        let minute = try await self.lunchDueWithNoDisplay(world)
+        let at = rfc3339(minute)
+        _ = try await poll("status to say why the call waits", timeout: Double(minute) - wallSeconds() + 10) {
+            () -> Bool? in
+            try await world.status().snapshot.notificationServer.waiting?.contains("no display") == true ? true : nil
+        }
+
+        _ = try self.serverAppears(in: world, answeringAfter: "3")
+        let probed = try await poll("status to name the server that appeared", timeout: 2.5) {
+            () -> StatusSnapshot.NotificationServer? in
+            let server = try await world.status().snapshot.notificationServer
+            return server.name == "slow-stand-in" ? server : nil
+        }
+        let history = try await world.history()
+        #expect(
+            !history.contains { $0.event == "delivered" && $0.at == at },
+            "taken before status was read: the test proves nothing")
+        #expect(probed.waiting?.contains("no display") == true, "probed, not yet taken: \(probed)")
+
+        _ = try await poll("history to say delivered", timeout: 8) { () -> Bool? in
+            try await world.history().contains { $0.event == "delivered" && $0.at == at } ? true : nil
+        }
+        let taken = try await world.status().snapshot.notificationServer
+        #expect(taken.waiting == nil, "the call was taken, and status still says it waits: \(taken)")
+        #expect(access(marker, F_OK) != 0, "the bus started a server")
+    }
+
     @Test func aCallNoServerTookWithinTheGraceWindowIsDroppedWithTheReasonNeverDelivered() async throws {
         let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
         defer { world.stop() }
-        let minute = nextMinute(leaving: 5)
-        try replaceFile(world.household, try nextMinutesHousehold(minute))
-        try await world.startDaemon(grace: 4, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
-        try await world.expectQueued(at: minute)
+        let minute = try await self.lunchDueWithNoDisplay(world, grace: 4)
         let at = rfc3339(minute)
         let history = try await poll("the call to be dropped", timeout: Double(minute) - wallSeconds() + 20) {
             () -> [HistoryEvent]? in
@@ -129,5 +173,8 @@ struct ServerActivationTests {
         let reason = history.first { $0.event == "dropped" && $0.at == at }?.reason ?? ""
         #expect(reason.contains("no display"), "\(reason)")
         #expect(access(marker, F_OK) != 0, "a server was started with no display")
+        // Nothing waits any more: status no longer says why calls wait.
+        let server = try await world.status().snapshot.notificationServer
+        #expect(server.waiting == nil, "the call was dropped, and status still says it waits: \(server)")
     }
 }

@@ -78,6 +78,12 @@ extension DaemonMachine {
         ]
     }
 
+    /// Whether a call handed to the notifier has not been taken by a server yet: its post is out,
+    /// or it waits to be posted again. Posted, dropped, withdrawn or expired, it is no longer.
+    public var awaitsAServer: Bool {
+        !self.inHand.reposts.isEmpty
+    }
+
     /// Whether a call's post is still wanted: in flight and not taken back since (a return, a
     /// newer call, its expiry). The notifier asks just before its Notify goes out.
     public func awaitsPost(_ key: DeliveryKey) -> Bool {
