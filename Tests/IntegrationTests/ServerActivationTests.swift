@@ -55,8 +55,12 @@ struct ServerActivationTests {
         #expect(access(failed, F_OK) == 0, "the first start did not fail: the test proves nothing")
         #expect(seen.hasPrefix("notify 1 Soup time"), "\(seen)")
         #expect(world.daemonStderr.contains("posting it again"), "\(world.daemonStderr)")
-        let history = try await world.history()
+        // History says delivered from the server's answer, which follows the Notify it logged.
         let at = rfc3339(minute)
+        _ = try? await poll("delivered in history", timeout: 5, interval: 0.1) { () -> Bool? in
+            try await world.history().contains { $0.event == "delivered" && $0.at == at } ? true : nil
+        }
+        let history = try await world.history()
         #expect(history.filter { $0.event == "delivered" && $0.at == at }.count == 1, "\(history)")
         #expect(!history.contains { $0.event == "dropped" && $0.at == at }, "\(history)")
         #expect(late < 10, "taken \(late) s after its minute")
