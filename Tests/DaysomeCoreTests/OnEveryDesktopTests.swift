@@ -233,6 +233,9 @@ struct OnEveryDesktopTests {
         #expect(mako?.interface == "fr.emersion.Mako" && mako?.member == "ListModes")
         #expect(mako?.reply.doNotDisturb(names: ["default", "do-not-disturb"]) == .on)
         #expect(mako?.reply.doNotDisturb(names: ["default"]) == .off)
+        #expect(mako?.reply.doNotDisturb(names: []) == .off)
+        // A mode of the user's own may be a Do Not Disturb by another name: status does not say off.
+        #expect(mako?.reply.doNotDisturb(names: ["default", "dnd"]) == .unknown)
         #expect(mako?.reply.doNotDisturb() == .unknown)
         #expect(DoNotDisturbReply.boolean.doNotDisturb(boolean: true) == .on)
         #expect(DoNotDisturbReply.propertyBoolean.doNotDisturb(boolean: false) == .off)

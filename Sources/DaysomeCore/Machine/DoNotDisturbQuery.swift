@@ -10,8 +10,10 @@ public enum DoNotDisturbReply: Sendable, Equatable {
     case propertyBoolean
     /// A plain boolean (SwayNotificationCenter's `GetDnd`).
     case boolean
-    /// A list of names, on while it holds this one (mako's active modes).
-    case namesInclude(String)
+    /// A list of names (mako's active modes): on while it holds `name`, off while it holds only
+    /// names that hide nothing (`neutral`), and unknown otherwise: another mode may be the
+    /// user's own Do Not Disturb under another name.
+    case namesInclude(String, neutral: [String])
 
     /// What the decoded reply says: a boolean, or the names the server listed.
     public func doNotDisturb(boolean: Bool? = nil, names: [String]? = nil) -> ServerDoNotDisturb {
@@ -19,9 +21,10 @@ public enum DoNotDisturbReply: Sendable, Equatable {
         case .propertyBoolean, .boolean:
             guard let boolean else { return .unknown }
             return boolean ? .on : .off
-        case .namesInclude(let name):
+        case .namesInclude(let name, let neutral):
             guard let names else { return .unknown }
-            return names.contains(name) ? .on : .off
+            if names.contains(name) { return .on }
+            return names.allSatisfy(neutral.contains) ? .off : .unknown
         }
     }
 }
@@ -60,7 +63,8 @@ extension OnEveryDesktop {
     /// - SwayNotificationCenter: its control centre's `GetDnd` (what `swaync-client --dnd-on` and
     ///   the control centre's switch set), a plain boolean.
     /// - mako: its active modes (`ListModes`); on while they hold `do-not-disturb`, the mode that
-    ///   mako(5) has its user make invisible and that `makoctl mode -a do-not-disturb` adds.
+    ///   mako(5) has its user make invisible and that `makoctl mode -a do-not-disturb` adds; off
+    ///   while only `default` is active.
     public static func doNotDisturbQuery(serverName: String?) -> DoNotDisturbQuery? {
         switch serverName {
         case "dunst":
@@ -84,7 +88,7 @@ extension OnEveryDesktop {
         case "mako":
             return DoNotDisturbQuery(
                 destination: "org.freedesktop.Notifications", path: "/fr/emersion/Mako", interface: "fr.emersion.Mako",
-                member: "ListModes", arguments: [], reply: .namesInclude("do-not-disturb"))
+                member: "ListModes", arguments: [], reply: .namesInclude("do-not-disturb", neutral: ["default"]))
         default:
             return nil
         }
