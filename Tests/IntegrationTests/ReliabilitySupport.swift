@@ -57,7 +57,8 @@ extension TestWorld {
 
     /// One look: does the live queue hold exactly the plan of the lay recorded in lay.json, from
     /// its `from` through its `laidUntil`, less the starts already due? Nil when it does, else
-    /// what differs. A start falling due during the look is looked at again.
+    /// what differs. A start falling due during the look is looked at again; one still falling
+    /// due at the last look may be pending or gone, and is not counted either way.
     func queueMismatch(cache: inout [String: [PlannedStart]]) async throws -> String? {
         var attempt = 0
         while true {
@@ -82,13 +83,17 @@ extension TestWorld {
                 let duplicates = Dictionary(grouping: instants, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
                 problems.append("duplicates \(duplicates.prefix(3))")
             }
-            let missing = Set(expected.map(\.at)).subtracting(instants).sorted()
-            let extra = Set(instants).subtracting(expected.map(\.at)).sorted()
+            let falling = Set(
+                planned.map(\.at).filter { (before...after).contains(instant($0) ?? 0) })
+            let missing = Set(expected.map(\.at)).subtracting(instants).subtracting(falling).sorted()
+            let extra = Set(instants).subtracting(expected.map(\.at)).subtracting(falling).sorted()
             if !missing.isEmpty { problems.append("gaps (planned, not pending) \(missing.prefix(3))") }
             if !extra.isEmpty { problems.append("pending, not planned \(extra.prefix(3))") }
+            let compared = queue.starts.filter { !falling.contains($0.at) }
+            let planAhead = expected.filter { !falling.contains($0.at) }
             if problems.isEmpty
-                && (instants != expected.map(\.at) || queue.starts.map(\.itemIds) != expected.map(\.itemIds)
-                    || queue.starts.map(\.title) != expected.map(\.title))
+                && (compared.map(\.at) != planAhead.map(\.at) || compared.map(\.itemIds) != planAhead.map(\.itemIds)
+                    || compared.map(\.title) != planAhead.map(\.title))
             {
                 problems.append("the same instants, but not the plan's order, items or titles")
             }
