@@ -54,11 +54,18 @@ final class Manager {
     let bootId: String?
     /// The digest of the household last kept in the state directory.
     var keptDigest: UInt64?
+    /// The copy last kept (or read back at start-up): the household in force, to keep again in a
+    /// state directory made anew.
+    var keptCopy: LastGoodHousehold?
     /// The bytes of the household file last read well, to keep as the last good copy.
     var lastReadHousehold: (bytes: [UInt8], digest: UInt64)?
     /// Pids the display named that have since exited, and when: a line written before that and
     /// naming one again (a crash left the file, and the pid was reused) is away, decided once per pid.
     var exitedDisplayPids: [(pid: Int32, at: timespec)] = []
+    /// The state directory, held for this daemon's life: one daemon per state (StateDirectoryLock.swift).
+    var stateLock: StateDirectoryLock?
+    /// Whether the state read at start-up is on record with everything called before the restart.
+    let stateProven: Bool
 
     /// - Parameter clock: Where the time is read; nil for the event loop's (a test passes its own).
     init(options: DaemonOptions, environment: [String: String], clock: (any DaemonClock)? = nil) throws(DaemonError) {
@@ -71,6 +78,9 @@ final class Manager {
         } catch {
             throw .setup(error.description)
         }
+        // A daemon of this boot ran here before: the runtime directory's records of what it
+        // called are to be trusted (gone at boot with the directory).
+        let sameBoot = FileIO.exists(DaemonLock.path(in: paths.runtimeDirectory))
         do {
             self.lock = try DaemonLock(runtimeDirectory: paths.runtimeDirectory)
         } catch {
@@ -87,12 +97,28 @@ final class Manager {
         // A state directory that cannot be created is reported and retried, as a read-only one is:
         // the daemon lays and calls from memory meanwhile.
         self.writes.makeDirectory(now: self.clock.instant)
+        do {
+            self.stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
+        } catch .taken(let taken) {
+            throw .setup(taken.description)
+        } catch {
+            // Not there yet (it could not be created): taken once the directory is made.
+            self.stateLock = nil
+        }
         let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
         // A daemon killed between lay.json and its history line left the history behind: catch up first.
-        let (read, problems) = Publisher.readPersisted(paths, now: self.clock.instant)
+        let (onDisk, problems) = Publisher.readPersisted(paths, now: self.clock.instant)
         for problem in problems { self.logger.log(.error, problem.description) }
+        let unsaved = Publisher.readUnsaved(paths)
+        let read = onDisk.merging(unsaved: unsaved)
+        if unsaved != nil {
+            self.logger.log(.notice, "Read what lay.json could not hold from '\(paths.unsavedLayFile)'")
+        }
         let (persisted, caughtUp) = Publisher.catchUpHistory(
             read, history: HistoryFile.read(path: paths.historyFile), now: self.clock.instant)
+        self.stateProven = Self.stateProven(
+            read, unsaved: unsaved != nil, sameBoot: sameBoot, paths: paths, writes: self.writes,
+            now: self.clock.instant)
         for record in caughtUp {
             self.logger.log(.notice, "History caught up at start-up: \(record.event.rawValue) lay \(record.lay)")
         }
@@ -109,6 +135,7 @@ final class Manager {
         // A client that hangs up before reading its answer must not end the daemon (EPIPE instead).
         signal(SIGPIPE, SIG_IGN)
         self.writes.onRetry = { [weak self] in self?.retryStateWrites() }
+        self.writes.onDirectoryMade = { [weak self] in self?.stateDirectoryCameBack() }
         do {
             try self.loop.enableSignalExit()
             _ = try self.loop.setWatchdog(true)
@@ -175,7 +202,9 @@ final class Manager {
             self.handle(.display(.away))
         } else {
             self.execute(
-                self.machine.start(display: display, household: household, lastGood: lastGood, now: self.now()))
+                self.machine.start(
+                    display: display, household: household, lastGood: lastGood, stateProven: self.stateProven,
+                    now: self.now()))
         }
         self.keepHousehold()
         return display
@@ -238,6 +267,7 @@ final class Manager {
                         + (record.reason.map { [("DAYSOME_REASON", $0)] } ?? []))
             case .persist:
                 self.writes.persist(self.machine.persisted, now: self.now())
+                self.checkStateDirectory()
             case .post(let key, let start):
                 flushRecords()
                 self.post(key, start)

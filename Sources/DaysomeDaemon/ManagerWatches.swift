@@ -192,6 +192,7 @@ extension Manager {
         case .success(let parsed):
             // Its digest is the file's, so a lay made from that file resumes under its number.
             self.keptDigest = copy.fileDigest
+            self.keptCopy = copy
             return LoadedHousehold(load: parsed.load, digest: copy.fileDigest, loadedAt: copy.since, fromKeptCopy: true)
         case .failure(let error):
             // A zone that vanished from the system, say: the copy cannot be laid from any more.
@@ -214,6 +215,7 @@ extension Manager {
             else { return }
             try copy.save(to: path)
             self.keptDigest = household.digest
+            self.keptCopy = copy
             self.writes.kept(path, nil, now: self.now())
         } catch {
             // Not kept across a restart until a retry writes it (StateWrites.swift).

@@ -110,6 +110,30 @@ final class Publisher {
         try FileIO.writeAtomically(self.paths.layFile, state.json.serialized(pretty: true) + "\n", durable: true)
     }
 
+    /// Keeps the state in the runtime directory while lay.json cannot be written. tmpfs, so no
+    /// sync: it only has to outlive the daemon, not the boot.
+    func keepUnsaved(_ state: PersistedState) throws(FileError) {
+        let kept = JSONValue.object(
+            JSONObject([("stateDirectory", .string(self.paths.stateDirectory)), ("state", state.json)]))
+        try FileIO.writeAtomically(self.paths.unsavedLayFile, kept.serialized(pretty: true) + "\n")
+    }
+
+    /// lay.json caught up: the runtime copy says nothing more.
+    func forgetUnsaved() {
+        unlink(self.paths.unsavedLayFile)
+        unlink(self.paths.unprovenMarkerFile)
+    }
+
+    /// The state a daemon of this boot kept while lay.json could not be written, when it was
+    /// kept for this state directory; nil when there is none or it cannot be read.
+    static func readUnsaved(_ paths: Paths) -> PersistedState? {
+        guard let bytes = try? FileIO.read(paths.unsavedLayFile, limit: 1 << 20, followLinks: false, regularOnly: true),
+            let json = try? JSONParser.parse(bytes), let object = json.objectValue,
+            object["stateDirectory"]?.stringValue == paths.stateDirectory, let state = object["state"]
+        else { return nil }
+        return try? PersistedState(decoding: state)
+    }
+
     func record(_ records: [HistoryRecord]) throws(FileError) {
         try self.history.append(records)
     }

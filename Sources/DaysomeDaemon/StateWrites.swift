@@ -29,18 +29,26 @@ final class StateWrites {
     private(set) var householdBehind = false
     /// The state directory is missing (it could not be created, or was removed).
     private var directoryMissing = false
+    /// The state lay.json could not hold is kept in the runtime directory.
+    private var unsavedKept = false
     /// What failed, in the order it first failed.
     private(set) var errors: [StatusSnapshot.StateWriteError] = []
     /// Set when the list of errors changed, until `takeChanged`.
     private var changed = false
     /// Runs when the retry timer fires: the manager retries with its current state.
     var onRetry: () -> Void = {}
+    /// Runs when the daemon made the state directory again: the manager locks it and keeps the
+    /// last good household in it again.
+    var onDirectoryMade: () -> Void = {}
 
     init(paths: Paths, publisher: Publisher, logger: Logger, loop: EventLoop) {
         self.paths = paths
         self.publisher = publisher
         self.logger = logger
         self.loop = loop
+        // A copy an earlier daemon of this boot left is read at start-up, and goes once lay.json
+        // holds what it held.
+        self.unsavedKept = FileIO.exists(paths.unsavedLayFile) || FileIO.exists(paths.unprovenMarkerFile)
     }
 
     /// Whether anything is waiting to be written.
@@ -59,26 +67,54 @@ final class StateWrites {
             self.failed(self.paths.stateDirectory, error, now: now)
             return false
         }
-        if self.directoryMissing {
+        let madeAgain = self.directoryMissing
+        if madeAgain {
             self.logger.log(.notice, "Created the state directory '\(self.paths.stateDirectory)'")
         }
         self.directoryMissing = false
         self.succeeded(self.paths.stateDirectory)
+        if madeAgain { self.onDirectoryMade() }
         return true
     }
 
     /// Writes lay.json; on failure it is marked behind and written again later.
     func persist(_ state: PersistedState, now: Instant) {
         self.layBehind = true
-        guard !self.directoryMissing || self.makeDirectory(now: now) else { return }
+        guard !self.directoryMissing || self.makeDirectory(now: now) else {
+            self.keepUnsaved(state)
+            return
+        }
         do {
             try self.publisher.persist(state)
         } catch {
             self.failed(self.paths.layFile, error, now: now)
+            self.keepUnsaved(state)
             return
         }
         self.layBehind = false
+        if self.unsavedKept {
+            self.publisher.forgetUnsaved()
+            self.unsavedKept = false
+        }
         self.succeeded(self.paths.layFile)
+    }
+
+    /// What lay.json could not hold is kept in the runtime directory: a daemon restarted inside
+    /// the grace window reads it and never calls again what this one called (never twice).
+    private func keepUnsaved(_ state: PersistedState) {
+        do {
+            try self.publisher.keepUnsaved(state)
+            self.unsavedKept = true
+        } catch {
+            // The runtime directory is full too: a restart then cannot prove what was called, and
+            // drops what it owes instead of calling it (Manager.init, `stateProven`).
+            self.unsavedKept = true
+            let marker = open(self.paths.unprovenMarkerFile, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if marker >= 0 { close(marker) }
+            self.logger.log(
+                .error,
+                "\(error); a restart could \(marker >= 0 ? "not tell" : "not be told") what was called meanwhile")
+        }
     }
 
     /// Appends history lines after any still unwritten; on failure all are kept, in order.

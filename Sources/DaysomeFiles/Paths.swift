@@ -30,6 +30,14 @@ public struct Paths: Sendable, Equatable {
     /// The logind session whose Lock request stands (no locker answered it): kept for a daemon
     /// restarted while the kiosk is locked (an upgrade), gone at boot with the runtime directory.
     public var lockRequestFile: String { self.runtimeDirectory + "/lock-request" }
+    /// The daemon's state while the state directory refuses it (a full or read-only disk): kept
+    /// in the runtime directory, which survives a restart of the daemon, so a restart inside the
+    /// grace window knows what was called and never calls it again. Gone once lay.json caught up.
+    public var unsavedLayFile: String { self.runtimeDirectory + "/lay.unsaved.json" }
+    /// An empty file made when neither lay.json nor its unsaved copy could be written (an empty
+    /// file needs an inode, not a block of a full tmpfs): a restart in this boot then knows it
+    /// cannot prove what was called. Gone once lay.json caught up.
+    public var unprovenMarkerFile: String { self.runtimeDirectory + "/lay.unproven" }
     /// The control socket a running daemon listens on.
     public var controlSocket: String { self.runtimeDirectory + "/control" }
     /// The lay counter and current lay, kept across boots.

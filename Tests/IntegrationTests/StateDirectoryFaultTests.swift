@@ -80,6 +80,97 @@ struct StateDirectoryFaultTests {
         #expect(!(try await session.ctl(["status"] + session.daemonPaths).stdout.contains("State not saved")))
     }
 
+    /// Waits on a real minute: the call must be made by the real wheel timer while the disk is
+    /// full, and the restarts must come inside the real grace window after it.
+    @Test func aCallMadeWhileTheDiskWasFullIsNeverCalledAgainByARestartInsideTheGraceWindow() async throws {
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
+        defer { session.stop() }
+        let state = session.stateDirectory
+        let disk = try SmallDisk(at: state, bytes: 256 * 1_024)
+        defer { disk.unmount() }
+        let minute = nextMinute(leaving: 20)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        let recorder = try await BusRecorder.start(
+            address: try #require(session.busAddress), log: session.directory.path + "/bus-monitor.log")
+        defer { recorder.stop() }
+        try await session.startDaemon()
+        try await session.expectQueued(at: minute)
+        let planned = try await session.plannedStart(at: minute)
+        let filler = try disk.fill()
+        let shown = try await session.firstShown(after: minute)
+        #expect(shown != nil, "nothing shown while the disk was full: \(session.daemonStderr)")
+        _ = try await poll("status to say lay.json is behind", timeout: 5) { () -> Bool? in
+            let errors = try await session.status().snapshot.daemon?.stateWriteErrors ?? []
+            return errors.contains { $0.file == state + "/lay.json" } ? true : nil
+        }
+        func calls() -> Int {
+            recorder.notifications().filter { $0.appName == "Daysome" && $0.summary == planned.title }.count
+        }
+        #expect(calls() == 1)
+
+        // Killed with the disk still full, and started again inside the grace window: the disk
+        // still refuses everything.
+        try await session.killDaemon()
+        try await session.startDaemon()
+        // What a restart owes is decided before it publishes its status: a second and a half
+        // more lets a call it made reach the bus.
+        await pause(1.5)
+        #expect(calls() == 1, "lunch was called again by a restart while the disk was full")
+
+        // Killed again, the space freed, and started again: lay.json can be written now, and still
+        // lunch is not called again.
+        try await session.killDaemon()
+        unlink(filler)
+        try await session.startDaemon()
+        await pause(1.5)
+        #expect(calls() == 1, "lunch was called again by a restart once the disk had room")
+        let history = try await session.history()
+        let delivered = history.filter { $0.event == "delivered" && $0.at == rfc3339(minute) }
+        #expect(delivered.count == 1, "history: \(history)")
+        #expect(
+            !FileIO.exists(session.runtimeDirectory + "/lay.unsaved.json"),
+            "the runtime copy outlived lay.json's catch-up")
+        print(
+            "[StateDirectoryFaultTests] full disk across two restarts inside grace: \(calls()) call, "
+                + "\(delivered.count) delivered line, shown \(Int((shown ?? -1) * 1_000)) ms after its minute")
+    }
+
+    /// Waits on a real minute, as the full-disk test above does. A power cut is the daemon
+    /// SIGKILLed and its runtime directory (a tmpfs, gone at boot) removed.
+    @Test func aCallMadeWhileTheDiskWasReadOnlyIsNeverCalledAgainAfterAPowerCutInsideTheGraceWindow() async throws {
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
+        defer { session.stop() }
+        let state = session.stateDirectory
+        let disk = try SmallDisk(at: state, bytes: 256 * 1_024)
+        defer { disk.unmount() }
+        let minute = nextMinute(leaving: 20)
+        try replaceFile(session.household, try nextMinutesHousehold(minute))
+        let recorder = try await BusRecorder.start(
+            address: try #require(session.busAddress), log: session.directory.path + "/bus-monitor.log")
+        defer { recorder.stop() }
+        try await session.startDaemon()
+        try await session.expectQueued(at: minute)
+        let planned = try await session.plannedStart(at: minute)
+        try disk.remountReadOnly()
+        let shown = try await session.firstShown(after: minute)
+        #expect(shown != nil, "nothing shown while the disk was read-only: \(session.daemonStderr)")
+        func calls() -> Int {
+            recorder.notifications().filter { $0.appName == "Daysome" && $0.summary == planned.title }.count
+        }
+        #expect(calls() == 1)
+
+        // The power goes: the runtime directory's copy of the call goes with it, and lay.json
+        // still holds the lay as it was before lunch.
+        try await session.killDaemon()
+        #expect(try await session.run("/bin/rm", ["-rf", session.runtimeDirectory]).status == 0)
+        try await session.startDaemon()
+        await pause(1.5)
+        #expect(calls() == 1, "lunch was called again after a power cut on a read-only disk")
+        #expect(session.daemonStderr.contains("never twice"), "the drop is not told: \(session.daemonStderr)")
+        #expect(try await session.pending().lay != nil, "the restart laid nothing")
+        print("[StateDirectoryFaultTests] read-only disk and a power cut inside grace: \(calls()) call")
+    }
+
     @Test func aStateDirectoryThatCannotBeCreatedIsReportedAndTheDaemonRunsOnAndCreatesItLater() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -141,6 +232,14 @@ struct SmallDisk {
             throw HarnessError("Filling '\(filler)' stopped on \(String(cString: strerror(errno))), not ENOSPC")
         }
         return filler
+    }
+
+    /// Makes the file system read-only (EROFS for every write), as a disk the kernel remounted
+    /// after an error is.
+    func remountReadOnly() throws {
+        guard mount("daysome-test", self.path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) == 0 else {
+            throw HarnessError("Failed to remount '\(self.path)' read-only: \(String(cString: strerror(errno)))")
+        }
     }
 
     func unmount() {

@@ -77,6 +77,14 @@ extension DaemonMachine {
                         reason:
                             "already called at \(latest.local.rfc3339): one call per occurrence, whatever the clock did"
                     )))
+        } else if self.callsBeforeRestartUnproven {
+            actions.append(
+                .record(
+                    HistoryRecord(
+                        time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
+                        reason:
+                            "the state directory could not be written, so whether it was called before the restart "
+                            + "cannot be proven: never twice")))
         } else if now >= latest.expiresAt {
             actions.append(
                 .record(

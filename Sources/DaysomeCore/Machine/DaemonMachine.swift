@@ -30,6 +30,10 @@ public struct DaemonMachine: Sendable {
     /// The notification server instance now answering (`serverIdentified`); ids are stamped with it.
     public internal(set) var serverIdentity: String?
     var serverIdentifiedOnce = false
+    /// Set for the start-up decision only: what was called before the restart cannot be proven
+    /// (the state directory refuses writes and nothing of this boot kept a copy), so nothing
+    /// owed from before the restart is called: it may have been called already (never twice).
+    var callsBeforeRestartUnproven = false
 
     /// Creates a machine from what the state directory remembered.
     public init(config: MachineConfig, persisted: PersistedState, now: Instant) {
@@ -86,11 +90,16 @@ public struct DaemonMachine: Sendable {
     /// The first decision after a (re)start: the display state and household are already read.
     /// - Parameter lastGood: the copy of the last household used, kept in the state directory: in
     ///   force when the file cannot be used now (rule 9 across restarts and reboots).
+    /// - Parameter stateProven: false when the state read may be behind what was called before
+    ///   the restart (the state directory refuses writes after a reboot): starts owed from before
+    ///   are dropped and recorded rather than risk a second call.
     public mutating func start(
         display: DisplayState, household: Result<LoadedHousehold, HouseholdFileError>,
-        lastGood: LoadedHousehold? = nil, now: Instant
+        lastGood: LoadedHousehold? = nil, stateProven: Bool = true, now: Instant
     ) -> [MachineAction] {
         let before = self.persisted
+        self.callsBeforeRestartUnproven = !stateProven
+        defer { self.callsBeforeRestartUnproven = false }
         let actions = self.startUp(display: display, household: household, lastGood: lastGood, now: now)
         return Self.persistingOnce(actions, changed: self.persisted != before)
     }

@@ -150,6 +150,19 @@ public struct PersistedState: Sendable, Equatable {
         self.called += CalledOccurrence.of(start).filter { !self.called.contains($0) }
     }
 
+    /// The state to start from, given lay.json and the copy a daemon of this boot kept in the
+    /// runtime directory while lay.json could not be written. That copy is newer whenever it
+    /// holds a lay counter at least as high (it is only written while lay.json is behind, and
+    /// removed once it caught up); either way no occurrence either of them called is forgotten.
+    public func merging(unsaved: PersistedState?) -> PersistedState {
+        guard let unsaved else { return self }
+        var merged = unsaved.layCounter >= self.layCounter ? unsaved : self
+        merged.layCounter = max(self.layCounter, unsaved.layCounter)
+        let other = unsaved.layCounter >= self.layCounter ? self : unsaved
+        merged.called += other.called.filter { !merged.called.contains($0) }
+        return merged
+    }
+
     /// Whether every item of a start was already called at that local date and time.
     func alreadyCalled(_ start: Start) -> Bool {
         let wanted = CalledOccurrence.of(start)

@@ -26,13 +26,15 @@ public struct VirtualDaemon: Sendable {
     /// Starts a machine on `household` at `now` with the display as given, as the daemon starts.
     public init(
         _ household: Household, now: Instant, display: DisplayState, persisted: PersistedState = PersistedState(),
-        config: MachineConfig = MachineConfig()
+        config: MachineConfig = MachineConfig(), stateProven: Bool = true
     ) {
         self.now = now
         self.household = LoadedHousehold(
             load: HouseholdLoad(household: household, problems: []), digest: 1, loadedAt: now)
         self.machine = DaemonMachine(config: config, persisted: persisted, now: now)
-        self.apply(self.machine.start(display: display, household: .success(self.household), now: now))
+        self.apply(
+            self.machine.start(
+                display: display, household: .success(self.household), stateProven: stateProven, now: now))
     }
 
     /// Runs actions as the Manager would, against the virtual server: posts are answered (or held),
