@@ -64,6 +64,8 @@ final class Manager {
     var exitedDisplayPids: [(pid: Int32, at: timespec)] = []
     /// The state directory, held for this daemon's life: one daemon per state (StateDirectoryLock.swift).
     var stateLock: StateDirectoryLock?
+    /// The state directory could not be locked (not for another daemon): said once, not per write.
+    var stateLockFailed = false
     /// Whether the state read at start-up is on record with everything called before the restart.
     let stateProven: Bool
 

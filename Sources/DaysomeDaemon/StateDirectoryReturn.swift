@@ -11,7 +11,9 @@ extension Manager {
     /// it keeps the last good household. One stat of each, no more, per write.
     func checkStateDirectory() {
         guard !self.writes.layBehind else { return }
-        if self.stateLock?.holds(self.options.paths.stateDirectory) != true {
+        if let lock = self.stateLock, !lock.holds(self.options.paths.stateDirectory) {
+            self.stateDirectoryCameBack()
+        } else if self.stateLock == nil && !self.stateLockFailed {
             self.stateDirectoryCameBack()
         } else {
             self.keepLastGoodAgain()
@@ -22,14 +24,17 @@ extension Manager {
     func stateDirectoryCameBack() {
         do {
             self.stateLock = try StateDirectoryLock(stateDirectory: self.options.paths.stateDirectory)
+            self.stateLockFailed = false
         } catch .taken(let taken) {
             // Another daemon took the new directory first: two would each call every start.
             self.logger.log(.error, taken.description)
             try? self.loop.exit(code: 1)
             return
         } catch {
-            self.logger.log(.error, "\(error); the state directory is not locked, retrying on the next write")
+            // Said once: tried again only when the daemon makes the directory anew.
+            self.logger.log(.error, "\(error); the state directory is not locked")
             self.stateLock = nil
+            self.stateLockFailed = true
         }
         self.keepLastGoodAgain()
     }

@@ -17,7 +17,7 @@ public final class StateDirectoryLock {
     /// - Throws: `StateDirectoryTaken` naming the daemon that holds it, or a `FileError` when the
     ///   directory cannot be opened.
     public init(stateDirectory: String) throws(StateDirectoryLockError) {
-        let fd = open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw .file(FileError(path: stateDirectory, errno: errno, operation: "open")) }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let saved = errno
