@@ -2,6 +2,7 @@
 // the display app has written anything, and state files lost while the manager kept the week.
 
 import DaysomeCore
+import DaysomeFiles
 import DaysomeTestSupport
 import Glibc
 import Testing
@@ -51,6 +52,36 @@ struct FirstBootTests {
         #expect(seconds < 1)
         let show = try await session.systemctl(["show", "-p", "ActiveState,NRestarts", "daysomed.service"])
         #expect(show.stdout.contains("ActiveState=active") && show.stdout.contains("NRestarts=0"), "\(show)")
+        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
+    }
+
+    /// Debian 12 ships the user manager's systemd-tmpfiles-setup.service disabled: a user whose
+    /// manager starts after the install (a kiosk lingered then, a second user's first login) got
+    /// no state directory from user-tmpfiles.d, and the unit's read-only home refused it.
+    @Test func theStateDirectoryIsMadeForAUserWhoseManagerStartsAfterTheInstall() async throws {
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
+        defer { session.stop() }
+        let state = session.home + "/.local/state/daysome"
+        _ = try installUnit(session, household: fixturePath("seed.json"), madeByTmpfiles: true)
+        #expect(!FileIO.exists(state))
+        let enabled = try await session.systemctl(["is-enabled", "systemd-tmpfiles-setup.service"])
+        print("[FirstBootTests] this manager's systemd-tmpfiles-setup.service: \(enabled.stdout)")
+        #expect(try await session.systemctl(["daemon-reload"]).status == 0)
+        let started = try await session.systemctl(["start", "daysomed.service"])
+        #expect(started.status == 0, "\(started)")
+        let paths = ["--runtime-dir", session.userRuntime + "/daysome", "--state-dir", state]
+        let status = try await poll("the unit's daemon to lay", timeout: 10, interval: 0.05) { () -> JSONObject? in
+            let result = try await session.ctl(["status", "--json"] + paths)
+            let object = (try? JSONParser.parse(result.stdout))?.objectValue
+            return object?["running"]?.boolValue == true && object?["lay"]?.int != nil ? object : nil
+        }
+        let errors = status["stateWriteErrors"]?.arrayValue ?? []
+        #expect(errors.isEmpty, "the unit's daemon could not save its state: \(errors)")
+        var info = stat()
+        #expect(stat(state, &info) == 0 && info.st_mode & 0o777 == 0o700, "no private state directory at \(state)")
+        _ = try await poll("lay.json in the state directory", timeout: 5) {
+            FileIO.exists(state + "/lay.json") ? true : nil
+        }
         #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
     }
 

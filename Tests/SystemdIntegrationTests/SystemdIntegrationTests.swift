@@ -523,7 +523,10 @@ struct SystemdIntegrationTests {
 /// daysomed on `household` with the systemd backend and the log notifier; returns the directory.
 /// Installs the shipped unit with its ExecStart pointed at the built daemon (and a household path,
 /// or the default one when nil).
-func installUnit(_ session: TestWorld, household: String?) throws -> String {
+/// With `madeByTmpfiles`, the state directory is left to the package's user-tmpfiles.d entry,
+/// installed where this user's manager reads it, as a user whose manager first starts after the
+/// install meets it; otherwise it is made here, as that entry would have.
+func installUnit(_ session: TestWorld, household: String?, madeByTmpfiles: Bool = false) throws -> String {
     let original = readFile(packageRoot() + "/systemd/daysomed.service")
     let lines = original.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.filter { $0.hasPrefix("ExecStart=") }.count == 1, "one ExecStart= in the unit")
@@ -537,6 +540,13 @@ func installUnit(_ session: TestWorld, household: String?) throws -> String {
     try session.directory.makeDirectory("home/.config/systemd")
     try session.directory.makeDirectory("home/.config/systemd/user")
     try writeFile(unitDirectory + "/daysomed.service", unit)
+    if madeByTmpfiles {
+        try session.directory.makeDirectory("home/.config/user-tmpfiles.d")
+        try writeFile(
+            session.configHome + "/user-tmpfiles.d/daysome.conf",
+            readFile(packageRoot() + "/systemd/daysome-tmpfiles.conf"))
+        return unitDirectory
+    }
     // What the package's user-tmpfiles.d entry makes when a real user manager starts.
     try session.directory.makeDirectory("home/.local")
     try session.directory.makeDirectory("home/.local/state")
