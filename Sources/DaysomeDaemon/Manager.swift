@@ -66,6 +66,9 @@ final class Manager {
     var stateLock: StateDirectoryLock?
     /// The state directory could not be locked (not for another daemon): said once, not per write.
     var stateLockFailed = false
+    /// The manager connection that stops what a systemd-backend daemon left (wheel only), kept
+    /// until its answers came (LeftoverTimers.swift).
+    var leftoverTimers: (manager: SystemdManager, slots: [BusSlot], done: EventSource?)?
     /// Whether the state read at start-up is on record with everything called before the restart.
     let stateProven: Bool
 
@@ -147,7 +150,7 @@ final class Manager {
             self.chimePlayer = ChimePlayer(
                 options: self.options, environment: self.environment, loop: self.loop, logger: self.logger)
             self.returner = DisplayReturner(options: self.options, environment: self.environment, logger: self.logger)
-            if self.options.backend == .systemd { try self.connectManager() }
+            if self.options.backend == .systemd { try self.connectManager() } else { self.stopLeftoverTimers() }
         } catch let error as DaemonError {
             throw error
         } catch {

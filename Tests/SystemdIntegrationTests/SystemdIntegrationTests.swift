@@ -83,6 +83,28 @@ struct SystemdIntegrationTests {
         #expect(raw.stdout.contains("daysome-lay\(found.lay).timer"), "\(raw)")
     }
 
+    @Test func aDaemonSwitchedBackToTheWheelStopsEveryTimerASystemdBackendDaemonLeft() async throws {
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon()
+        let (found, _) = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        try await session.killDaemon()
+        #expect(!(try await session.daysomeUnits("daysome-*.timer")).isEmpty, "the killed daemon's timers are gone")
+
+        // The carer switches the backend back to the embedded default.
+        let started = monotonicSeconds()
+        try await session.startDaemon(arguments: ["--backend", "wheel"])
+        let left = try await poll("the manager to hold no daysome- unit", timeout: 5, interval: 0.05) {
+            () -> Bool? in
+            try await session.daysomeUnits().isEmpty ? true : nil
+        }
+        print(
+            "[SystemdIntegrationTests] the wheel stopped lay \(found.lay)'s timers "
+                + "\(Int((monotonicSeconds() - started) * 1_000)) ms after its start (\(left))")
+        #expect(try await session.pending().lay != nil, "the wheel laid nothing")
+    }
+
     // MARK: Delivering
 
     @Test func aRealStartAtTheNextMinuteIsDeliveredWithinASecond() async throws {
