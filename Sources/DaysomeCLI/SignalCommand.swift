@@ -75,14 +75,18 @@ func processID(_ text: String) -> Int32? {
 /// The display state file of the daemon these options name: `--display-state`, else the path the
 /// daemon owning `--runtime-dir` published, else the design's default.
 func displayStatePath(_ command: ParsedCommand, _ context: CommandContext) -> String {
-    if let path = command.options["--display-state"] { return path }
     let paths = paths(command, context)
-    if command.options["--runtime-dir"] != nil, case .success(let status) = readStatus(paths),
-        let published = status.daemon?.displayStatePath
-    {
+    if command.options["--display-state"] != nil { return paths.displayState }
+    if command.options["--runtime-dir"] != nil, let published = publishedDisplayStatePath(paths) {
         return published
     }
     return paths.displayState
+}
+
+/// The display state file the daemon at `paths.runtimeDirectory` published, or nil before it has.
+func publishedDisplayStatePath(_ paths: Paths) -> String? {
+    guard case .success(let status) = readStatus(paths) else { return nil }
+    return status.daemon?.displayStatePath
 }
 
 /// A small JSON file the daemon wrote, or nil.

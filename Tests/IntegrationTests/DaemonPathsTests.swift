@@ -56,6 +56,42 @@ struct DaemonPathsTests {
         #expect(ctl.stderr.hasPrefix("daysomectl: XDG_RUNTIME_DIR is not set: "), "\(ctl)")
     }
 
+    @Test func withXdgRuntimeDirUnsetEveryCommandWhosePathOptionsSufficeRuns() async throws {
+        let session = try await TestWorld.start([])
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        try await session.startDaemon(notifier: "log")
+        var environment = session.environment
+        environment["XDG_RUNTIME_DIR"] = nil
+        let runtime = ["--runtime-dir", session.runtimeDirectory]
+        func ctl(_ arguments: [String]) async throws -> ToolResult {
+            try await session.run(session.daysomectl, arguments, environment: environment)
+        }
+        // The runtime directory names the daemon, and the daemon published its display file there.
+        let signal = try await ctl(["signal", "foreground"] + runtime)
+        #expect(signal.status == 0, "\(signal)")
+        #expect(readFile(session.displayState) == "foreground\n", "signal wrote elsewhere: \(signal)")
+        let signalFile = try await ctl(["signal", "away", "--display-state", session.displayState])
+        #expect(signalFile.status == 0, "\(signalFile)")
+        #expect(readFile(session.displayState) == "away\n")
+        for arguments in [["status"] + runtime, ["pending"] + runtime, ["history"] + runtime] {
+            let result = try await ctl(arguments)
+            #expect(result.status == 0, "\(result)")
+            #expect(!result.stderr.contains("XDG_RUNTIME_DIR"), "\(result)")
+        }
+        // A state directory is all history reads.
+        let history = try await ctl(["history", "--state-dir", session.stateDirectory])
+        #expect(history.status == 0, "\(history)")
+        #expect(history.stdout.contains("laid"), "\(history)")
+        // Where the options do not suffice, the missing default is still named: no daemon published a
+        // display file under this runtime directory, and none can be guessed.
+        let nobody = try session.directory.makeDirectory("nobody")
+        let guessed = try await ctl(["signal", "away", "--runtime-dir", nobody])
+        #expect(guessed.status == 2, "\(guessed)")
+        #expect(guessed.stderr.hasPrefix("daysomectl: XDG_RUNTIME_DIR is not set: "), "\(guessed)")
+        #expect(try await ctl(["pending"]).status == 2)
+    }
+
     @Test func withXdgRuntimeDirMissingDaysomedExits1AndNeverCreatesIt() async throws {
         let session = try await TestWorld.start([])
         defer { session.stop() }
