@@ -92,6 +92,43 @@ struct DaemonPathsTests {
         #expect(try await ctl(["pending"]).status == 2)
     }
 
+    @Test func relativePathOptionsArePublishedAbsoluteResolvedAgainstTheDirectoryEachProgramStartedIn()
+        async throws
+    {
+        let session = try await TestWorld.start([])
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        let root = session.directory.path
+        // `env -C` starts daysomed in the world's directory with every path option relative to it.
+        let daemon = try SpawnedProcess(
+            "/usr/bin/env",
+            [
+                "-C", root, session.daysomed, "--household", "./household/household.json", "--display-state",
+                "display/state", "--runtime-dir", "run", "--state-dir", "./state", "--notifier", "log",
+            ],
+            environment: session.environment, stderrPath: root + "/relative.log")
+        session.adopt(daemon)
+        _ = try await poll("daysomed to publish its status", timeout: 15) { () -> Bool? in
+            if daemon.poll() { throw HarnessError("daysomed exited: \(readFile(root + "/relative.log"))") }
+            return FileIO.exists(session.runtimeDirectory + "/status.json") ? true : nil
+        }
+        let status = try #require(try JSONParser.parse(readFile(session.runtimeDirectory + "/status.json")).objectValue)
+        #expect(status["household"]?.objectValue?["path"]?.stringValue == session.household, "\(status)")
+        #expect(status["displayStatePath"]?.stringValue == session.displayState, "\(status)")
+        #expect(status["runtimeDirectory"]?.stringValue == session.runtimeDirectory, "\(status)")
+        #expect(status["stateDirectory"]?.stringValue == session.stateDirectory, "\(status)")
+        // daysomectl started elsewhere with a relative runtime directory finds the same daemon, and
+        // writes the display file the daemon watches.
+        let elsewhere = try session.directory.makeDirectory("elsewhere")
+        let signal = try await session.run(
+            "/usr/bin/env", ["-C", elsewhere, session.daysomectl, "signal", "foreground", "--runtime-dir", "../run"])
+        #expect(signal.status == 0, "\(signal)")
+        #expect(readFile(session.displayState) == "foreground\n", "\(signal)")
+        let history = try await session.run(
+            "/usr/bin/env", ["-C", root, session.daysomectl, "history", "--json", "--state-dir", "state"])
+        #expect(history.stdout.contains("\"laid\""), "\(history)")
+    }
+
     @Test func withXdgRuntimeDirMissingDaysomedExits1AndNeverCreatesIt() async throws {
         let session = try await TestWorld.start([])
         defer { session.stop() }
