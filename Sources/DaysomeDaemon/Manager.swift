@@ -83,7 +83,8 @@ final class Manager {
         }
         self.clock = clock ?? EventLoopClock(self.loop)
         self.publisher = Publisher(paths: paths)
-        self.writes = StateWrites(paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop)
+        self.writes = StateWrites(
+            paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop, clock: self.clock)
         // A state directory that cannot be created is reported and retried, as a read-only one is:
         // the daemon lays and calls from memory meanwhile.
         self.writes.makeDirectory(now: self.clock.instant)
