@@ -153,7 +153,9 @@ struct CommandTests {
         "--if-pid and --pid take digits only: a sign, a space, hex or a non-ASCII digit is refused with exit 2 and one line, and the file is left as it is",
         arguments: ["+12", " 12", "12 ", "0x1", "-1", "1e3", "\u{0663}", "", "99999999999"])
     func ifPidTakesDigitsOnly(value: String) throws {
-        let scratch = repositoryRoot + "/.testrun/ctl-pid-digits-\(getpid())-\(value.utf8.count)"
+        // One directory per case: the cases run side by side.
+        let name = value.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: "-")
+        let scratch = repositoryRoot + "/.testrun/ctl-pid-digits-\(getpid())-x\(name)"
         defer { _ = shell("rm -rf '\(scratch)'") }
         let file = scratch + "/display"
         let env = ["HOME": scratch]
