@@ -172,7 +172,8 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
     var lines: [String] = []
     lines.append("daysomed: running (pid \(status.pid.map { String($0) } ?? "?"))")
     lines.append("Display: \(status.display?.rawValue ?? "?")")
-    lines.append(lockStatusLine(daemon.lock))
+    if let problem = daemon.displayFileProblem { lines.append(displayFileLine(problem)) }
+    lines.append(lockStatusLine(daemon.lock, fileProblem: daemon.displayFileProblem))
     lines.append(
         "Lay: " + (status.lay.map { "\($0), laid until \(status.laidUntil?.rfc3339 ?? "?")" } ?? "none"))
     if let next = status.nextStart {
@@ -202,6 +203,13 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
         lines.append("  error: " + printable(error.description))
     }
     return lines.joined(separator: "\n") + "\n"
+}
+
+/// `Display file: unreadable line 'Foreground' (keeping foreground)`: the line escaped as every
+/// shown text is, or why the file could not be read at all.
+func displayFileLine(_ problem: DisplayFileProblem) -> String {
+    let what = problem.line.map { "unreadable line '\(printable($0))'" } ?? "unreadable (\(printable(problem.message)))"
+    return "Display file: \(what) (keeping \(problem.keeping.rawValue))"
 }
 
 /// `2026-11-30 13:00 +00:00` from an RFC 3339 local time.

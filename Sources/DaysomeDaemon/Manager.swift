@@ -33,6 +33,8 @@ final class Manager {
     var clockWatch: ClockJumpWatch?
     var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?
     var lastDisplayLine: DisplayStateLine?
+    /// The display state file's unusable line, shown in `status` until a good line is read.
+    var displayFileProblem: DisplayFileProblem?
     /// The STATUS= the manager was told last: told again only when it changed.
     var toldStatus: String?
     /// The file's state combined with the session's lock: the display the machine is told.

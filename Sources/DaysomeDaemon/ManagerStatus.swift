@@ -24,7 +24,8 @@ extension Manager {
                 on: settings?.bringDayBack == true, means: self.returner?.means,
                 ready: settings?.bringDayBack == true && self.returner?.means != nil),
             doNotDisturb: self.respectsDoNotDisturb ? "respect" : "override", lock: self.lockStatus,
-            wakeSystem: .underAUserManager, stateWriteErrors: self.writes.errors)
+            wakeSystem: .underAUserManager, stateWriteErrors: self.writes.errors,
+            displayFileProblem: self.displayFileProblem)
         return StatusSnapshot(
             pid: UInt64(getpid()), display: machine.display, lay: machine.currentLay?.number,
             backend: self.options.backend.rawValue, notifyInOtherApps: machine.notifyInOtherApps,

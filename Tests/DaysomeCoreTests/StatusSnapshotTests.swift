@@ -53,7 +53,7 @@ private let fullStatusLine =
     + #""screenSaver":{"watched":false,"locked":null,"detail":"no screensaver"},"#
     + #""logindLockSignal":{"watched":true,"locked":false,"detail":"following session c1"}},"#
     + #""decidedBy":"logind"},"#
-    + #""wakeSystem":{"on":false,"reason":"a user manager refuses WakeSystem"}}"#
+    + #""wakeSystem":{"on":false,"reason":"a user manager refuses WakeSystem"},"displayFileProblem":null}"#
 
 /// What `status` has always printed with no daemon running.
 private let noDaemonLine =
@@ -64,7 +64,7 @@ private let noDaemonLine =
 
 /// Keys a 0.1.0 daemon did not write: renaming one reads as that older daemon, not as a fault.
 private let keysAddedAfterTheFirstRelease: Set<String> = [
-    ".lock.sources.logindLockSignal", ".lock.decidedBy", ".notificationServer.waiting",
+    ".lock.sources.logindLockSignal", ".lock.decidedBy", ".notificationServer.waiting", ".displayFileProblem",
 ]
 
 @Suite("The status across the process boundary")
@@ -107,7 +107,7 @@ struct StatusSnapshotTests {
     @Test("A key renamed on either side of the status fails the round trip, and the missing key is named")
     func renamedStatusKeysFail() {
         let none = StatusSnapshot.noDaemon(householdPath: "/h.json")
-        for (sample, count) in [(aStatus, 70), (none, 18)] {
+        for (sample, count) in [(aStatus, 71), (none, 18)] {
             let variants = renamedKeys(sample.json)
             #expect(variants.count == count)
             for (path, json) in variants where !keysAddedAfterTheFirstRelease.contains(path) {
@@ -162,6 +162,19 @@ struct StatusSnapshotTests {
         ]
         for text in composed { #expect(Content.forbiddenWords(in: text).isEmpty, "\(text)") }
         #expect(!StatusSnapshot.WakeSystem.underAUserManager.on)
+    }
+
+    @Test("An unusable display line reads back through the status, and a daemon older than the key reads as none")
+    func displayFileProblemRoundTrip() throws {
+        var unusable = aStatus
+        unusable.daemon?.displayFileProblem = DisplayFileProblem(
+            line: "Foreground", message: "holds neither 'foreground' nor 'away'", keeping: .away)
+        #expect(try StatusSnapshot(json: unusable.json) == unusable)
+        var object = try #require(unusable.json.objectValue)
+        object.members.removeAll { $0.key == "displayFileProblem" }
+        #expect(try StatusSnapshot(json: .object(object)).daemon?.displayFileProblem == nil)
+        let text = try #require(unusable.daemon?.displayFileProblem?.message)
+        #expect(Content.forbiddenWords(in: text).isEmpty)
     }
 
     @Test("State write errors read back through the status, and a daemon older than the key reads as none")

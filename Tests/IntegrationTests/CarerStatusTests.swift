@@ -1,0 +1,48 @@
+// What a carer and a tester read in `status` and `history`, with the real daysomed and daysomectl
+// (the log notifier, no bus): an unusable display line named in status until a good one comes,
+// thousands of invalid items listed by their first few and counted, and history naming the state
+// directory it read and saying when it fell back.
+
+import DaysomeCore
+import DaysomeFiles
+import DaysomeTestSupport
+import Glibc
+import Testing
+
+@Suite("What a carer reads in status and history")
+struct CarerStatusTests {
+    @Test func statusNamesAnUnreadableDisplayLineInTextAndJSONUntilAGoodLineIsWritten() async throws {
+        let session = try await TestWorld.start([])
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        try await session.signal("away")
+        try await session.startDaemon(notifier: "log")
+        let garbage = "Fore\u{1B}[2Jground " + String(repeating: "x", count: 200) + "\n"
+        try replaceFile(session.displayState, garbage)
+        let problem = try await poll("status to name the unreadable line", timeout: 5) {
+            () -> DisplayFileProblem? in
+            try await session.status().snapshot.daemon?.displayFileProblem
+        }
+        #expect(problem.keeping == .away, "\(problem)")
+        let line = try #require(problem.line)
+        #expect(line.hasPrefix("Fore\u{1B}[2Jground xx"), "\(problem)")
+        #expect(line.count == DisplayFileProblem.shownCharacters + 1 && line.hasSuffix("…"), "not capped: \(line)")
+        let text = try await session.ctl(["status"] + session.daemonPaths).stdout
+        let shown = text.split(separator: "\n").first { $0.hasPrefix("Display file: ") } ?? ""
+        print("[CarerStatusTests] status says: \(shown)")
+        #expect(shown.hasPrefix("Display file: unreadable line 'Fore\\u{1b}[2Jground xx"), "\(text)")
+        #expect(shown.hasSuffix("…' (keeping away)"), "\(text)")
+        #expect(!text.contains("\u{1B}"), "the escape reached the terminal: \(text)")
+        let lock = text.split(separator: "\n").first { $0.hasPrefix("Lock: ") } ?? ""
+        #expect(lock.contains("the file is unreadable (keeping away)"), "\(lock)")
+        #expect(!lock.contains("the file says"), "\(lock)")
+
+        // A good line clears it, in both.
+        try await session.signal("foreground", awaitSeen: true)
+        #expect(try await session.status().snapshot.daemon?.displayFileProblem == nil)
+        #expect(try await session.status()["displayFileProblem"]?.isNull == true, "written as null when none")
+        let cleared = try await session.ctl(["status"] + session.daemonPaths).stdout
+        #expect(!cleared.contains("Display file:"), "\(cleared)")
+        #expect(cleared.contains("the file says foreground"), "\(cleared)")
+    }
+}
