@@ -202,6 +202,9 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
     for error in household.errors {
         lines.append("  error: " + printable(error.description))
     }
+    if household.errorCount > household.errors.count {
+        lines.append("  ... and \(household.errorCount - household.errors.count) more (\(household.errorCount) in all)")
+    }
     return lines.joined(separator: "\n") + "\n"
 }
 

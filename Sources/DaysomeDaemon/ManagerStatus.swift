@@ -50,10 +50,12 @@ extension Manager {
             errors += error.problems
         }
         errors += machine.household?.load.problems ?? []
+        // The first few name the mistake; the count says how many (status.json stays small).
+        let listed = ProblemCap.capped(errors, limit: ProblemCap.status).listed
         return StatusSnapshot.HouseholdStatus(
             path: paths.household, loadedAt: machine.household?.loadedAt,
             items: machine.household?.load.household.items.count ?? 0,
-            timeZone: machine.household?.load.household.zone.name, errors: errors,
+            timeZone: machine.household?.load.household.zone.name, errors: listed, errorCount: errors.count,
             inForce: machine.household.map { household in
                 StatusSnapshot.InForce(
                     source: household.fromKeptCopy ? .keptCopy : .file,

@@ -43,7 +43,7 @@ private let fullStatusLine =
     + #""nextStart":{"at":"2026-12-01T13:00:00Z","title":"Lunch"},"pending":14,"delivered":1,"grace":300,"#
     + #""household":{"path":"/home/h/household.json","loadedAt":"2026-12-01T08:00:00Z","items":2,"#
     + #""timeZone":"Europe/London","errors":[{"file":"/home/h/household.json","itemId":"tea","field":"time","#
-    + #""message":"skipped"}],"inForce":{"source":"keptCopy","path":"/state/household.json","#
+    + #""message":"skipped"}],"errorCount":1,"inForce":{"source":"keptCopy","path":"/state/household.json","#
     + #""since":"2026-11-30T08:00:00Z"}},"displayStatePath":"/run/daysome/display","#
     + #""runtimeDirectory":"/run/daysome","stateDirectory":"/state","#
     + #""chime":{"on":true,"player":"/usr/bin/paplay","file":"/usr/share/daysome/bell.oga"},"#
@@ -60,11 +60,12 @@ private let noDaemonLine =
     #"{"running":false,"pid":null,"display":null,"lay":null,"backend":null,"notifyInOtherApps":null,"#
     + #""notificationServer":{"name":null,"present":false,"capabilities":[]},"canDeliver":false,"#
     + #""laidUntil":null,"nextStart":null,"#
-    + #""household":{"path":"/home/h/household.json","loadedAt":null,"items":0,"errors":[]}}"#
+    + #""household":{"path":"/home/h/household.json","loadedAt":null,"items":0,"errors":[],"errorCount":0}}"#
 
 /// Keys a 0.1.0 daemon did not write: renaming one reads as that older daemon, not as a fault.
 private let keysAddedAfterTheFirstRelease: Set<String> = [
-    ".lock.sources.logindLockSignal", ".lock.decidedBy", ".notificationServer.waiting", ".displayFileProblem",
+    ".lock.sources.logindLockSignal", ".lock.decidedBy", ".notificationServer.waiting", ".household.errorCount",
+    ".displayFileProblem",
 ]
 
 @Suite("The status across the process boundary")
@@ -107,7 +108,7 @@ struct StatusSnapshotTests {
     @Test("A key renamed on either side of the status fails the round trip, and the missing key is named")
     func renamedStatusKeysFail() {
         let none = StatusSnapshot.noDaemon(householdPath: "/h.json")
-        for (sample, count) in [(aStatus, 71), (none, 18)] {
+        for (sample, count) in [(aStatus, 72), (none, 19)] {
             let variants = renamedKeys(sample.json)
             #expect(variants.count == count)
             for (path, json) in variants where !keysAddedAfterTheFirstRelease.contains(path) {
