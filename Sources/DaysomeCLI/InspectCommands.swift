@@ -23,8 +23,11 @@ let historyVerb = VerbSpec(
     summary: "List what happened: laid, cleared, delivered, withdrawn, expired and dropped.",
     details: """
         Without --state-dir, the history is read from the state directory the daemon owning the
-        runtime directory published (it may run with its own --state-dir); with no daemon
-        running, from the default.
+        runtime directory published (it may run with its own --state-dir). With that daemon gone,
+        from the state directory it last published there, or (for the default runtime directory
+        only) from the default, each said on stderr; a --runtime-dir where no daemon ever
+        published exits 1. The last line (--json: "stateDirectory", "fellBack") names the
+        directory read.
         """)
 
 let statusVerb = VerbSpec(
@@ -100,15 +103,27 @@ func queueTable(_ queue: QueueSnapshot, now: Instant) -> String {
 
 /// Runs `history`.
 func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
-    var paths = paths(command, context)
-    if command.options["--state-dir"] == nil, let published = runningStateDirectory(paths) {
-        paths.stateDirectory = published
+    let paths = paths(command, context)
+    let running = DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory)
+    var published: String?
+    if command.options["--state-dir"] == nil, case .success(let status) = readStatus(paths) {
+        published = status.daemon?.stateDirectory
     }
-    let records = HistoryFile.read(path: paths.historyFile)
+    let source = HistorySource.decide(
+        stateDirectory: command.options["--state-dir"].map { _ in paths.stateDirectory },
+        runtimeDirectoryGiven: command.options["--runtime-dir"] != nil, running: running, published: published,
+        defaultDirectory: paths.stateDirectory)
+    let warning = source.warning(runtimeDirectory: paths.runtimeDirectory).map { "daysomectl: " + $0 + "\n" } ?? ""
+    guard let directory = source.directory else { return CommandOutput(status: .failure, stderr: warning) }
+    var read = paths
+    read.stateDirectory = directory
+    let records = HistoryFile.read(path: read.historyFile)
     if command.has("--json") {
-        return CommandOutput(stdout: HistorySnapshot(history: records).json.serialized(pretty: true) + "\n")
+        let snapshot = HistorySnapshot(history: records, stateDirectory: directory, fellBack: source.fellBack)
+        return CommandOutput(stdout: snapshot.json.serialized(pretty: true) + "\n", stderr: warning)
     }
-    guard !records.isEmpty else { return CommandOutput(stdout: "No history yet.\n") }
+    let footer = source.footer(runtimeDirectory: paths.runtimeDirectory) + "\n"
+    guard !records.isEmpty else { return CommandOutput(stdout: "No history yet.\n" + footer, stderr: warning) }
     var rows = [["TIME", "EVENT", "LAY", "START", "ITEMS", "REASON"]]
     for record in records {
         rows.append([
@@ -116,7 +131,7 @@ func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
             record.itemIds.isEmpty ? "-" : record.itemIds.joined(separator: ","), printable(record.reason ?? ""),
         ])
     }
-    return CommandOutput(stdout: table(rows))
+    return CommandOutput(stdout: table(rows) + footer, stderr: warning)
 }
 
 /// Runs `status`.
@@ -141,16 +156,6 @@ func runStatus(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
             status: .success, stdout: "daysomed: \(state) for '\(paths.runtimeDirectory)'\nCan deliver: no\n")
     }
     return CommandOutput(stdout: statusText(status, daemon))
-}
-
-/// The state directory the daemon owning the runtime directory published, while it runs: the
-/// runtime directory alone names a daemon, and one started with `--state-dir` keeps its history
-/// there, not under `$XDG_STATE_HOME`.
-func runningStateDirectory(_ paths: Paths) -> String? {
-    guard DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory),
-        case .success(let status) = readStatus(paths)
-    else { return nil }
-    return status.daemon?.stateDirectory
 }
 
 /// The status the daemon published, through the snapshot type it was written with.

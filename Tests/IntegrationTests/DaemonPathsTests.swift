@@ -34,7 +34,8 @@ struct DaemonPathsTests {
         // An explicit --state-dir still wins.
         let elsewhere = try session.directory.makeDirectory("elsewhere")
         let explicit = try await session.ctl(["history", "--state-dir", elsewhere] + runtime)
-        #expect(explicit.stdout == "No history yet.\n", "\(explicit)")
+        #expect(
+            explicit.stdout == "No history yet.\nState directory: \(elsewhere) (given by --state-dir)\n", "\(explicit)")
     }
 
     @Test func withXdgRuntimeDirUnsetDaysomedExits2WithOneClearLineAndGuessesNoDirectory() async throws {
