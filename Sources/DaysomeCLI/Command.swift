@@ -9,10 +9,14 @@ public struct CommandContext: Sendable {
     public var environment: [String: String]
     /// Now, whole seconds: the main reads the clock once.
     public var now: Instant
+    /// The working directory, against which relative path options are made absolute; nil keeps
+    /// them as given.
+    public var currentDirectory: String?
 
-    public init(environment: [String: String], now: Instant) {
+    public init(environment: [String: String], now: Instant, currentDirectory: String? = nil) {
         self.environment = environment
         self.now = now
+        self.currentDirectory = currentDirectory
     }
 }
 
@@ -55,5 +59,6 @@ func paths(_ command: ParsedCommand, _ context: CommandContext) -> Paths {
     if let dir = command.options["--state-dir"] { paths.stateDirectory = dir }
     if let path = command.options["--display-state"] { paths.displayState = path }
     if let path = command.options["--household"] { paths.household = path }
-    return paths
+    // The directory history names, and the paths compared with what a daemon published, are absolute.
+    return context.currentDirectory.map { paths.absolute(in: $0) } ?? paths
 }

@@ -25,8 +25,11 @@ public enum DaysomeCtl {
     /// The verb table, for help and man pages.
     public static var specs: [VerbSpec] { self.verbs.map(\.spec) }
 
-    /// Why a command that finds its daemon by `$XDG_RUNTIME_DIR`'s defaults cannot, or nil: a verb
-    /// given `--runtime-dir` (`signal`: `--display-state`) needs no default.
+    /// Why a command that finds its daemon by `$XDG_RUNTIME_DIR`'s defaults cannot, or nil when the
+    /// options it was given suffice: `history` needs only a state directory (`--state-dir`, or the one
+    /// the daemon owning `--runtime-dir` published), `signal` only a display state file
+    /// (`--display-state`, or the one the daemon owning `--runtime-dir` published), the others only
+    /// `--runtime-dir`.
     static func runtimeEnvironmentProblem(
         _ command: ParsedCommand, _ context: CommandContext
     )
@@ -37,9 +40,23 @@ public enum DaysomeCtl {
         guard command.verb != "fire", spec?.options.contains(where: { $0.name == "--runtime-dir" }) == true else {
             return nil
         }
-        let given = command.verb == "signal" ? "--display-state" : "--runtime-dir"
-        guard command.options[given] == nil else { return nil }
+        if optionsSuffice(command, context) { return nil }
         return RuntimeEnvironmentProblem.check(context.environment)
+    }
+
+    /// Whether `command`'s own path options name every file it reads or writes, so no default is needed.
+    static func optionsSuffice(_ command: ParsedCommand, _ context: CommandContext) -> Bool {
+        switch command.verb {
+        case "signal":
+            if command.options["--display-state"] != nil { return true }
+            // A daemon started elsewhere published its display file: the runtime directory names it.
+            return command.options["--runtime-dir"] != nil
+                && publishedDisplayStatePath(paths(command, context)) != nil
+        case "history":
+            return command.options["--state-dir"] != nil || command.options["--runtime-dir"] != nil
+        default:
+            return command.options["--runtime-dir"] != nil
+        }
     }
 
     /// What the tool is for, as the help's first line and the man page's NAME say it.

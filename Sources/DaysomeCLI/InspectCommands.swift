@@ -23,8 +23,11 @@ let historyVerb = VerbSpec(
     summary: "List what happened: laid, cleared, delivered, withdrawn, expired and dropped.",
     details: """
         Without --state-dir, the history is read from the state directory the daemon owning the
-        runtime directory published (it may run with its own --state-dir); with no daemon
-        running, from the default.
+        runtime directory published (it may run with its own --state-dir). With that daemon gone,
+        from the state directory it last published there, or (for the default runtime directory
+        only) from the default, each said on stderr; a --runtime-dir where no daemon ever
+        published exits 1. The last line (--json: "stateDirectory", "fellBack") names the
+        directory read.
         """)
 
 let statusVerb = VerbSpec(
@@ -100,15 +103,27 @@ func queueTable(_ queue: QueueSnapshot, now: Instant) -> String {
 
 /// Runs `history`.
 func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
-    var paths = paths(command, context)
-    if command.options["--state-dir"] == nil, let published = runningStateDirectory(paths) {
-        paths.stateDirectory = published
+    let paths = paths(command, context)
+    let running = DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory)
+    var published: String?
+    if command.options["--state-dir"] == nil, case .success(let status) = readStatus(paths) {
+        published = status.daemon?.stateDirectory
     }
-    let records = HistoryFile.read(path: paths.historyFile)
+    let source = HistorySource.decide(
+        stateDirectory: command.options["--state-dir"].map { _ in paths.stateDirectory },
+        runtimeDirectoryGiven: command.options["--runtime-dir"] != nil, running: running, published: published,
+        defaultDirectory: paths.stateDirectory)
+    let warning = source.warning(runtimeDirectory: paths.runtimeDirectory).map { "daysomectl: " + $0 + "\n" } ?? ""
+    guard let directory = source.directory else { return CommandOutput(status: .failure, stderr: warning) }
+    var read = paths
+    read.stateDirectory = directory
+    let records = HistoryFile.read(path: read.historyFile)
     if command.has("--json") {
-        return CommandOutput(stdout: HistorySnapshot(history: records).json.serialized(pretty: true) + "\n")
+        let snapshot = HistorySnapshot(history: records, stateDirectory: directory, fellBack: source.fellBack)
+        return CommandOutput(stdout: snapshot.json.serialized(pretty: true) + "\n", stderr: warning)
     }
-    guard !records.isEmpty else { return CommandOutput(stdout: "No history yet.\n") }
+    let footer = source.footer(runtimeDirectory: paths.runtimeDirectory) + "\n"
+    guard !records.isEmpty else { return CommandOutput(stdout: "No history yet.\n" + footer, stderr: warning) }
     var rows = [["TIME", "EVENT", "LAY", "START", "ITEMS", "REASON"]]
     for record in records {
         rows.append([
@@ -116,7 +131,7 @@ func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
             record.itemIds.isEmpty ? "-" : record.itemIds.joined(separator: ","), printable(record.reason ?? ""),
         ])
     }
-    return CommandOutput(stdout: table(rows))
+    return CommandOutput(stdout: table(rows) + footer, stderr: warning)
 }
 
 /// Runs `status`.
@@ -143,16 +158,6 @@ func runStatus(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
     return CommandOutput(stdout: statusText(status, daemon))
 }
 
-/// The state directory the daemon owning the runtime directory published, while it runs: the
-/// runtime directory alone names a daemon, and one started with `--state-dir` keeps its history
-/// there, not under `$XDG_STATE_HOME`.
-func runningStateDirectory(_ paths: Paths) -> String? {
-    guard DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory),
-        case .success(let status) = readStatus(paths)
-    else { return nil }
-    return status.daemon?.stateDirectory
-}
-
 /// The status the daemon published, through the snapshot type it was written with.
 func readStatus(_ paths: Paths) -> Result<StatusSnapshot, CommandFailure> {
     guard let json = readJSON(paths.statusFile) else {
@@ -172,7 +177,8 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
     var lines: [String] = []
     lines.append("daysomed: running (pid \(status.pid.map { String($0) } ?? "?"))")
     lines.append("Display: \(status.display?.rawValue ?? "?")")
-    lines.append(lockStatusLine(daemon.lock))
+    if let problem = daemon.displayFileProblem { lines.append(displayFileLine(problem)) }
+    lines.append(lockStatusLine(daemon.lock, fileProblem: daemon.displayFileProblem))
     lines.append(
         "Lay: " + (status.lay.map { "\($0), laid until \(status.laidUntil?.rfc3339 ?? "?")" } ?? "none"))
     if let next = status.nextStart {
@@ -201,7 +207,17 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
     for error in household.errors {
         lines.append("  error: " + printable(error.description))
     }
+    if household.errorCount > household.errors.count {
+        lines.append("  ... and \(household.errorCount - household.errors.count) more (\(household.errorCount) in all)")
+    }
     return lines.joined(separator: "\n") + "\n"
+}
+
+/// `Display file: unreadable line 'Foreground' (keeping foreground)`: the line escaped as every
+/// shown text is, or why the file could not be read at all.
+func displayFileLine(_ problem: DisplayFileProblem) -> String {
+    let what = problem.line.map { "unreadable line '\(printable($0))'" } ?? "unreadable (\(printable(problem.message)))"
+    return "Display file: \(what) (keeping \(problem.keeping.rawValue))"
 }
 
 /// `2026-11-30 13:00 +00:00` from an RFC 3339 local time.

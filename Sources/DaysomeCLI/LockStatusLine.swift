@@ -4,7 +4,8 @@
 import DaysomeCore
 
 /// `Lock: locked (logind), the file says foreground; logind: session …; screenSaver: no screensaver …`.
-func lockStatusLine(_ lock: StatusSnapshot.Lock) -> String {
+/// While the file holds an unusable line it is not said to say anything: the state is only kept.
+func lockStatusLine(_ lock: StatusSnapshot.Lock, fileProblem: DisplayFileProblem? = nil) -> String {
     let lockedBy = LockSource.allCases.filter { lock.sources[$0]?.locked == true }.map(\.rawValue)
     let state =
         lockedBy.isEmpty
@@ -15,5 +16,8 @@ func lockStatusLine(_ lock: StatusSnapshot.Lock) -> String {
         let watched = source.watched ? "watched" : "not watched"
         return "\(name.rawValue) \(watched): \(printable(source.detail ?? "?"))"
     }
-    return "Lock: \(state); the file says \(lock.fileSays.rawValue); " + details.joined(separator: "; ")
+    let file =
+        fileProblem.map { "the file is unreadable (keeping \($0.keeping.rawValue))" }
+        ?? "the file says \(lock.fileSays.rawValue)"
+    return "Lock: \(state); \(file); " + details.joined(separator: "; ")
 }

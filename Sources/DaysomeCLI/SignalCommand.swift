@@ -27,17 +27,17 @@ func runSignal(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
     }
     var pid: Int32?
     if let text = command.options["--pid"] {
-        guard let parsed = Int32(text), parsed > 0 else {
+        guard let parsed = processID(text) else {
             return .failure(
-                .usage, UsageError.invalidValue(option: "--pid", value: text, expected: "a process id").description)
+                .usage, UsageError.invalidValue(option: "--pid", value: text, expected: processIDForm).description)
         }
         pid = parsed
     }
     let path = displayStatePath(command, context)
     if let text = command.options["--if-pid"] {
-        guard let owner = Int32(text), owner > 0 else {
+        guard let owner = processID(text) else {
             return .failure(
-                .usage, UsageError.invalidValue(option: "--if-pid", value: text, expected: "a process id").description)
+                .usage, UsageError.invalidValue(option: "--if-pid", value: text, expected: processIDForm).description)
         }
         // A second display that took over from the first has said foreground with its own pid:
         // the first one's launcher, seeing its display end, must not say away over it.
@@ -59,17 +59,34 @@ func runSignal(_ command: ParsedCommand, _ context: CommandContext) -> CommandOu
     return CommandOutput()
 }
 
+/// What `--pid` and `--if-pid` take, as the refusal says it.
+let processIDForm = "a process id, digits only"
+
+/// A process id written as the kernel writes one: ASCII digits only, above 0 and within `pid_t`.
+/// `Int32` alone would take `+12`, which no display writes: a launcher passing a sign, a space or
+/// hex has a bug worth a clear refusal, not a guess.
+func processID(_ text: String) -> Int32? {
+    guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+        let value = Int32(text), value > 0
+    else { return nil }
+    return value
+}
+
 /// The display state file of the daemon these options name: `--display-state`, else the path the
 /// daemon owning `--runtime-dir` published, else the design's default.
 func displayStatePath(_ command: ParsedCommand, _ context: CommandContext) -> String {
-    if let path = command.options["--display-state"] { return path }
     let paths = paths(command, context)
-    if command.options["--runtime-dir"] != nil, case .success(let status) = readStatus(paths),
-        let published = status.daemon?.displayStatePath
-    {
+    if command.options["--display-state"] != nil { return paths.displayState }
+    if command.options["--runtime-dir"] != nil, let published = publishedDisplayStatePath(paths) {
         return published
     }
     return paths.displayState
+}
+
+/// The display state file the daemon at `paths.runtimeDirectory` published, or nil before it has.
+func publishedDisplayStatePath(_ paths: Paths) -> String? {
+    guard case .success(let status) = readStatus(paths) else { return nil }
+    return status.daemon?.displayStatePath
 }
 
 /// A small JSON file the daemon wrote, or nil.

@@ -9,7 +9,7 @@ public enum Daemon {
     /// Runs daysomed with argv (without the program name); returns the exit status.
     public static func main(_ argv: [String]) -> Int32 {
         let environment = processEnvironment()
-        let options: DaemonOptions
+        var options: DaemonOptions
         do {
             switch try DaemonOptions.parse(argv, environment: environment) {
             case .help:
@@ -37,6 +37,9 @@ public enum Daemon {
             writeText("daysomed: \(problem)\n", to: 2)
             return problem.isBadInput ? 2 : 1
         }
+        // What the daemon publishes names its files absolutely: a daysomectl run from another
+        // directory must find the same ones.
+        if let cwd = currentDirectory() { options = options.absolute(in: cwd) }
         do {
             let manager = try Manager(options: options, environment: environment)
             return try manager.run()

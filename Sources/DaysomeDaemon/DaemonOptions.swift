@@ -123,6 +123,15 @@ public struct DaemonOptions: Sendable, Equatable {
         return .run(options)
     }
 
+    /// These options with every relative path made absolute against `directory`, the working
+    /// directory at start (the daemon publishes its paths, and reads its chime long after).
+    public func absolute(in directory: String) -> DaemonOptions {
+        var options = self
+        options.paths = self.paths.absolute(in: directory)
+        options.chimeFile = self.chimeFile.map { absolutePath($0, in: directory) }
+        return options
+    }
+
     /// A daysomed command line that cannot be run.
     public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         case unknownOption(String)

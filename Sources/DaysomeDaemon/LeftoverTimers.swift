@@ -21,7 +21,8 @@ extension Manager {
             }
             self.logger.log(
                 .notice,
-                "Stopping what a systemd-backend daemon left in the manager: \(units.map(\.name).joined(separator: ", "))")
+                "Stopping what a systemd-backend daemon left in the manager: \(units.map(\.name).joined(separator: ", "))"
+            )
             var left = units.count
             for unit in units {
                 let slot = try? manager.stopUnit(unit.name) { [weak self] result in

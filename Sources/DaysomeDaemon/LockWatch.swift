@@ -267,7 +267,14 @@ final class LockWatch {
     private func report(_ source: LockSource, _ locked: Bool, _ detail: String) {
         // A locker unlocked on her password (LockedHint from true to false, no Unlock request):
         // the request it answered is over, here as in ScreenLock.
-        if source == .logind, !locked, self.lockedHint == true { self.keepLockRequest(nil) }
+        if source == .logind, !locked, self.lockedHint == true {
+            self.keepLockRequest(nil)
+            // Its detail follows, or status would go on saying "Lock requested" beside "unlocked".
+            if let session = self.session, self.detail[.logindLockSignal]?.hasPrefix("Lock requested") == true {
+                self.detail[.logindLockSignal] =
+                    "the Lock request for session \(session.path) ended when the locker unlocked"
+            }
+        }
         if source == .logind { self.lockedHint = locked }
         self.detail[source] = detail
         self.changed(source, locked)

@@ -33,6 +33,8 @@ final class Manager {
     var clockWatch: ClockJumpWatch?
     var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?
     var lastDisplayLine: DisplayStateLine?
+    /// The display state file's unusable line, shown in `status` until a good line is read.
+    var displayFileProblem: DisplayFileProblem?
     /// The STATUS= the manager was told last: told again only when it changed.
     var toldStatus: String?
     /// The file's state combined with the session's lock: the display the machine is told.
@@ -98,7 +100,8 @@ final class Manager {
         }
         self.clock = clock ?? EventLoopClock(self.loop)
         self.publisher = Publisher(paths: paths)
-        self.writes = StateWrites(paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop)
+        self.writes = StateWrites(
+            paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop, clock: self.clock)
         // A state directory that cannot be created is reported and retried, as a read-only one is:
         // the daemon lays and calls from memory meanwhile.
         self.writes.makeDirectory(now: self.clock.instant)

@@ -24,7 +24,8 @@ extension Manager {
                 on: settings?.bringDayBack == true, means: self.returner?.means,
                 ready: settings?.bringDayBack == true && self.returner?.means != nil),
             doNotDisturb: self.respectsDoNotDisturb ? "respect" : "override", lock: self.lockStatus,
-            wakeSystem: .underAUserManager, stateWriteErrors: self.writes.errors)
+            wakeSystem: .underAUserManager, stateWriteErrors: self.writes.errors,
+            displayFileProblem: self.displayFileProblem)
         return StatusSnapshot(
             pid: UInt64(getpid()), display: machine.display, lay: machine.currentLay?.number,
             backend: self.options.backend.rawValue, notifyInOtherApps: machine.notifyInOtherApps,
@@ -49,10 +50,12 @@ extension Manager {
             errors += error.problems
         }
         errors += machine.household?.load.problems ?? []
+        // The first few name the mistake; the count says how many (status.json stays small).
+        let listed = ProblemCap.capped(errors, limit: ProblemCap.status).listed
         return StatusSnapshot.HouseholdStatus(
             path: paths.household, loadedAt: machine.household?.loadedAt,
             items: machine.household?.load.household.items.count ?? 0,
-            timeZone: machine.household?.load.household.zone.name, errors: errors,
+            timeZone: machine.household?.load.household.zone.name, errors: listed, errorCount: errors.count,
             inForce: machine.household.map { household in
                 StatusSnapshot.InForce(
                     source: household.fromKeptCopy ? .keptCopy : .file,

@@ -57,34 +57,47 @@ extension Manager {
     }
 
     func displayFileChanged() {
-        guard let display = self.readDisplay(startup: false) else { return }
+        guard let display = self.readDisplay(startup: false) else {
+            // Nothing changes for the machine, but status now names the unusable line.
+            self.publish()
+            return
+        }
         self.handle(.display(display))
     }
 
     /// Reads the display state file. Missing means away; an unreadable line is foreground at
-    /// start-up and keeps the previous state later (nil). Arms the pid watch when a pid is named.
+    /// start-up and keeps the previous state later (nil), and is kept for `status` until a good
+    /// line is read. Arms the pid watch when a pid is named.
     func readDisplay(startup: Bool) -> DisplayState? {
         let path = self.options.paths.displayState
+        let keeping = startup ? DisplayState.foreground : self.screenLock.file
         let line: DisplayStateLine
         do {
             // A symlink planted in place of the state file is refused (ELOOP), not followed.
             let bytes = try FileIO.read(path, limit: 4_096, followLinks: false, regularOnly: true)
             guard let parsed = DisplayStateLine(parsing: String(decoding: bytes, as: UTF8.self)) else {
+                let message = "Display state file '\(path)' holds neither 'foreground' nor 'away'"
                 self.logger.log(
                     .warning,
-                    "Display state file '\(path)' holds neither 'foreground' nor 'away'; \(startup ? "treating it as foreground" : "keeping \(self.machine.display.rawValue)")"
-                )
+                    "\(message); \(startup ? "treating it as foreground" : "keeping \(self.machine.display.rawValue)")")
+                self.displayFileProblem = DisplayFileProblem(
+                    line: DisplayFileProblem.shownLine(bytes), message: message, keeping: keeping)
                 return startup ? .foreground : nil
             }
             line = parsed
         } catch {
-            if error.errno == ENOENT { return self.setDisplayLine(DisplayStateLine(state: .away)) }
+            if error.errno == ENOENT {
+                self.displayFileProblem = nil
+                return self.setDisplayLine(DisplayStateLine(state: .away))
+            }
             self.logger.log(
                 .warning,
                 "\(error); \(startup ? "treating the display as foreground" : "keeping \(self.machine.display.rawValue)")"
             )
+            self.displayFileProblem = DisplayFileProblem(line: nil, message: error.description, keeping: keeping)
             return startup ? .foreground : nil
         }
+        self.displayFileProblem = nil
         return self.setDisplayLine(line)
     }
 

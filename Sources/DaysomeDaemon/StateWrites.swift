@@ -16,6 +16,7 @@ final class StateWrites {
     private let publisher: Publisher
     private let logger: Logger
     private let loop: EventLoop
+    private let clock: any DaemonClock
     /// The one retry timer: nil while nothing is behind.
     private var retryTimer: EventSource?
     /// One second, doubling to a minute: a disk freed by hand is caught up within a minute, and a
@@ -41,11 +42,12 @@ final class StateWrites {
     /// last good household in it again.
     var onDirectoryMade: () -> Void = {}
 
-    init(paths: Paths, publisher: Publisher, logger: Logger, loop: EventLoop) {
+    init(paths: Paths, publisher: Publisher, logger: Logger, loop: EventLoop, clock: any DaemonClock) {
         self.paths = paths
         self.publisher = publisher
         self.logger = logger
         self.loop = loop
+        self.clock = clock
         // A copy an earlier daemon of this boot left is read at start-up, and goes once lay.json
         // holds what it held.
         self.unsavedKept = FileIO.exists(paths.unsavedLayFile) || FileIO.exists(paths.unprovenMarkerFile)
@@ -161,20 +163,18 @@ final class StateWrites {
     private func failed(_ file: String, _ error: FileError, now: Instant) {
         // A directory that was removed under the daemon is created again on the retry.
         if error.errno == ENOENT && file != self.paths.stateDirectory { self.directoryMissing = true }
-        let next = Instant(seconds: now.seconds + Int64((self.backoff.delay + 999_999) / 1_000_000))
         if let index = self.errors.firstIndex(where: { $0.file == file }) {
             self.errors[index].attempts += 1
             if self.errors[index].error != error.description {
                 self.errors[index].error = error.description
                 self.logger.log(.error, "\(error); '\(file)' is behind, retrying")
             }
-            self.errors[index].nextAttempt = next
         } else {
             self.logger.log(.error, "\(error); '\(file)' is behind, retrying")
-            self.errors.append(.init(file: file, error: error.description, since: now, attempts: 1, nextAttempt: next))
+            self.errors.append(.init(file: file, error: error.description, since: now, attempts: 1, nextAttempt: nil))
         }
+        self.armRetry(now: now)
         self.changed = true
-        self.armRetry()
     }
 
     private func succeeded(_ file: String) {
@@ -188,22 +188,30 @@ final class StateWrites {
         self.backoff.reset()
     }
 
-    private func armRetry() {
-        guard self.retryTimer == nil else { return }
-        do {
-            self.retryTimer = try self.loop.addTimer(
-                clock: CLOCK_MONOTONIC, after: self.backoff.delay, description: "state-write-retry"
-            ) { [weak self] _ in self?.retryTimerFired() }
-        } catch {
-            self.logger.log(.error, "Failed to arm the state write retry: \(error); retrying on the next change")
+    /// Arms the one retry timer unless it is armed, and shows its time on every error: they are all
+    /// written again when it fires, whatever failed since it was armed.
+    private func armRetry(now: Instant) {
+        if let delay = self.backoff.failed(now: now) {
+            do {
+                self.retryTimer = try self.loop.addTimer(
+                    clock: CLOCK_MONOTONIC, after: delay, description: "state-write-retry"
+                ) { [weak self] _ in self?.retryTimerFired() }
+            } catch {
+                self.backoff.notArmed()
+                self.logger.log(.error, "Failed to arm the state write retry: \(error); retrying on the next change")
+            }
         }
+        for index in self.errors.indices { self.errors[index].nextAttempt = self.backoff.nextAttempt }
     }
 
     private func retryTimerFired() {
         self.retryTimer = nil
-        self.backoff.attempted()
+        self.backoff.fired()
         self.onRetry()
-        // Still behind: the failure above armed the timer again, at the longer delay.
-        if self.isBehind && self.retryTimer == nil { self.armRetry() }
+        // Still behind: a failure above armed the timer again, at the longer delay.
+        if self.isBehind && self.retryTimer == nil {
+            self.armRetry(now: self.clock.instant)
+            self.changed = true
+        }
     }
 }

@@ -211,6 +211,16 @@ public func processEnvironment() -> [String: String] {
     return result
 }
 
+/// The process's working directory, read once by the mains to make relative path options absolute;
+/// nil where it cannot be named (removed, or longer than PATH_MAX).
+public func currentDirectory() -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return nil }
+    let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    // Linux prefixes "(unreachable)" when the directory lies outside the process's root.
+    return text.hasPrefix("/") ? text : nil
+}
+
 /// The current time, whole seconds: only the mains and the daemon's loop read the clock.
 public func currentInstant() -> Instant {
     var now = timespec()

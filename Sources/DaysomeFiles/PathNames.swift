@@ -30,3 +30,19 @@ private func trimTrailingSlashes(_ path: String) -> String {
     if end == path.startIndex { return path.isEmpty ? "" : "/" }
     return String(path[..<end])
 }
+
+/// `path` made absolute against `directory` (the working directory a program started in), lexically:
+/// an absolute path is kept as given, leading `./` components are dropped, and `..` is kept (only
+/// the file system can say where it leads through a symlink). A daemon publishes where its files
+/// are, and a reader in another directory must find the same ones.
+public func absolutePath(_ path: String, in directory: String) -> String {
+    if path.hasPrefix("/") { return path }
+    var rest = Substring(path)
+    while rest.hasPrefix("./") || rest == "." {
+        rest = rest.dropFirst(min(2, rest.count))
+        while rest.hasPrefix("/") { rest = rest.dropFirst() }
+    }
+    let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+    if rest.isEmpty { return base.isEmpty ? "/" : base }
+    return base + "/" + rest
+}

@@ -23,6 +23,16 @@ public struct Paths: Sendable, Equatable {
         self.stateDirectory = state + "/daysome"
     }
 
+    /// These paths with each relative one made absolute against `directory` (see `absolutePath`).
+    public func absolute(in directory: String) -> Paths {
+        var paths = self
+        paths.household = absolutePath(self.household, in: directory)
+        paths.displayState = absolutePath(self.displayState, in: directory)
+        paths.runtimeDirectory = absolutePath(self.runtimeDirectory, in: directory)
+        paths.stateDirectory = absolutePath(self.stateDirectory, in: directory)
+        return paths
+    }
+
     /// The live queue the daemon publishes after every change of its wheel or backend.
     public var queueFile: String { self.runtimeDirectory + "/queue.json" }
     /// The daemon's status: pid, display, lay, errors.

@@ -6,7 +6,8 @@ import Glibc
 
 let output = DaysomeCtl.run(
     Array(CommandLine.arguments.dropFirst()),
-    context: CommandContext(environment: processEnvironment(), now: currentInstant()))
+    context: CommandContext(
+        environment: processEnvironment(), now: currentInstant(), currentDirectory: currentDirectory()))
 writeText(output.stdout, to: 1)
 writeText(output.stderr, to: 2)
 exit(output.status.rawValue)

@@ -150,6 +150,32 @@ struct CommandTests {
     }
 
     @Test(
+        "--if-pid and --pid take digits only: a sign, a space, hex or a non-ASCII digit is refused with exit 2 and one line, and the file is left as it is",
+        arguments: ["+12", " 12", "12 ", "0x1", "-1", "1e3", "\u{0663}", "", "99999999999"])
+    func ifPidTakesDigitsOnly(value: String) throws {
+        // One directory per case: the cases run side by side.
+        let name = value.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: "-")
+        let scratch = repositoryRoot + "/.testrun/ctl-pid-digits-\(getpid())-x\(name)"
+        defer { _ = shell("rm -rf '\(scratch)'") }
+        let file = scratch + "/display"
+        let env = ["HOME": scratch]
+        try FileIO.makeDirectories(scratch, mode: 0o700)
+        #expect(ctl(["signal", "foreground", "--display-state", file], environment: env).status == .success)
+        for option in ["--if-pid", "--pid"] {
+            let output = ctl(["signal", "away", option, value, "--display-state", file], environment: env)
+            #expect(output.status == .usage, "\(option) '\(value)': \(output)")
+            #expect(output.stdout.isEmpty)
+            #expect(
+                output.stderr
+                    == "daysomectl: invalid value '\(value)' for '\(option)': expected a process id, digits only\n")
+            #expect(String(decoding: try FileIO.read(file, limit: 100), as: UTF8.self) == "foreground\n")
+        }
+        // Digits alone are taken.
+        #expect(
+            ctl(["signal", "away", "--if-pid", "12", "--display-state", file], environment: env).status == .success)
+    }
+
+    @Test(
         "XDG_RUNTIME_DIR unset is bad input (exit 2) and set to a missing directory a runtime failure (exit 1), each one clear line, and nothing is created"
     )
     func aMissingRuntimeEnvironmentIsAClearError() throws {

@@ -65,3 +65,17 @@ func aRunningStatus() -> StatusSnapshot {
                 ]),
             wakeSystem: .init(on: false, reason: "never asked for")))
 }
+
+@Suite struct DisplayFileLineTests {
+    @Test func anUnreadableDisplayLineIsShownEscapedAndTheLockLineSaysTheFileIsUnreadable() {
+        let problem = DisplayFileProblem(line: "Fore\u{1B}ground", message: "holds neither", keeping: .foreground)
+        #expect(displayFileLine(problem) == "Display file: unreadable line 'Fore\\u{1b}ground' (keeping foreground)")
+        let unreadable = DisplayFileProblem(line: nil, message: "Is a directory", keeping: .away)
+        #expect(displayFileLine(unreadable) == "Display file: unreadable (Is a directory) (keeping away)")
+        let lock = StatusSnapshot.Lock(locked: false, fileSays: .foreground, sources: [:])
+        #expect(
+            lockStatusLine(lock, fileProblem: problem)
+                == "Lock: unlocked; the file is unreadable (keeping foreground); ")
+        #expect(lockStatusLine(lock) == "Lock: unlocked; the file says foreground; ")
+    }
+}

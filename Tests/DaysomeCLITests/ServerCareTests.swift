@@ -18,4 +18,16 @@ struct ServerCareTests {
             ])
         #expect(serverCare(StatusSnapshot.NotificationServer(name: nil, present: false, capabilities: [])) == [])
     }
+
+    @Test("status text says a call waits for a server, and why, before any server answered and after")
+    func statusTextSaysWhyACallWaits() {
+        let reason = "no notification server on the session bus: waiting for a server"
+        let none = StatusSnapshot.NotificationServer(name: nil, present: false, capabilities: [], waiting: reason)
+        #expect(serverCare(none) == ["  A call waits for a server: " + reason])
+        let answering = StatusSnapshot.NotificationServer(
+            name: "dunst", present: true, capabilities: [], urgency: "normal", urgencyReason: "why",
+            waiting: reason)
+        #expect(serverCare(answering).first == "  A call waits for a server: " + reason)
+        #expect(serverCare(answering).count == 2)
+    }
 }

@@ -41,4 +41,41 @@ import Testing
         #expect(RetryBackoff.delay(first: 3, longest: UInt64.max, afterAttempts: 200) == UInt64.max)
         #expect(RetryBackoff.delay(first: 1_000_000, longest: 60_000_000, afterAttempts: -1) == 1_000_000)
     }
+
+    @Test func theNextAttemptShownIsWhenTheArmedRetryFiresAlsoAfterAFailureBetweenRetries() {
+        var backoff = RetryBackoff(first: 1_000_000, longest: 60_000_000)
+        #expect(backoff.nextAttempt == nil)
+        #expect(backoff.failed(now: Instant(seconds: 100)) == 1_000_000)
+        #expect(backoff.nextAttempt == Instant(seconds: 101))
+        backoff.fired()
+        #expect(backoff.failed(now: Instant(seconds: 101)) == 2_000_000)
+        backoff.fired()
+        #expect(backoff.failed(now: Instant(seconds: 103)) == 4_000_000)
+        #expect(backoff.nextAttempt == Instant(seconds: 107))
+        // A write of a step fails two seconds later: the retry armed at 103 still fires at 107, not at 109.
+        #expect(backoff.failed(now: Instant(seconds: 105)) == nil)
+        #expect(backoff.nextAttempt == Instant(seconds: 107))
+        backoff.fired()
+        #expect(backoff.nextAttempt == nil)
+        #expect(backoff.failed(now: Instant(seconds: 107)) == 8_000_000)
+        #expect(backoff.nextAttempt == Instant(seconds: 115))
+    }
+
+    @Test func aRetryThatCouldNotBeArmedShowsNoNextAttemptAndOneThatWorkedStartsOver() {
+        var backoff = RetryBackoff(first: 1_000_000, longest: 60_000_000)
+        _ = backoff.failed(now: Instant(seconds: 100))
+        backoff.notArmed()
+        #expect(backoff.nextAttempt == nil)
+        #expect(backoff.failed(now: Instant(seconds: 102)) == 1_000_000)
+        backoff.fired()
+        _ = backoff.failed(now: Instant(seconds: 103))
+        backoff.reset()
+        #expect(backoff.nextAttempt == nil)
+        #expect(backoff.failed(now: Instant(seconds: 200)) == 1_000_000)
+        #expect(backoff.nextAttempt == Instant(seconds: 201))
+        // A part of a second rounds up: the time shown is never before the retry.
+        var odd = RetryBackoff(first: 1_500_000, longest: 60_000_000)
+        #expect(odd.failed(now: Instant(seconds: 10)) == 1_500_000)
+        #expect(odd.nextAttempt == Instant(seconds: 12))
+    }
 }

@@ -43,7 +43,7 @@ private let fullStatusLine =
     + #""nextStart":{"at":"2026-12-01T13:00:00Z","title":"Lunch"},"pending":14,"delivered":1,"grace":300,"#
     + #""household":{"path":"/home/h/household.json","loadedAt":"2026-12-01T08:00:00Z","items":2,"#
     + #""timeZone":"Europe/London","errors":[{"file":"/home/h/household.json","itemId":"tea","field":"time","#
-    + #""message":"skipped"}],"inForce":{"source":"keptCopy","path":"/state/household.json","#
+    + #""message":"skipped"}],"errorCount":1,"inForce":{"source":"keptCopy","path":"/state/household.json","#
     + #""since":"2026-11-30T08:00:00Z"}},"displayStatePath":"/run/daysome/display","#
     + #""runtimeDirectory":"/run/daysome","stateDirectory":"/state","#
     + #""chime":{"on":true,"player":"/usr/bin/paplay","file":"/usr/share/daysome/bell.oga"},"#
@@ -53,18 +53,19 @@ private let fullStatusLine =
     + #""screenSaver":{"watched":false,"locked":null,"detail":"no screensaver"},"#
     + #""logindLockSignal":{"watched":true,"locked":false,"detail":"following session c1"}},"#
     + #""decidedBy":"logind"},"#
-    + #""wakeSystem":{"on":false,"reason":"a user manager refuses WakeSystem"}}"#
+    + #""wakeSystem":{"on":false,"reason":"a user manager refuses WakeSystem"},"displayFileProblem":null}"#
 
 /// What `status` has always printed with no daemon running.
 private let noDaemonLine =
     #"{"running":false,"pid":null,"display":null,"lay":null,"backend":null,"notifyInOtherApps":null,"#
     + #""notificationServer":{"name":null,"present":false,"capabilities":[]},"canDeliver":false,"#
     + #""laidUntil":null,"nextStart":null,"#
-    + #""household":{"path":"/home/h/household.json","loadedAt":null,"items":0,"errors":[]}}"#
+    + #""household":{"path":"/home/h/household.json","loadedAt":null,"items":0,"errors":[],"errorCount":0}}"#
 
 /// Keys a 0.1.0 daemon did not write: renaming one reads as that older daemon, not as a fault.
 private let keysAddedAfterTheFirstRelease: Set<String> = [
-    ".lock.sources.logindLockSignal", ".lock.decidedBy", ".notificationServer.waiting",
+    ".lock.sources.logindLockSignal", ".lock.decidedBy", ".notificationServer.waiting", ".household.errorCount",
+    ".displayFileProblem",
 ]
 
 @Suite("The status across the process boundary")
@@ -107,7 +108,7 @@ struct StatusSnapshotTests {
     @Test("A key renamed on either side of the status fails the round trip, and the missing key is named")
     func renamedStatusKeysFail() {
         let none = StatusSnapshot.noDaemon(householdPath: "/h.json")
-        for (sample, count) in [(aStatus, 70), (none, 18)] {
+        for (sample, count) in [(aStatus, 72), (none, 19)] {
             let variants = renamedKeys(sample.json)
             #expect(variants.count == count)
             for (path, json) in variants where !keysAddedAfterTheFirstRelease.contains(path) {
@@ -162,6 +163,19 @@ struct StatusSnapshotTests {
         ]
         for text in composed { #expect(Content.forbiddenWords(in: text).isEmpty, "\(text)") }
         #expect(!StatusSnapshot.WakeSystem.underAUserManager.on)
+    }
+
+    @Test("An unusable display line reads back through the status, and a daemon older than the key reads as none")
+    func displayFileProblemRoundTrip() throws {
+        var unusable = aStatus
+        unusable.daemon?.displayFileProblem = DisplayFileProblem(
+            line: "Foreground", message: "holds neither 'foreground' nor 'away'", keeping: .away)
+        #expect(try StatusSnapshot(json: unusable.json) == unusable)
+        var object = try #require(unusable.json.objectValue)
+        object.members.removeAll { $0.key == "displayFileProblem" }
+        #expect(try StatusSnapshot(json: .object(object)).daemon?.displayFileProblem == nil)
+        let text = try #require(unusable.daemon?.displayFileProblem?.message)
+        #expect(Content.forbiddenWords(in: text).isEmpty)
     }
 
     @Test("State write errors read back through the status, and a daemon older than the key reads as none")

@@ -27,3 +27,23 @@ struct PathNamesTests {
         #expect(basename(of: path) == last, "last component of '\(path)'")
     }
 }
+
+@Suite("Relative path options made absolute")
+struct AbsolutePathTests {
+    /// (path, working directory, absolute path).
+    static let rows: [(String, String, String)] = [
+        ("state", "/home/ann", "/home/ann/state"),
+        ("./state", "/home/ann", "/home/ann/state"),  // a leading ./ is dropped
+        ("././/state/", "/home/ann/", "/home/ann/state/"),  // repeated, with the slashes after it
+        ("../run", "/home/ann", "/home/ann/../run"),  // .. is kept: only the file system knows where it leads
+        ("/var/state", "/home/ann", "/var/state"),  // an absolute path is kept as given
+        (".", "/home/ann", "/home/ann"),
+        ("state", "/", "/state"),
+    ]
+
+    @Test(arguments: Self.rows.indices)
+    func aRelativePathIsResolvedAgainstTheWorkingDirectoryAtStart(_ row: Int) {
+        let (path, cwd, expected) = Self.rows[row]
+        #expect(absolutePath(path, in: cwd) == expected, "'\(path)' in '\(cwd)'")
+    }
+}

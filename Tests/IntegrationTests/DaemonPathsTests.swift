@@ -34,7 +34,8 @@ struct DaemonPathsTests {
         // An explicit --state-dir still wins.
         let elsewhere = try session.directory.makeDirectory("elsewhere")
         let explicit = try await session.ctl(["history", "--state-dir", elsewhere] + runtime)
-        #expect(explicit.stdout == "No history yet.\n", "\(explicit)")
+        #expect(
+            explicit.stdout == "No history yet.\nState directory: \(elsewhere) (given by --state-dir)\n", "\(explicit)")
     }
 
     @Test func withXdgRuntimeDirUnsetDaysomedExits2WithOneClearLineAndGuessesNoDirectory() async throws {
@@ -54,6 +55,79 @@ struct DaemonPathsTests {
         let ctl = try await session.run(session.daysomectl, ["status"], environment: environment)
         #expect(ctl.status == 2, "\(ctl)")
         #expect(ctl.stderr.hasPrefix("daysomectl: XDG_RUNTIME_DIR is not set: "), "\(ctl)")
+    }
+
+    @Test func withXdgRuntimeDirUnsetEveryCommandWhosePathOptionsSufficeRuns() async throws {
+        let session = try await TestWorld.start([])
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        try await session.startDaemon(notifier: "log")
+        var environment = session.environment
+        environment["XDG_RUNTIME_DIR"] = nil
+        let runtime = ["--runtime-dir", session.runtimeDirectory]
+        func ctl(_ arguments: [String]) async throws -> ToolResult {
+            try await session.run(session.daysomectl, arguments, environment: environment)
+        }
+        // The runtime directory names the daemon, and the daemon published its display file there.
+        let signal = try await ctl(["signal", "foreground"] + runtime)
+        #expect(signal.status == 0, "\(signal)")
+        #expect(readFile(session.displayState) == "foreground\n", "signal wrote elsewhere: \(signal)")
+        let signalFile = try await ctl(["signal", "away", "--display-state", session.displayState])
+        #expect(signalFile.status == 0, "\(signalFile)")
+        #expect(readFile(session.displayState) == "away\n")
+        for arguments in [["status"] + runtime, ["pending"] + runtime, ["history"] + runtime] {
+            let result = try await ctl(arguments)
+            #expect(result.status == 0, "\(result)")
+            #expect(!result.stderr.contains("XDG_RUNTIME_DIR"), "\(result)")
+        }
+        // A state directory is all history reads.
+        let history = try await ctl(["history", "--state-dir", session.stateDirectory])
+        #expect(history.status == 0, "\(history)")
+        #expect(history.stdout.contains("laid"), "\(history)")
+        // Where the options do not suffice, the missing default is still named: no daemon published a
+        // display file under this runtime directory, and none can be guessed.
+        let nobody = try session.directory.makeDirectory("nobody")
+        let guessed = try await ctl(["signal", "away", "--runtime-dir", nobody])
+        #expect(guessed.status == 2, "\(guessed)")
+        #expect(guessed.stderr.hasPrefix("daysomectl: XDG_RUNTIME_DIR is not set: "), "\(guessed)")
+        #expect(try await ctl(["pending"]).status == 2)
+    }
+
+    @Test func relativePathOptionsArePublishedAbsoluteResolvedAgainstTheDirectoryEachProgramStartedIn()
+        async throws
+    {
+        let session = try await TestWorld.start([])
+        defer { session.stop() }
+        try replaceFile(session.household, try farAwayHousehold())
+        let root = session.directory.path
+        // `env -C` starts daysomed in the world's directory with every path option relative to it.
+        let daemon = try SpawnedProcess(
+            "/usr/bin/env",
+            [
+                "-C", root, session.daysomed, "--household", "./household/household.json", "--display-state",
+                "display/state", "--runtime-dir", "run", "--state-dir", "./state", "--notifier", "log",
+            ],
+            environment: session.environment, stderrPath: root + "/relative.log")
+        session.adopt(daemon)
+        _ = try await poll("daysomed to publish its status", timeout: 15) { () -> Bool? in
+            if daemon.poll() { throw HarnessError("daysomed exited: \(readFile(root + "/relative.log"))") }
+            return FileIO.exists(session.runtimeDirectory + "/status.json") ? true : nil
+        }
+        let status = try #require(try JSONParser.parse(readFile(session.runtimeDirectory + "/status.json")).objectValue)
+        #expect(status["household"]?.objectValue?["path"]?.stringValue == session.household, "\(status)")
+        #expect(status["displayStatePath"]?.stringValue == session.displayState, "\(status)")
+        #expect(status["runtimeDirectory"]?.stringValue == session.runtimeDirectory, "\(status)")
+        #expect(status["stateDirectory"]?.stringValue == session.stateDirectory, "\(status)")
+        // daysomectl started elsewhere with a relative runtime directory finds the same daemon, and
+        // writes the display file the daemon watches.
+        let elsewhere = try session.directory.makeDirectory("elsewhere")
+        let signal = try await session.run(
+            "/usr/bin/env", ["-C", elsewhere, session.daysomectl, "signal", "foreground", "--runtime-dir", "../run"])
+        #expect(signal.status == 0, "\(signal)")
+        #expect(readFile(session.displayState) == "foreground\n", "\(signal)")
+        let history = try await session.run(
+            "/usr/bin/env", ["-C", root, session.daysomectl, "history", "--json", "--state-dir", "state"])
+        #expect(history.stdout.contains("\"laid\""), "\(history)")
     }
 
     @Test func withXdgRuntimeDirMissingDaysomedExits1AndNeverCreatesIt() async throws {

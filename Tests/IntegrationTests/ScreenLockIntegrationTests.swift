@@ -148,6 +148,33 @@ struct ScreenLockIntegrationTests {
         #expect(try await session.status()["display"]?.stringValue == "foreground")
     }
 
+    /// After her password unlocks the locker, status's lock line must not go on saying the Lock
+    /// request stands: the detail follows the lock.
+    @Test func theLockDetailFollowsTheLockWhenTheLockerUnlocks() async throws {
+        let (session, world) = try await start()
+        defer {
+            world.stop()
+            session.stop()
+        }
+        try await self.watched(session, "logindLockSignal")
+        try await world.logind("/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session.Lock", [])
+        try await world.setLocked(true)
+        _ = try await self.seconds(until: true, session, limit: 1)
+        let locked = try await session.ctl(["status"] + session.daemonPaths).stdout
+        #expect(locked.contains("logindLockSignal watched: Lock requested for session"), "\(locked)")
+        try await world.setLocked(false)
+        _ = try await self.seconds(until: false, session, limit: 1)
+        let signal = try #require(try await self.source(session, "logindLockSignal"))
+        #expect(signal["locked"]?.boolValue == false, "\(signal)")
+        let detail = signal["detail"]?.stringValue ?? ""
+        #expect(!detail.hasPrefix("Lock requested"), "status still says the Lock request stands: \(detail)")
+        let text = try await session.ctl(["status"] + session.daemonPaths).stdout
+        let line = text.split(separator: "\n").first { $0.hasPrefix("Lock: ") } ?? ""
+        print("[ScreenLock] after the locker unlocked: \(line)")
+        #expect(line.hasPrefix("Lock: unlocked;"), "\(text)")
+        #expect(!line.contains("Lock requested"), "\(line)")
+    }
+
     @Test func aScreenBlankedButNotLockedChangesNothing() async throws {
         let (session, world) = try await start()
         defer {

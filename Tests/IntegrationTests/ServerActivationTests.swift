@@ -181,4 +181,27 @@ struct ServerActivationTests {
         let server = try await world.status().snapshot.notificationServer
         #expect(server.waiting == nil, "the call was dropped, and status still says it waits: \(server)")
     }
+
+    @Test func statusTextSaysACallWaitsForAServerAndWhyUntilNoneWaits() async throws {
+        let (world, _) = try await worldWithAServerThatMustNotBeStarted()
+        defer { world.stop() }
+        let minute = try await self.lunchDueWithNoDisplay(world, grace: 4)
+        let at = rfc3339(minute)
+        let text = try await poll("status text to say a call waits", timeout: Double(minute) - wallSeconds() + 10) {
+            () -> String? in
+            let text = try await world.ctl(["status"] + world.daemonPaths).stdout
+            return text.contains("A call waits for a server: ") ? text : nil
+        }
+        let line = text.split(separator: "\n").first { $0.contains("A call waits for a server: ") } ?? ""
+        print("[IntegrationTests] status says: \(line)")
+        #expect(line.contains("no display"), "\(text)")
+        // The same reason as --json's notificationServer.waiting.
+        let waiting = try await world.status().snapshot.notificationServer.waiting ?? "-"
+        #expect(line.hasSuffix(waiting), "\(line) / \(waiting)")
+        _ = try await poll("the call to be dropped", timeout: Double(minute) - wallSeconds() + 20) { () -> Bool? in
+            try await world.history().contains { $0.event == "dropped" && $0.at == at } ? true : nil
+        }
+        let after = try await world.ctl(["status"] + world.daemonPaths).stdout
+        #expect(!after.contains("A call waits"), "nothing waits, and status still says a call does: \(after)")
+    }
 }

@@ -200,6 +200,40 @@ struct StateDirectoryFaultTests {
         #expect(try await session.history().contains { $0.event == "laid" && $0.lay == lay })
         #expect(!daemon.process.poll())
     }
+
+    // On the wall clock: the retry is a monotonic timer inside the daemon, and what is checked is
+    // that the time status shows is when that real timer fires; no virtual clock reaches it.
+    @Test func theNextAttemptStatusShowsIsWhenTheRetryRunsAlsoAfterAWriteFailedBetweenRetries() async throws {
+        let session = try await TestWorld.start([])
+        defer { session.stop() }
+        let state = session.stateDirectory
+        try writeFile(state, "not a directory\n")
+        try replaceFile(session.household, try farAwayHousehold())
+        try await session.startDaemon(notifier: "log")
+        func error() async throws -> StatusSnapshot.StateWriteError? {
+            try await session.status().snapshot.daemon?.stateWriteErrors?.first { $0.file == state }
+        }
+        // Retries after 1, 2 and 4 s: then one 8 s away is armed.
+        _ = try await poll("a retry 8 s away", timeout: 20, interval: 0.1) { () -> Bool? in
+            guard let next = try await error()?.nextAttempt else { return nil }
+            return Double(next.seconds) - wallSeconds() > 6 ? true : nil
+        }
+        await pause(3)
+        // A return writes lay.json and the history: both fail between two retries.
+        try await session.signal("foreground", awaitSeen: true)
+        let shown = try #require(try await error())
+        let next = try #require(shown.nextAttempt)
+        let text = try await session.ctl(["status"] + session.daemonPaths)
+        #expect(text.stdout.contains("trying again at \(next.rfc3339)"), "\(text)")
+        let ran = try await poll("the retry to run", timeout: 20, interval: 0.05) { () -> Double? in
+            try await error().map { $0.attempts > shown.attempts } == true ? wallSeconds() : nil
+        }
+        print(
+            "[StateDirectoryFaultTests] next attempt shown \(next.rfc3339), retry seen \(ran - Double(next.seconds)) s after it"
+        )
+        #expect(ran >= Double(next.seconds) - 0.2, "the retry ran before the time shown, \(next.rfc3339)")
+        #expect(ran <= Double(next.seconds) + 2, "the retry ran after the time shown, \(next.rfc3339)")
+    }
 }
 
 /// A tmpfs of `bytes` mounted over a directory for one test, unmounted by `unmount`.

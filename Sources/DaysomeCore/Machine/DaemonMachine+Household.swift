@@ -10,7 +10,7 @@ extension DaemonMachine {
         switch result {
         case .failure(let error):
             self.householdError = error
-            var actions = error.problems.map { MachineAction.log(.warning, $0.description) }
+            var actions = ProblemCap.logActions(error.problems)
             let keeping =
                 self.household == nil ? "nothing is laid until it is fixed" : "keeping the last good household"
             actions.append(.log(.error, "Invalid household file: \(error); \(keeping)"))
@@ -21,7 +21,7 @@ extension DaemonMachine {
             // Rule 9: a settings value this file could not read keeps the last good one.
             let loaded = self.household.map { read.keepingSettings(of: $0.load.household.settings) } ?? read
             self.household = loaded
-            var actions = loaded.load.problems.map { MachineAction.log(.warning, $0.description) }
+            var actions = ProblemCap.logActions(loaded.load.problems)
             if changed {
                 actions.append(.log(.info, "Loaded household with \(loaded.load.household.items.count) items"))
             }

@@ -64,19 +64,23 @@ extension StatusSnapshot {
         public var items: Int
         /// The zone name as the household gives it, written only by a running daemon.
         public var timeZone: String?
+        /// The first `ProblemCap.status` problems.
         public var errors: [HouseholdProblem]
+        /// How many problems there are in all, listed or not: `errors.count` unless capped.
+        public var errorCount: Int
         /// Which household the daemon lays from, written only by a running daemon; nil for none.
         public var inForce: InForce?
 
         public init(
             path: String, loadedAt: Instant?, items: Int, timeZone: String? = nil, errors: [HouseholdProblem],
-            inForce: InForce? = nil
+            errorCount: Int? = nil, inForce: InForce? = nil
         ) {
             self.path = path
             self.loadedAt = loadedAt
             self.items = items
             self.timeZone = timeZone
             self.errors = errors
+            self.errorCount = max(errorCount ?? errors.count, errors.count)
             self.inForce = inForce
         }
 
@@ -87,6 +91,7 @@ extension StatusSnapshot {
             ]
             if running { members.append(("timeZone", .stringOrNull(self.timeZone))) }
             members.append(("errors", .array(self.errors.map(\.json))))
+            members.append(("errorCount", .number(Double(self.errorCount))))
             if running { members.append(("inForce", self.inForce?.json ?? .null)) }
             return .object(JSONObject(members))
         }
@@ -99,6 +104,8 @@ extension StatusSnapshot {
             self.errors = try reader.array("errors").enumerated().map { index, error throws(SnapshotProblem) in
                 try HouseholdProblem(try SnapshotReader(error, reader.path + ".errors[\(index)]"))
             }
+            // Added after 0.1.0: a daemon that an upgrade has not restarted lists every problem.
+            self.errorCount = try reader.has("errorCount") ? reader.int("errorCount") : self.errors.count
             self.inForce = try running ? reader.optionalObject("inForce").map(InForce.init) : nil
         }
     }

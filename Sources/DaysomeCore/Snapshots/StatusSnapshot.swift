@@ -74,12 +74,15 @@ public struct StatusSnapshot: Sendable, Equatable {
         public var wakeSystem: WakeSystem
         /// State files the daemon could not write, retrying; nil from a daemon older than the key.
         public var stateWriteErrors: [StateWriteError]?
+        /// The display state file's unusable line, until a good one is written; nil from a daemon
+        /// older than the key.
+        public var displayFileProblem: DisplayFileProblem?
 
         public init(
             notifier: String, notLaidReason: String?, pending: Int, delivered: Int, grace: Int,
             displayStatePath: String, runtimeDirectory: String, stateDirectory: String, chime: Chime,
             bringDayBack: BringDayBack, doNotDisturb: String, lock: Lock, wakeSystem: WakeSystem,
-            stateWriteErrors: [StateWriteError]? = nil
+            stateWriteErrors: [StateWriteError]? = nil, displayFileProblem: DisplayFileProblem? = nil
         ) {
             self.notifier = notifier
             self.notLaidReason = notLaidReason
@@ -95,6 +98,7 @@ public struct StatusSnapshot: Sendable, Equatable {
             self.lock = lock
             self.wakeSystem = wakeSystem
             self.stateWriteErrors = stateWriteErrors
+            self.displayFileProblem = displayFileProblem
         }
     }
 
@@ -132,6 +136,7 @@ public struct StatusSnapshot: Sendable, Equatable {
                 ("lock", daemon.lock.json), ("wakeSystem", daemon.wakeSystem.json),
             ]
             if let errors = daemon.stateWriteErrors { members.append(("stateWriteErrors", .array(errors.map(\.json)))) }
+            members.append(("displayFileProblem", daemon.displayFileProblem?.json ?? .null))
         }
         return .object(JSONObject(members))
     }
@@ -184,6 +189,7 @@ extension StatusSnapshot.Daemon {
         self.wakeSystem = try StatusSnapshot.WakeSystem(try reader.object("wakeSystem"))
         // Added after 0.1.0: optional, so a newer daysomectl reads a daemon started before the upgrade.
         self.stateWriteErrors = try reader.optionalStateWriteErrors("stateWriteErrors")
+        self.displayFileProblem = try reader.addedLaterObject("displayFileProblem").map(DisplayFileProblem.init)
     }
 }
 

@@ -10,6 +10,9 @@ public struct RetryBackoff: Sendable, Equatable {
     public let longest: UInt64
     /// Attempts made since the last reset.
     public private(set) var attempts = 0
+    /// When the one armed retry fires, nil while none is armed: what `status` shows as the next
+    /// attempt, for every failure it will retry.
+    public private(set) var nextAttempt: Instant?
 
     public init(first: UInt64, longest: UInt64) {
         precondition(first > 0 && first <= longest, "a backoff needs 0 < first <= longest")
@@ -26,9 +29,32 @@ public struct RetryBackoff: Sendable, Equatable {
         if self.delay < self.longest { self.attempts += 1 }
     }
 
-    /// It worked (or a new loss begins): the next retry waits `first` again.
+    /// It worked (or a new loss begins): the next retry waits `first` again, and none is armed.
     public mutating func reset() {
         self.attempts = 0
+        self.nextAttempt = nil
+    }
+
+    /// Something failed at `now`. Returns the delay to arm the one retry timer with, or nil when it
+    /// is armed already; either way `nextAttempt` is then when that timer fires. A failure between
+    /// two retries never moves the next one: the timer armed before it fires first.
+    public mutating func failed(now: Instant) -> UInt64? {
+        guard self.nextAttempt == nil else { return nil }
+        let delay = self.delay
+        // Delays are whole seconds in practice; a part of one rounds up, never to a time already past.
+        self.nextAttempt = Instant(seconds: now.seconds + Int64(delay / 1_000_000 + (delay % 1_000_000 > 0 ? 1 : 0)))
+        return delay
+    }
+
+    /// The armed retry fired: the next failure arms one that waits twice as long.
+    public mutating func fired() {
+        self.nextAttempt = nil
+        self.attempted()
+    }
+
+    /// The timer `failed` asked for could not be armed: no attempt is due until the next failure.
+    public mutating func notArmed() {
+        self.nextAttempt = nil
     }
 
     /// `first` doubled once per attempt, never past `longest`.
