@@ -336,6 +336,21 @@ struct DaemonMachineTests {
         #expect(daemon.machine.persisted.delivered.isEmpty)
     }
 
+    @Test("One bell per call, ever: a card posted again on a restarted server is silent")
+    func aCardPostedAgainOnARestartedServerRingsNoSecondBell() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:00:01Z"))
+        let bells = { (daemon: VirtualDaemon) in daemon.actions.filter { $0 == .chime }.count }
+        #expect(bells(daemon) == 1, "the call rang \(bells(daemon)) times")
+        daemon.jump(to: instant("2026-06-01T12:00:40Z"))
+        daemon.send(.serverRestarted)
+        #expect(daemon.posts.map(\.start.title) == ["Lunch", "Lunch"])
+        #expect(bells(daemon) == 1, "the card posted again rang a second bell")
+        // The next call rings as every call does.
+        daemon.run(until: instant("2026-06-01T18:30:01Z"))
+        #expect(bells(daemon) == 2)
+    }
+
     @Test("A call no server took is never recorded delivered: it waits, and is dropped with the reason")
     func aCallNoServerTookIsNeverDelivered() {
         var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)

@@ -9,6 +9,9 @@ struct Repost: Sendable {
     var timer: TimerID?
     /// What history says when a server takes it, where more than its lateness needs saying.
     var reason: String? = nil
+    /// The call already rang when a server first took it: a card posted again after a server
+    /// restart is the same call, and one call rings once (two bells are two calls to her).
+    var rang = false
 }
 
 extension DaemonMachine {
@@ -126,7 +129,7 @@ extension DaemonMachine {
             if let start, inWindow, self.display == .away, self.inHand.mayPostAgainAfterRestart(call.key) {
                 self.persisted.delivered[index].notificationId = nil
                 self.persisted.delivered[index].server = nil
-                self.inHand.reposts[call.key] = Repost(start: start, reason: "posted again once: \(why)")
+                self.inHand.reposts[call.key] = Repost(start: start, reason: "posted again once: \(why)", rang: true)
                 actions += self.repost(call.key, now: now)
             } else {
                 self.persisted.delivered.remove(at: index)

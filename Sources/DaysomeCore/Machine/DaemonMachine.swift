@@ -254,8 +254,11 @@ public struct DaemonMachine: Sendable {
                 self.persisted.delivered[index].server = self.serverIdentity
                 actions.append(.record(self.deliveredRecord(self.persisted.delivered[index], now: now, posted: posted)))
                 actions.append(.persist)
-                // The bell rings for a call the server took: heard and seen, never heard alone.
-                if self.household?.load.household.settings.chime == .bell { actions.append(.chime) }
+                // The bell rings for a call the server took: heard and seen, never heard alone;
+                // and once per call, not again for its card posted anew on a restarted server.
+                if self.household?.load.household.settings.chime == .bell && posted?.rang != true {
+                    actions.append(.chime)
+                }
             }
         case .postFailed(let key, let reason, let failure):
             actions += self.postFailed(key, reason: reason, failure: failure, now: now)
