@@ -173,6 +173,7 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
     lines.append("daysomed: running (pid \(status.pid.map { String($0) } ?? "?"))")
     lines.append("Display: \(status.display?.rawValue ?? "?")")
     lines.append(lockStatusLine(daemon.lock))
+    lines += lockDecisionLines(daemon.lock)
     lines.append(
         "Lay: " + (status.lay.map { "\($0), laid until \(status.laidUntil?.rfc3339 ?? "?")" } ?? "none"))
     if let next = status.nextStart {
