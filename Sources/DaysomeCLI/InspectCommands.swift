@@ -179,6 +179,7 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
     lines.append("Display: \(status.display?.rawValue ?? "?")")
     if let problem = daemon.displayFileProblem { lines.append(displayFileLine(problem)) }
     lines.append(lockStatusLine(daemon.lock, fileProblem: daemon.displayFileProblem))
+    lines += lockDecisionLines(daemon.lock)
     lines.append(
         "Lay: " + (status.lay.map { "\($0), laid until \(status.laidUntil?.rfc3339 ?? "?")" } ?? "none"))
     if let next = status.nextStart {

@@ -1,28 +1,32 @@
-// A locked tablet is away, whatever the display state file says and without the app's help:
-// the daemon follows logind's `LockedHint` of the user's graphical session (Manager.GetUser(uid)
-// -> the user's `Display` session, which a lingering user's service reaches even in no session
-// of its own) on the system bus, and the screensaver's `ActiveChanged` on the session bus where
-// a desktop offers it. The core's `ScreenLock` combines what they say with the file; this file
-// only reads the buses, on connections of its own. Every step is one asynchronous call or a
-// signal: a missing logind, user, session or screensaver is said once in the journal and leaves
-// the file alone to decide. A bus that drops is tried again with the daemon's Reconnector.
+// A locked tablet is away, whatever the display state file says and without the app's help.
+// Locked is what a locker says: logind's `LockedHint` of the user's graphical session
+// (Manager.GetUser(uid) -> the user's `Display` session, which a lingering user's service reaches
+// even in no session of its own) on the system bus, and `org.freedesktop.ScreenSaver` and
+// `org.gnome.ScreenSaver` on the session bus. logind's `Lock`/`Unlock` requests are followed
+// too, as requests (the core's `ScreenLock` never lets one lock). This file only reads the
+// buses, on connections of its own. At start-up each locker is asked before the first decision
+// (bounded waits); afterwards every step is one asynchronous call or a signal. A missing
+// logind, user, session or screensaver is said once in the journal and leaves the file alone
+// to decide. A bus that drops is tried again with the daemon's Reconnector.
 
 import DaysomeCore
 import DaysomeFiles
 import Glibc
 import SystemdKit
 
-/// Reads the session's lock state from logind and the screensaver into `changed` calls.
+/// Reads the session's lock state from logind and the screensavers into `changed` calls.
 final class LockWatch {
     /// What `changed` is told: a source's new word (nil: it has nothing to say).
     typealias Changed = (LockSource, Bool?) -> Void
+
+    /// How long start-up waits for each locker's answer: a locker that hangs delays the first
+    /// decision by this much per call (five calls at most), never more.
+    static let startupWait: UInt64 = 500_000
 
     private let loop: EventLoop
     private let logger: Logger
     private let uid: UInt32
     private let changed: Changed
-    /// Where a standing Lock request is kept across a daemon restart (`Paths.lockRequestFile`).
-    private let lockRequestFile: String
     private var systemBus: Bus?
     private var systemDisconnected: BusSlot?
     private var systemReconnector: Reconnector?
@@ -34,38 +38,41 @@ final class LockWatch {
     private var logindOwner: BusSlot?
     private var userMatch: BusSlot?
     private var sessionMatch: BusSlot?
-    /// logind's Lock and Unlock requests of the session: a kiosk's only word that it was locked.
+    /// logind's Lock and Unlock requests of the session: requests to a locker, for status.
     private var lockRequestMatches: [BusSlot] = []
-    private var screenSaver: ScreenSaver?
-    private var screenSaverMatch: BusSlot?
-    private var screenSaverOwner: BusSlot?
+    private var screenSavers: [ScreenSaverWatch] = []
     /// Why each source is or is not watched, for `status`.
     private(set) var detail: [LockSource: String] = [:]
-    /// What LockedHint said last.
-    private var lockedHint: Bool?
     /// Each reason is said once in the journal, so that nothing here can become a log loop.
     private var said: Set<String> = []
+    /// Set while `start` runs: each ask waits this long for its answer instead of going on the loop.
+    private var blockingFor: UInt64?
 
-    init(loop: EventLoop, logger: Logger, uid: UInt32, lockRequestFile: String, changed: @escaping Changed) {
-        self.lockRequestFile = lockRequestFile
+    init(loop: EventLoop, logger: Logger, uid: UInt32, changed: @escaping Changed) {
         self.loop = loop
         self.logger = logger
         self.uid = uid
         self.changed = changed
-        self.detail = [.logind: "not started", .screenSaver: "not started", .logindLockSignal: "not started"]
+        for source in LockSource.allCases { self.detail[source] = "not started" }
     }
 
-    /// Starts both sources. A bus missing now is not tried again: the file alone decides.
+    /// Starts every source, and returns once each locker answered, failed or timed out: what
+    /// they said has reached `changed` by then. A bus missing now is not tried again: the file
+    /// alone decides.
     func start() {
+        self.blockingFor = Self.startupWait
+        defer { self.blockingFor = nil }
         do {
             try self.connectSystemBus()
         } catch {
             self.nothingFrom(.logind, "no system bus (\(error))")
+            self.nothingFrom(.logindLockSignal, "no system bus (\(error))")
         }
         do {
             try self.connectSessionBus()
         } catch {
             self.nothingFrom(.screenSaver, "no session bus (\(error))")
+            self.nothingFrom(.gnomeScreenSaver, "no session bus (\(error))")
         }
     }
 
@@ -81,6 +88,7 @@ final class LockWatch {
                 }
             }
             self.systemReconnector?.lost()
+            self.nothingFrom(.logind, "lost the system bus")
         } else {
             if self.sessionReconnector == nil {
                 self.sessionReconnector = Reconnector(
@@ -90,8 +98,9 @@ final class LockWatch {
                 }
             }
             self.sessionReconnector?.lost()
+            self.nothingFrom(.screenSaver, "lost the session bus")
+            self.nothingFrom(.gnomeScreenSaver, "lost the session bus")
         }
-        self.nothingFrom(source, "lost the \(source == .logind ? "system" : "session") bus")
     }
 
     // MARK: logind
@@ -117,7 +126,7 @@ final class LockWatch {
     }
 
     private func askUser(_ manager: LogindManager) {
-        manager.getUser(uid: self.uid) { [weak self] result in
+        manager.getUser(uid: self.uid, blockingFor: self.blockingFor) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let path):
@@ -128,13 +137,14 @@ final class LockWatch {
                 self.askDisplay()
             case .failure(let error):
                 self.nothingFrom(.logind, "logind has no user \(self.uid) (\(error))")
+                self.nothingFrom(.logindLockSignal, "logind has no user \(self.uid) (\(error))")
             }
         }
     }
 
     private func askDisplay() {
         guard let user = self.user else { return }
-        user.display { [weak self] result in
+        user.display(blockingFor: self.blockingFor) { [weak self] result in
             guard let self, self.user === user else { return }
             switch result {
             case .success(let path?):
@@ -161,50 +171,29 @@ final class LockWatch {
                 self.askLocked()
             }
         }
-        // Without a locker (a kiosk), `loginctl lock-session` changes no LockedHint: the request
-        // itself says the display is out of her sight until logind asks to unlock.
+        // A request asks the session's locker to lock or unlock; only a locker's own word locks
+        // (a kiosk has none, and Phosh's keypad unlocks with no Unlock). A request is a signal,
+        // not a state logind keeps, and none from before this daemon started is remembered.
         do {
             self.lockRequestMatches = try session.onLockRequests { [weak self] locked in
                 guard let self, self.session === session else { return }
-                self.keepLockRequest(locked ? path : nil)
-                self.report(.logindLockSignal, locked, "\(locked ? "Lock" : "Unlock") requested for session \(path)")
+                self.logger.log(
+                    .notice,
+                    locked
+                        ? "Lock requested for session \(path); only a locker's answer makes the display away"
+                        : "Unlock requested for session \(path)")
+                self.report(.logindLockSignal, locked, "following Lock and Unlock requests for session \(path)")
             }
-            // A request is a signal, not a state logind keeps: one that stood when this daemon
-            // was restarted (an upgrade while the kiosk was locked) is read back from the runtime
-            // directory, for this session only.
-            if self.keptLockRequest() == path {
-                self.report(.logindLockSignal, true, "Lock requested for session \(path) before this daemon started")
-            } else {
-                self.keepLockRequest(nil)
-                self.report(.logindLockSignal, false, "following Lock and Unlock requests for session \(path)")
-            }
+            self.report(.logindLockSignal, false, "following Lock and Unlock requests for session \(path)")
         } catch {
             self.nothingFrom(.logindLockSignal, "could not follow Lock and Unlock requests for \(path) (\(error))")
         }
         self.askLocked()
     }
 
-    private func keptLockRequest() -> String? {
-        guard let bytes = try? FileIO.read(self.lockRequestFile, limit: 4_096, followLinks: false) else { return nil }
-        let text = String(decoding: bytes, as: UTF8.self)
-        return text.hasSuffix("\n") ? String(text.dropLast()) : text
-    }
-
-    private func keepLockRequest(_ session: String?) {
-        do {
-            if let session {
-                try FileIO.writeAtomically(self.lockRequestFile, session + "\n")
-            } else if unlink(self.lockRequestFile) != 0 && errno != ENOENT {
-                self.logger.log(.warning, "Failed to remove \(self.lockRequestFile): errno \(errno)")
-            }
-        } catch {
-            self.logger.log(.warning, "Failed to keep the Lock request in \(self.lockRequestFile): \(error)")
-        }
-    }
-
     private func askLocked() {
         guard let session = self.session else { return }
-        session.lockedHint { [weak self] result in
+        session.lockedHint(blockingFor: self.blockingFor) { [weak self] result in
             guard let self, self.session === session else { return }
             switch result {
             case .success(let locked):
@@ -223,41 +212,26 @@ final class LockWatch {
         self.changed(.logindLockSignal, nil)
     }
 
-    // MARK: The screensaver
+    // MARK: The screensavers
 
     /// Opens a session bus connection of its own (the notifier's may be absent or reconnecting)
-    /// and starts following the screensaver.
+    /// and starts following both screensaver interfaces.
     private func connectSessionBus() throws(Errno) {
         let bus = try Bus.openUser()
         try bus.attach(to: self.loop)
         self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.lost(.screenSaver) }
         self.sessionBus = bus
-        let saver = ScreenSaver(bus: bus)
-        self.screenSaver = saver
-        self.screenSaverMatch = try? saver.onActiveChanged { [weak self] active in
-            self?.report(.screenSaver, active, "org.freedesktop.ScreenSaver")
-        }
-        // A locker that crashed while active must not hold the display away for ever.
-        self.screenSaverOwner = try? saver.onOwnerChanged { [weak self] owner in
-            if owner == nil {
-                self?.nothingFrom(.screenSaver, "the screensaver went away")
-            } else {
-                self?.askActive()
-            }
-        }
-        self.askActive()
-    }
-
-    private func askActive() {
-        self.screenSaver?.getActive { [weak self] result in
-            switch result {
-            case .success(let active):
-                self?.report(.screenSaver, active, "org.freedesktop.ScreenSaver")
-            case .failure(let error):
-                let reason =
-                    error.name == BusError.serviceUnknown || error.name == BusError.nameHasNoOwner
-                    ? "no screensaver on the session bus" : "the screensaver did not answer (\(error))"
-                self?.nothingFrom(.screenSaver, reason)
+        self.screenSavers = [
+            (LockSource.screenSaver, ScreenSaverInterface.freedesktop, "screensaver"),
+            (.gnomeScreenSaver, .gnome, "GNOME screensaver"),
+        ].map { source, interface, label in
+            ScreenSaverWatch(bus: bus, interface: interface, label: label, blockingFor: self.blockingFor) {
+                [weak self] locked, detail in
+                if let locked {
+                    self?.report(source, locked, detail)
+                } else {
+                    self?.nothingFrom(source, detail)
+                }
             }
         }
     }
@@ -265,17 +239,6 @@ final class LockWatch {
     // MARK: Reporting
 
     private func report(_ source: LockSource, _ locked: Bool, _ detail: String) {
-        // A locker unlocked on her password (LockedHint from true to false, no Unlock request):
-        // the request it answered is over, here as in ScreenLock.
-        if source == .logind, !locked, self.lockedHint == true {
-            self.keepLockRequest(nil)
-            // Its detail follows, or status would go on saying "Lock requested" beside "unlocked".
-            if let session = self.session, self.detail[.logindLockSignal]?.hasPrefix("Lock requested") == true {
-                self.detail[.logindLockSignal] =
-                    "the Lock request for session \(session.path) ended when the locker unlocked"
-            }
-        }
-        if source == .logind { self.lockedHint = locked }
         self.detail[source] = detail
         self.changed(source, locked)
     }
@@ -291,11 +254,16 @@ final class LockWatch {
 }
 
 extension Manager {
-    /// Starts following the session's lock (a few lines in `run`).
+    /// Starts following the session's lock, and returns once each locker has answered (or the
+    /// bounded start-up wait passed): `run` calls it before the first decision reads the file.
     func watchLock() {
-        let watch = LockWatch(
-            loop: self.loop, logger: self.logger, uid: getuid(), lockRequestFile: self.options.paths.lockRequestFile
-        ) { [weak self] source, locked in
+        // An older daemon kept logind's Lock request here across a restart; a request never
+        // locks now, and one from before a restart means nothing.
+        if unlink(self.options.paths.lockRequestFile) != 0 && errno != ENOENT {
+            self.logger.log(
+                .warning, "Failed to remove '\(self.options.paths.lockRequestFile)': errno \(errno), ignoring")
+        }
+        let watch = LockWatch(loop: self.loop, logger: self.logger, uid: getuid()) { [weak self] source, locked in
             self?.lockChanged(source, locked)
         }
         self.lockWatch = watch
@@ -304,10 +272,13 @@ extension Manager {
 
     /// A source's new word: while locked the display is away; on unlock the file decides again.
     /// The file is read afresh at each change (its word is kept for status while locked), since
-    /// it may have been written while the session was locked.
+    /// it may have been written while the session was locked. Before the first decision the word
+    /// is only recorded: that decision reads the file and combines the two itself.
     func lockChanged(_ source: LockSource, _ locked: Bool?) {
         let wasLocked = self.screenLock.locked
-        _ = self.screenLock.source(source, says: locked)
+        let hadRequest = self.screenLock.request
+        _ = self.screenLock.source(source, says: locked, at: self.clock.realtime())
+        guard self.decided else { return }
         if wasLocked != self.screenLock.locked {
             self.logger.log(
                 .notice,
@@ -316,10 +287,42 @@ extension Manager {
                     : "The session is unlocked; the display state file decides again")
             self.handle(.display(self.readDisplay(startup: false) ?? self.screenLock.file))
         }
+        if self.screenLock.request != hadRequest { self.armLockRequestTimer() }
         self.publish()
     }
 
-    /// `status`'s `lock` object: whether the session is locked, what the file says, and each source.
+    /// Arms (or disarms) the one timer that republishes status when a Lock request's answer
+    /// window closes: status then says no locker answered. Nothing polls meanwhile.
+    func armLockRequestTimer() {
+        do {
+            guard let deadline = self.screenLock.requestDeadline else {
+                try self.lockRequestTimer?.setEnabled(.off)
+                return
+            }
+            if let timer = self.lockRequestTimer {
+                try timer.setTime(deadline)
+                try timer.setEnabled(.oneshot)
+            } else {
+                self.lockRequestTimer = try self.loop.addTimer(
+                    clock: CLOCK_REALTIME, at: deadline, description: "lock-request"
+                ) { [weak self] _ in self?.lockRequestWindowClosed() }
+            }
+        } catch {
+            self.logger.log(.error, "Failed to arm the lock request timer: \(error), ignoring")
+        }
+    }
+
+    /// The 2 s a locker had to answer a Lock request are over.
+    func lockRequestWindowClosed() {
+        if let request = self.screenLock.request, request.state(now: self.clock.realtime()) == .unanswered {
+            self.logger.log(
+                .notice, "No locker answered the Lock request: nothing is locked, the display state file decides")
+        }
+        self.publish()
+    }
+
+    /// `status`'s `lock` object: whether the session is locked, what the file says, each source,
+    /// and a Lock request that stands.
     var lockStatus: StatusSnapshot.Lock {
         var sources: [LockSource: StatusSnapshot.Lock.Source] = [:]
         for source in LockSource.allCases {
@@ -327,8 +330,21 @@ extension Manager {
             sources[source] = StatusSnapshot.Lock.Source(
                 watched: locked != nil, locked: locked, detail: self.lockWatch?.detail[source])
         }
+        let request = self.screenLock.request.map { request in
+            let state: StatusSnapshot.Lock.Request.State
+            var answeredBy: LockSource?
+            switch request.state(now: self.clock.realtime()) {
+            case .waiting: state = .waiting
+            case .unanswered: state = .unanswered
+            case .answered(let by):
+                state = .answered
+                answeredBy = by
+            }
+            return StatusSnapshot.Lock.Request(
+                at: Instant(seconds: Int64(request.at / 1_000_000)), state: state, answeredBy: answeredBy)
+        }
         return StatusSnapshot.Lock(
             locked: self.screenLock.locked, fileSays: self.screenLock.file, sources: sources,
-            decidedBy: self.screenLock.decidedBy)
+            decidedBy: self.screenLock.decidedBy, request: request)
     }
 }

@@ -40,6 +40,10 @@ final class Manager {
     /// The file's state combined with the session's lock: the display the machine is told.
     var screenLock = ScreenLock()
     var lockWatch: LockWatch?
+    /// Republishes status when a Lock request's answer window closes (LockWatch.swift).
+    var lockRequestTimer: EventSource?
+    /// Set once the first decision is made: a lock source's word before it is only recorded.
+    var decided = false
     var reloadHousehold: EventSource?
     /// With `--backend systemd`: the manager that holds the starts.
     var systemd: SystemdBackend?
@@ -159,17 +163,18 @@ final class Manager {
         } catch {
             throw .setup("\(error)")
         }
+        // Each locker is asked before the first decision reads the file: a restart while locked
+        // keeps what is on screen and stays away (the file may say foreground from before the lock).
+        self.watchLock()
         let display = self.decideStart()
+        self.decided = true
         let line = self.statusLine()
         self.toldStatus = line
         _ = ServiceManager.notify("READY=1\nSTATUS=\(line)")
         self.logger.log(
             .info,
-            "Started: display \(display.rawValue), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
+            "Started: display \(display.rawValue)\(self.screenLock.locked ? " (locked; the file says \(self.screenLock.file.rawValue))" : ""), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
         )
-        // No lock source has spoken yet, so the file alone decided the start; the watch may say locked.
-        _ = self.screenLock.fileSays(display)
-        self.watchLock()
         let code: Int32
         do {
             code = try self.loop.run()
@@ -182,10 +187,11 @@ final class Manager {
     }
 
     /// The first decision, before the loop runs: the display, the household and the remembered
-    /// lay. Returns the display state the file gave.
+    /// lay. Returns the display decided: the file's state, or away while a locker says locked.
     func decideStart() -> DisplayState {
         // State before anything else: missing is away, unreadable at start-up is foreground.
-        let display = self.readDisplay(startup: true) ?? .foreground
+        let file = self.readDisplay(startup: true) ?? .foreground
+        let display = self.screenLock.fileSays(file)
         let household = self.loadHousehold()
         let lastGood = self.loadKeptHousehold()
         // Before the first decision: ids of another server instance are forgotten, not closed at
@@ -207,7 +213,8 @@ final class Manager {
                 unpublished(
                     self.machine.start(
                         display: .foreground, household: household, lastGood: lastGood, now: self.now())))
-            self.handle(.display(.away))
+            // The file's own word, combined with the lock as every later word is: away either way.
+            self.handle(.display(file))
         } else {
             self.execute(
                 self.machine.start(

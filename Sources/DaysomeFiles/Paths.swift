@@ -37,8 +37,8 @@ public struct Paths: Sendable, Equatable {
     public var queueFile: String { self.runtimeDirectory + "/queue.json" }
     /// The daemon's status: pid, display, lay, errors.
     public var statusFile: String { self.runtimeDirectory + "/status.json" }
-    /// The logind session whose Lock request stands (no locker answered it): kept for a daemon
-    /// restarted while the kiosk is locked (an upgrade), gone at boot with the runtime directory.
+    /// Where a 0.2.0 daemon kept a standing logind Lock request across its restart. A request
+    /// never locks now, and none from before a restart counts: the daemon removes it at start.
     public var lockRequestFile: String { self.runtimeDirectory + "/lock-request" }
     /// The daemon's state while the state directory refuses it (a full or read-only disk): kept
     /// in the runtime directory, which survives a restart of the daemon, so a restart inside the

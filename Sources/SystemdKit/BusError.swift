@@ -51,4 +51,6 @@ public struct BusError: Error, Sendable, CustomStringConvertible {
     public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
     /// The error for a method the object does not have.
     public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
+    /// The error for a method the object has but will not do (gsd's screensaver proxy's GetActive).
+    public static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
 }

@@ -12,13 +12,16 @@ extension Bus {
     ///
     /// D-Bus: method `org.freedesktop.DBus.Properties.Get(interface s, name s) -> (value v)`.
     ///
-    /// - Parameter autoStart: false for a probe, so that asking never starts the service.
+    /// - Parameters:
+    ///   - autoStart: false for a probe, so that asking never starts the service.
+    ///   - blockingFor: nil to ask on the loop; a timeout in microseconds to wait for the answer
+    ///     here (see `send`).
     ///
     /// The corresponding C functions are `sd_bus_message_new_method_call`,
     /// `sd_bus_message_set_auto_start` and `sd_bus_call_async`.
     public func getProperty<T>(
         destination: String, path: String, interface: String, name: String, autoStart: Bool = true,
-        read: @escaping (BusMessage) throws(Errno) -> T,
+        blockingFor: UInt64? = nil, read: @escaping (BusMessage) throws(Errno) -> T,
         completion: @escaping (Result<T, BusError>) -> Void
     ) {
         do throws(Errno) {
@@ -27,7 +30,11 @@ extension Bus {
             try message.append(interface)
             try message.append(name)
             try message.setAutoStart(autoStart)
-            self.send(message, decode: read, completion: completion)
+            if let usec = blockingFor {
+                self.send(message, blockingFor: usec, decode: read, completion: completion)
+            } else {
+                self.send(message, decode: read, completion: completion)
+            }
         } catch {
             completion(.failure(BusError(error)))
         }
@@ -58,6 +65,28 @@ extension Bus {
             try slot.setFloating(true)
         } catch {
             completion(.failure(BusError(error)))
+        }
+    }
+
+    /// Sends `message` and waits here, at most `usec` microseconds, for its reply; `completion`
+    /// gets the decoded reply or the error before this returns. Only for a start-up that must
+    /// know an answer before its first decision: the loop waits meanwhile (other messages that
+    /// arrive are queued, and dispatched once it runs).
+    ///
+    /// The corresponding C function is `sd_bus_call`.
+    public func send<T>(
+        _ message: BusMessage, blockingFor usec: UInt64, decode: (BusMessage) throws(Errno) -> T,
+        completion: (Result<T, BusError>) -> Void
+    ) {
+        do throws(BusError) {
+            let reply = try self.call(message, timeout: usec)
+            do throws(Errno) {
+                completion(.success(try decode(reply)))
+            } catch {
+                completion(.failure(BusError(error)))
+            }
+        } catch {
+            completion(.failure(error))
         }
     }
 

@@ -24,15 +24,24 @@ public final class LogindManager {
     ///
     /// D-Bus: method `GetUser(uid u) -> (user o)`.
     ///
-    /// The corresponding C functions are `sd_bus_message_new_method_call` and `sd_bus_call_async`.
-    public func getUser(uid: UInt32, completion: @escaping (Result<String, BusError>) -> Void) {
+    /// - Parameter blockingFor: nil to ask on the loop; a timeout in microseconds to wait here.
+    ///
+    /// The corresponding C functions are `sd_bus_message_new_method_call` and `sd_bus_call_async`
+    /// (or `sd_bus_call`).
+    public func getUser(
+        uid: UInt32, blockingFor: UInt64? = nil, completion: @escaping (Result<String, BusError>) -> Void
+    ) {
         do throws(Errno) {
             let message = try self.bus.newMethodCall(
                 destination: Self.busName, path: Self.objectPath, interface: "org.freedesktop.login1.Manager",
                 member: "GetUser")
             try message.append(uid)
-            self.bus.send(
-                message, decode: { reply throws(Errno) in try reply.readObjectPath() }, completion: completion)
+            let decode = { (reply: BusMessage) throws(Errno) -> String in try reply.readObjectPath() }
+            if let usec = blockingFor {
+                self.bus.send(message, blockingFor: usec, decode: decode, completion: completion)
+            } else {
+                self.bus.send(message, decode: decode, completion: completion)
+            }
         } catch {
             completion(.failure(BusError(error)))
         }
@@ -62,10 +71,11 @@ public final class LogindUser {
     /// says `("", "/")`).
     ///
     /// D-Bus: property `Display (so)`.
-    public func display(completion: @escaping (Result<String?, BusError>) -> Void) {
+    /// - Parameter blockingFor: nil to ask on the loop; a timeout in microseconds to wait here.
+    public func display(blockingFor: UInt64? = nil, completion: @escaping (Result<String?, BusError>) -> Void) {
         self.bus.getProperty(
             destination: LogindManager.busName, path: self.path, interface: Self.interfaceName, name: "Display",
-            read: Self.readDisplay, completion: completion)
+            blockingFor: blockingFor, read: Self.readDisplay, completion: completion)
     }
 
     /// Calls `handler` whenever the user's `Display` session changes (a new login, a logout):
@@ -106,10 +116,11 @@ public final class LogindSession {
     /// blanked by power saving does not set it.
     ///
     /// D-Bus: property `LockedHint b`.
-    public func lockedHint(completion: @escaping (Result<Bool, BusError>) -> Void) {
+    /// - Parameter blockingFor: nil to ask on the loop; a timeout in microseconds to wait here.
+    public func lockedHint(blockingFor: UInt64? = nil, completion: @escaping (Result<Bool, BusError>) -> Void) {
         self.bus.getProperty(
             destination: LogindManager.busName, path: self.path, interface: Self.interfaceName, name: "LockedHint",
-            read: Self.readBool, completion: completion)
+            blockingFor: blockingFor, read: Self.readBool, completion: completion)
     }
 
     /// Calls `handler` whenever `LockedHint` changes: with the new value, or nil when only
@@ -123,8 +134,8 @@ public final class LogindSession {
     }
 
     /// Calls `handler` with true when logind asks the session's locker to lock (`loginctl
-    /// lock-session`, a lid, an idle action) and false when it asks it to unlock. A kiosk has no
-    /// locker to turn these into `LockedHint`, so they are the only word that it was locked.
+    /// lock-session`, a lid, an idle action) and false when it asks it to unlock. Requests only:
+    /// a kiosk has no locker to carry them out, and Phosh's keypad unlocks with no `Unlock`.
     ///
     /// D-Bus: signals `org.freedesktop.login1.Session.Lock()` and `Unlock()`.
     ///

@@ -34,6 +34,47 @@ import Testing
         #expect(line.hasPrefix("Lock: unlocked; the file says away; logind not watched: no system bus"))
     }
 
+    @Test func statusNamesTheWatchedLockersAndTheOneThatDecided() {
+        let lines = lockDecisionLines(
+            StatusSnapshot.Lock(
+                locked: true, fileSays: .foreground,
+                sources: [
+                    .logind: .init(watched: true, locked: false, detail: "session c1"),
+                    .screenSaver: .init(watched: false, locked: nil, detail: "no screensaver on the session bus"),
+                    .logindLockSignal: .init(watched: true, locked: false, detail: "following session c1"),
+                    .gnomeScreenSaver: .init(watched: true, locked: true, detail: "org.gnome.ScreenSaver"),
+                ], decidedBy: .gnomeScreenSaver))
+        #expect(lines == ["Lockers watched: logind, gnomeScreenSaver; decided by gnomeScreenSaver"])
+        let none = lockDecisionLines(StatusSnapshot.Lock(locked: false, fileSays: .away, sources: [:]))
+        #expect(none == ["Lockers watched: none; the file alone decides"])
+    }
+
+    @Test func aLockRequestNoLockerAnsweredIsSaidToLeaveHerTheDay() {
+        let lines = lockDecisionLines(
+            StatusSnapshot.Lock(
+                locked: false, fileSays: .foreground,
+                sources: [.logind: .init(watched: true, locked: false, detail: "session c1")],
+                request: .init(at: Instant(seconds: 1_764_590_400), state: .unanswered)))
+        #expect(
+            lines == [
+                "Lockers watched: logind; the file decides",
+                "Lock request: lock requested at 2025-12-01T12:00:00Z, no locker answered: she still sees the day",
+            ])
+        for state in [StatusSnapshot.Lock.Request.State.waiting, .answered] {
+            let line = lockDecisionLines(
+                StatusSnapshot.Lock(
+                    locked: state == .answered, fileSays: .foreground, sources: [:],
+                    decidedBy: state == .answered ? .logind : nil,
+                    request: .init(
+                        at: Instant(seconds: 0), state: state, answeredBy: state == .answered ? .logind : nil))
+            ).last
+            #expect(
+                line
+                    == "Lock request: lock requested at 1970-01-01T00:00:00Z, "
+                    + (state == .answered ? "answered by logind" : "waiting for a locker to answer"))
+        }
+    }
+
     /// The lock part was an optional extra before status was typed; now a running daemon always
     /// writes it, and a status without it is refused by name rather than read as "no lock".
     @Test func aStatusWithoutALockObjectIsRefusedNamingIt() throws {

@@ -29,7 +29,9 @@ private let aStatus = StatusSnapshot(
                 .logind: .init(watched: true, locked: true, detail: "session c1"),
                 .screenSaver: .init(watched: false, locked: nil, detail: "no screensaver"),
                 .logindLockSignal: .init(watched: true, locked: false, detail: "following session c1"),
-            ], decidedBy: .logind),
+                .gnomeScreenSaver: .init(watched: true, locked: false, detail: "org.gnome.ScreenSaver"),
+            ], decidedBy: .logind,
+            request: .init(at: instant("2026-12-01T12:59:00Z"), state: .answered, answeredBy: .logind)),
         wakeSystem: .init(on: false, reason: "a user manager refuses WakeSystem")))
 
 /// `aStatus` as the daemon has written it since before the type existed (keys, order and value
@@ -51,8 +53,9 @@ private let fullStatusLine =
     + #""lock":{"locked":true,"fileSays":"foreground","sources":{"#
     + #""logind":{"watched":true,"locked":true,"detail":"session c1"},"#
     + #""screenSaver":{"watched":false,"locked":null,"detail":"no screensaver"},"#
-    + #""logindLockSignal":{"watched":true,"locked":false,"detail":"following session c1"}},"#
-    + #""decidedBy":"logind"},"#
+    + #""logindLockSignal":{"watched":true,"locked":false,"detail":"following session c1"},"#
+    + #""gnomeScreenSaver":{"watched":true,"locked":false,"detail":"org.gnome.ScreenSaver"}},"#
+    + #""decidedBy":"logind","request":{"at":"2026-12-01T12:59:00Z","state":"answered","answeredBy":"logind"}},"#
     + #""wakeSystem":{"on":false,"reason":"a user manager refuses WakeSystem"},"displayFileProblem":null}"#
 
 /// What `status` has always printed with no daemon running.
@@ -65,7 +68,7 @@ private let noDaemonLine =
 /// Keys a 0.1.0 daemon did not write: renaming one reads as that older daemon, not as a fault.
 private let keysAddedAfterTheFirstRelease: Set<String> = [
     ".lock.sources.logindLockSignal", ".lock.decidedBy", ".notificationServer.waiting", ".household.errorCount",
-    ".displayFileProblem",
+    ".displayFileProblem", ".lock.sources.gnomeScreenSaver", ".lock.request",
 ]
 
 @Suite("The status across the process boundary")
@@ -108,7 +111,7 @@ struct StatusSnapshotTests {
     @Test("A key renamed on either side of the status fails the round trip, and the missing key is named")
     func renamedStatusKeysFail() {
         let none = StatusSnapshot.noDaemon(householdPath: "/h.json")
-        for (sample, count) in [(aStatus, 72), (none, 19)] {
+        for (sample, count) in [(aStatus, 80), (none, 19)] {
             let variants = renamedKeys(sample.json)
             #expect(variants.count == count)
             for (path, json) in variants where !keysAddedAfterTheFirstRelease.contains(path) {
@@ -126,14 +129,16 @@ struct StatusSnapshotTests {
         var json = try #require(aStatus.json.objectValue)
         var lock = try #require(json["lock"]?.objectValue)
         var sources = try #require(lock["sources"]?.objectValue)
-        sources.members.removeAll { $0.key == "logindLockSignal" }
-        lock.members.removeAll { $0.key == "decidedBy" }
+        sources.members.removeAll { $0.key == "logindLockSignal" || $0.key == "gnomeScreenSaver" }
+        lock.members.removeAll { $0.key == "decidedBy" || $0.key == "request" }
         lock.members.append(("sources", .object(sources)))
         json.members.append(("lock", .object(lock)))
         let read = try StatusSnapshot(json: .object(json))
         #expect(read.daemon?.lock.sources[.logind]?.locked == true)
         #expect(read.daemon?.lock.sources[.logindLockSignal] == nil)
         #expect(read.daemon?.lock.decidedBy == nil)
+        #expect(read.daemon?.lock.sources[.gnomeScreenSaver] == nil)
+        #expect(read.daemon?.lock.request == nil)
     }
 
     @Test("A status with a value of the wrong type is refused, naming its key")

@@ -1,7 +1,7 @@
 // The lock's side of a test's world: a private system bus (a dbus-daemon with a config of its
 // own) carrying a stand-in logind (Tests/StandIns/logind.py, python3-dbus), and a stand-in
-// ScreenSaver on the session's bus, driven as a locker drives the real ones: SetLockedHint,
-// SetIdleHint, a new Display session, SetActive. Every process is stopped by pid.
+// ScreenSaver (org.freedesktop's or org.gnome's) on the session's bus, driven as a locker drives
+// the real ones: SetLockedHint, SetIdleHint, a new Display session, SetActive, Lock requests. Every process is stopped by pid.
 
 import DaysomeCore
 import Glibc
@@ -80,10 +80,14 @@ public final class LockWorld {
         self.systemProcesses = []
     }
 
-    /// Starts the stand-in ScreenSaver on the session's bus.
-    public func startScreenSaver() async throws {
+    /// Starts the stand-in ScreenSaver on the session's bus: org.freedesktop.ScreenSaver, or with
+    /// `gnome` org.gnome.ScreenSaver (Phosh's locker); with `notSupported` its GetActive answers
+    /// NotSupported, as gsd's proxy does under Phosh. Stopped with the world, or by `stop` on the
+    /// process returned (a locker that crashed).
+    @discardableResult
+    public func startScreenSaver(gnome: Bool = false, notSupported: Bool = false) async throws -> SpawnedProcess {
         try await self.startStandIn(
-            "screensaver.py", [],
+            "screensaver.py", (gnome ? ["gnome"] : []) + (notSupported ? ["not-supported"] : []),
             bus: ["DBUS_SESSION_BUS_ADDRESS": self.session.environment["DBUS_SESSION_BUS_ADDRESS"] ?? ""])
     }
 
@@ -119,12 +123,20 @@ public final class LockWorld {
             "/org/freedesktop/login1/session/\(id)", "org.freedesktop.login1.Session.SetLockedHint", ["\(locked)"])
     }
 
-    /// The screensaver becomes active (locked) or inactive.
-    public func setScreenSaverActive(_ active: Bool) async throws {
+    /// The screensaver becomes active (locked) or inactive; with `gnome`, org.gnome.ScreenSaver's
+    /// (Phosh locking, or unlocking on her PIN: no logind Unlock comes).
+    public func setScreenSaverActive(_ active: Bool, gnome: Bool = false) async throws {
+        let name = gnome ? "org.gnome.ScreenSaver" : "org.freedesktop.ScreenSaver"
         try await self.call(
-            self.session.environment["DBUS_SESSION_BUS_ADDRESS"] ?? "", "org.freedesktop.ScreenSaver",
-            "/org/freedesktop/ScreenSaver",
-            "org.freedesktop.ScreenSaver.SetActive", ["\(active)"])
+            self.session.environment["DBUS_SESSION_BUS_ADDRESS"] ?? "", name,
+            gnome ? "/org/gnome/ScreenSaver" : "/org/freedesktop/ScreenSaver", name + ".SetActive", ["\(active)"])
+    }
+
+    /// `loginctl lock-session` (true) or `unlock-session` for session `id`: logind's request to
+    /// the session's locker, which changes no LockedHint itself.
+    public func requestLock(_ locked: Bool, session id: String = "c1") async throws {
+        try await self.logind(
+            "/org/freedesktop/login1/session/\(id)", "org.freedesktop.login1.Session.\(locked ? "Lock" : "Unlock")", [])
     }
 
     private func call(

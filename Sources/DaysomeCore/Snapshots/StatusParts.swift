@@ -223,6 +223,39 @@ extension StatusSnapshot {
             }
         }
 
+        /// `lock.request`: logind's `Lock` request that stands, and what came of it (added after 0.2.0).
+        public struct Request: Sendable, Equatable {
+            /// `waiting` (inside the 2 s a locker has to answer), `answered` or `unanswered`.
+            public enum State: String, Sendable {
+                case waiting, answered, unanswered
+            }
+
+            public var at: Instant
+            public var state: State
+            /// The locker that answered it; nil unless `answered`.
+            public var answeredBy: LockSource?
+
+            public init(at: Instant, state: State, answeredBy: LockSource? = nil) {
+                self.at = at
+                self.state = state
+                self.answeredBy = answeredBy
+            }
+
+            var json: JSONValue {
+                .object(
+                    JSONObject([
+                        ("at", .string(self.at.rfc3339)), ("state", .string(self.state.rawValue)),
+                        ("answeredBy", .stringOrNull(self.answeredBy?.rawValue)),
+                    ]))
+            }
+
+            init(_ reader: SnapshotReader) throws(SnapshotProblem) {
+                self.at = try reader.instant("at")
+                self.state = try reader.word("state", as: State.self)
+                self.answeredBy = try reader.optionalString("answeredBy").flatMap { LockSource(rawValue: $0) }
+            }
+        }
+
         public var locked: Bool
         public var fileSays: DisplayState
         /// Every source, written in `LockSource.allCases` order; each one is required when read,
@@ -230,16 +263,22 @@ extension StatusSnapshot {
         public var sources: [LockSource: Source]
         /// The source that keeps the session locked, or nil while the file decides.
         public var decidedBy: LockSource?
+        /// The `Lock` request that stands, or nil.
+        public var request: Request?
 
-        public init(locked: Bool, fileSays: DisplayState, sources: [LockSource: Source], decidedBy: LockSource? = nil) {
+        public init(
+            locked: Bool, fileSays: DisplayState, sources: [LockSource: Source], decidedBy: LockSource? = nil,
+            request: Request? = nil
+        ) {
             self.locked = locked
             self.fileSays = fileSays
             self.sources = sources
             self.decidedBy = decidedBy
+            self.request = request
         }
 
         /// Sources a 0.1.0 daemon did not write.
-        static let addedAfterFirstRelease: Set<LockSource> = [.logindLockSignal]
+        static let addedAfterFirstRelease: Set<LockSource> = [.logindLockSignal, .gnomeScreenSaver]
 
         var json: JSONValue {
             let sources = LockSource.allCases.compactMap { name -> (key: String, value: JSONValue)? in
@@ -259,6 +298,7 @@ extension StatusSnapshot {
                     ("locked", .bool(self.locked)), ("fileSays", .string(self.fileSays.rawValue)),
                     ("sources", .object(JSONObject(sources))),
                     ("decidedBy", .stringOrNull(self.decidedBy?.rawValue ?? (self.locked ? nil : "file"))),
+                    ("request", self.request?.json ?? .null),
                 ]))
         }
 
@@ -279,6 +319,7 @@ extension StatusSnapshot {
             self.sources = read
             let decider = try reader.addedLaterString("decidedBy")
             self.decidedBy = decider.flatMap { LockSource(rawValue: $0) }
+            self.request = try reader.addedLaterObject("request").map(Request.init)
         }
     }
 

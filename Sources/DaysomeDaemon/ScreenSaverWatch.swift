@@ -1,0 +1,62 @@
+// One screensaver interface followed as a locker: org.freedesktop.ScreenSaver or
+// org.gnome.ScreenSaver on the session bus. Its `ActiveChanged` signal, and `GetActive` when
+// followed and whenever its name gets an owner. An interface nobody offers, or one that refuses
+// GetActive (gsd's proxy answers NotSupported under Phosh), says nothing: it is not a locker.
+
+import DaysomeCore
+import SystemdKit
+
+/// Follows one screensaver interface on a session bus connection; `said` gets each word.
+final class ScreenSaverWatch {
+    /// A locker's word (nil: it says nothing), and why, for status.
+    typealias Said = (Bool?, String) -> Void
+
+    private let saver: ScreenSaver
+    private let said: Said
+    private let label: String
+    private var activeMatch: BusSlot?
+    private var ownerMatch: BusSlot?
+
+    /// Installs the matches and asks `GetActive`: on the loop, or, with `blockingFor`, here
+    /// before returning (start-up, so the first decision knows the lock).
+    /// - Parameter label: what status calls it ("screensaver", "GNOME screensaver").
+    init(bus: Bus, interface: ScreenSaverInterface, label: String, blockingFor: UInt64?, said: @escaping Said) {
+        self.saver = ScreenSaver(bus: bus, interface: interface)
+        self.said = said
+        self.label = label
+        let name = interface.interfaceName
+        // Installed before the first GetActive, so that no change falls between the two.
+        self.activeMatch = try? self.saver.onActiveChanged { active in said(active, name) }
+        // A locker that crashed while active must not hold the display away for ever.
+        self.ownerMatch = try? self.saver.onOwnerChanged { [weak self] owner in
+            if owner == nil {
+                said(nil, "the \(label) went away")
+            } else {
+                self?.askActive(blockingFor: nil)
+            }
+        }
+        self.askActive(blockingFor: blockingFor)
+    }
+
+    private func askActive(blockingFor: UInt64?) {
+        let name = self.saver.interface.interfaceName
+        let label = self.label
+        let said = self.said
+        self.saver.getActive(blockingFor: blockingFor) { result in
+            switch result {
+            case .success(let active):
+                said(active, name)
+            case .failure(let error)
+            where error.name == BusError.serviceUnknown || error.name == BusError.nameHasNoOwner:
+                said(nil, "no \(label) on the session bus")
+            case .failure(let error) where error.name == BusError.notSupported || error.name == BusError.unknownMethod:
+                said(nil, "the \(label) does not say whether it is active (\(error.name)): no locker there")
+            case .failure(let error):
+                said(nil, "the \(label) did not answer (\(error))")
+            }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension ScreenSaverWatch: Sendable {}
