@@ -4,12 +4,20 @@
 import DaysomeCore
 
 /// The status lines under "Notification server:", from the status's `notificationServer`;
-/// none while the daemon has not yet heard from a server.
+/// none while the daemon has not yet heard from a server, except a refusal of Daysome's own
+/// message, which is never the server's doing and is told whatever the server said.
 public func serverCare(_ server: StatusSnapshot.NotificationServer) -> [String] {
-    guard let urgency = server.urgency else { return [] }
-    var lines = ["  Calls there: \(urgency) urgency: \(server.urgencyReason ?? "")"]
-    if server.doNotDisturb != .unknown {
-        lines.append("  Its Do Not Disturb: \(server.doNotDisturb.rawValue)")
+    var lines: [String] = []
+    if let urgency = server.urgency {
+        lines.append("  Calls there: \(urgency) urgency: \(server.urgencyReason ?? "")")
+        if server.doNotDisturb != .unknown {
+            lines.append("  Its Do Not Disturb: \(server.doNotDisturb.rawValue)")
+        }
+    }
+    if let refusal = server.lastRefusal {
+        lines.append(
+            "  Daysome's message could not be sent at \(refusal.time.rfc3339) (the call for \(refusal.at.rfc3339)): "
+                + printable(refusal.reason))
     }
     return lines
 }
