@@ -32,7 +32,7 @@ let package = Package(
         .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(name: "ZoneTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(
-            name: "SystemdKitTests", dependencies: ["SystemdKit", "DaysomeErrno", "DaysomeTestSupport"],
+            name: "SystemdKitTests", dependencies: ["SystemdKit", "DaysomeCore", "DaysomeErrno", "DaysomeTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "DaysomeFilesTests", dependencies: ["DaysomeFiles", "DaysomeCore", "DaysomeTestSupport"],

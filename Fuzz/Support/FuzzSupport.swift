@@ -102,6 +102,13 @@ func checkPlan(_ plan: Plan, _ household: Household, after from: Instant, throug
         previous = start.at
         require(start.expiresAt > start.at, "start \(start.at) expires at \(start.expiresAt)")
         require(!start.itemIds.isEmpty, "start \(start.at) has no items")
+        // Whatever the family wrote, the Notify carries it: nothing sd-bus refuses, nothing it cuts.
+        for markup in [false, true] {
+            let text = Content.notification(start, markup: markup)
+            require(
+                (text.summary + text.body).unicodeScalars.allSatisfy(Content.busCarries),
+                "start \(start.at): the Notify's text holds a scalar the bus cannot carry")
+        }
         let date = household.zone.date(of: start.at)
         require(start.local.date == date, "start \(start.at): local date \(start.local.date), zone says \(date)")
         for id in start.itemIds {

@@ -54,6 +54,8 @@ final class Manager {
     var sessionDisconnected: BusSlot?
     var chimePlayer: ChimePlayer?
     var returner: DisplayReturner?
+    /// The last call the bus refused to send: Daysome's own message, shown in status until the daemon stops.
+    var lastRefusal: StatusSnapshot.Refusal?
     /// State files that could not be trusted at start-up (set aside), for status.
     var stateProblems: [HouseholdProblem] = []
     /// This boot's id, when /proc lets the unit read it: a notification id is stamped with it.
@@ -327,7 +329,11 @@ final class Manager {
                 // since (a post that started the server, answered before the probe did).
                 self?.syncServerIdentity()
                 self?.handle(.posted(key, notificationId: id))
-            case .failure(let error): self?.handle(.postFailed(key, reason: error.message, failure: error.failure))
+            case .failure(let error):
+                if error.failure == .unsent, let self {
+                    self.lastRefusal = StatusSnapshot.Refusal(time: self.now(), at: key.at, reason: error.message)
+                }
+                self?.handle(.postFailed(key, reason: error.message, failure: error.failure))
             }
         }
     }

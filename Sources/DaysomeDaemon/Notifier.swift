@@ -302,8 +302,7 @@ final class FreedesktopNotifier: Notifier {
     private func notify(
         _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
     ) {
-        let markup = self.server.capabilities.contains("body-markup")
-        let body = markup ? Content.markupEscaped(start.heading + "\n" + start.body) : start.heading + "\n" + start.body
+        let text = Content.notification(start, markup: self.server.capabilities.contains("body-markup"))
         let choice = self.choose()
         self.server.choice = choice
         // The daemon plays its own bell: suppress-sound keeps a server that plays sounds (GNOME)
@@ -313,7 +312,7 @@ final class FreedesktopNotifier: Notifier {
         // The icon the package installs (hicolor `daysome`), named, so no server looks for a
         // generic one and logs that it found none.
         self.notifications.notify(
-            appName: "Daysome", replacesID: replacing, icon: "daysome", summary: start.title, body: body,
+            appName: "Daysome", replacesID: replacing, icon: "daysome", summary: text.summary, body: text.body,
             actions: ["default", "Open the day"],
             hints: [
                 ("urgency", .byte(choice.urgency.rawValue)), ("category", .string("x-daysome.call")),
@@ -328,7 +327,10 @@ final class FreedesktopNotifier: Notifier {
                 completion(.success(id))
             case .failure(let error):
                 completion(
-                    .failure(NotifierError(message: error.description, failure: PostFailure(busErrorName: error.name))))
+                    .failure(
+                        NotifierError(
+                            message: error.description,
+                            failure: PostFailure(busErrorName: error.name, unsent: error.unsent))))
             }
         }
     }
@@ -386,8 +388,10 @@ final class LogNotifier: Notifier {
         if replacing != 0 { self.close(replacing) }
         let id = self.nextId
         self.nextId += 1
+        // The journal's fields are C strings too: the family's words go whole, as on a server.
+        let words = [start.title, start.heading, start.body].map(Content.busSendable)
         self.logger.log(
-            .notice, "Call \(id): \(start.title) | \(start.heading) | \(start.body)",
+            .notice, "Call \(id): \(words.joined(separator: " | "))",
             fields: [("DAYSOME_NOTIFICATION_ID", String(id)), ("DAYSOME_AT", start.at.rfc3339)])
         completion(.success(id))
     }

@@ -7,11 +7,11 @@ import DaysomeCore
 extension ServerInfo {
     /// The status file's `notificationServer`: who answers, the urgency chosen and why, and its
     /// Do Not Disturb.
-    var status: StatusSnapshot.NotificationServer {
+    func status(lastRefusal: StatusSnapshot.Refusal?) -> StatusSnapshot.NotificationServer {
         StatusSnapshot.NotificationServer(
             name: self.name, present: self.present, capabilities: self.capabilities,
             urgency: self.choice?.urgency.name, urgencyReason: self.choice?.reason, doNotDisturb: self.doNotDisturb,
-            waiting: self.waiting)
+            waiting: self.waiting, lastRefusal: lastRefusal)
     }
 }
 

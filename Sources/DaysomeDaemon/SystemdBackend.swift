@@ -19,12 +19,10 @@ final class SystemdBackend {
     private let environment: [String]
     /// Timers this daemon asked for, including ones whose creation is still in flight.
     private var requested: Set<String> = []
-    /// Names just stopped: the manager may still hold them a moment, so a new timer never reuses one.
-    private var stopped: Set<String> = []
-    private var nextPart: [UInt64: Int] = [:]
+    /// The current lay's part counter and the names just stopped: nothing kept per lay.
+    private(set) var names = TimerNames()
     /// Counts clears: a lay started before the latest clear never lays its timer.
     private var generation = 0
-    private var slots: [BusSlot] = []
 
     /// The program a fire runs: `daysomectl` installed beside the running `daysomed`.
     static func fireProgram() -> String {
@@ -51,14 +49,8 @@ final class SystemdBackend {
     func reconnect(_ manager: SystemdManager) {
         self.manager = manager
         self.requested = []
-        self.stopped = []
-        self.slots = []
+        self.names.reconnected()
         self.generation += 1
-    }
-
-    /// The unit name of one part of a lay: `daysome-lay12.timer`, `daysome-lay12-3.timer`.
-    static func unitName(lay: UInt64, part: Int) -> String {
-        part == 0 ? "daysome-lay\(lay)" : "daysome-lay\(lay)-\(part)"
     }
 
     /// `2026-11-30 13:00:00 UTC`: an instant as an OnCalendar spec.
@@ -77,23 +69,12 @@ final class SystemdBackend {
         self.manager.listUnits(matching: ["daysome-lay\(lay)*"]) { [weak self] result in
             guard let self, self.generation == generation else { return }
             let existing = Set(((try? result.get()) ?? []).map(\.name))
-            self.start(
-                lay, starts: starts, taken: existing.union(self.requested).union(self.stopped), exactAlarms: exactAlarms
-            )
+            self.start(lay, starts: starts, taken: existing.union(self.requested), exactAlarms: exactAlarms)
         }
     }
 
     private func start(_ lay: UInt64, starts: [Start], taken: Set<String>, exactAlarms: Bool) {
-        var part = self.nextPart[lay] ?? 0
-        // A timer's service outlives it while its fire runs (a fire waits up to 5 s for a daemon
-        // that is restarting): a new timer must not take that service's name either.
-        while taken.contains(Self.unitName(lay: lay, part: part) + ".timer")
-            || taken.contains(Self.unitName(lay: lay, part: part) + ".service")
-        {
-            part += 1
-        }
-        self.nextPart[lay] = part + 1
-        let name = Self.unitName(lay: lay, part: part)
+        let name = self.names.next(lay: lay, taken: taken)
         let timer = TransientTimer(
             name: name + ".timer", description: "Daysome lay \(lay): \(starts.count) starts",
             calendars: starts.map { Self.calendarSpec($0.at) },
@@ -104,13 +85,14 @@ final class SystemdBackend {
                 argv: [self.fireProgram, "fire", "--lay", String(lay), "--runtime-dir", self.runtimeDirectory],
                 environment: self.environment))
         self.requested.insert(timer.name)
+        let timerName = timer.name
         do {
-            let slot = try self.manager.startTransientTimer(timer) { [weak self] result in
+            // Floating: the bus frees the call, its handler and what it holds once the reply came.
+            try self.manager.startTransientTimer(timer) { [weak self] result in
                 if case .failure(let error) = result {
-                    self?.logger.log(.error, "Failed to lay \(timer.name) in the systemd manager: \(error)")
+                    self?.logger.log(.error, "Failed to lay \(timerName) in the systemd manager: \(error)")
                 }
-            }
-            self.slots.append(slot)
+            }.setFloating(true)
         } catch {
             self.logger.log(.error, "Failed to lay \(timer.name) in the systemd manager: \(error)")
         }
@@ -153,20 +135,15 @@ final class SystemdBackend {
     private func stop(_ names: Set<String>) {
         for name in names.sorted() {
             do {
-                let slot = try self.manager.stopUnit(name) { [weak self] result in
+                try self.manager.stopUnit(name) { [weak self] result in
                     if case .failure(let error) = result, error.name != "org.freedesktop.systemd1.NoSuchUnit" {
                         self?.logger.log(.warning, "Failed to stop \(name): \(error)")
                     }
-                }
-                self.slots.append(slot)
+                }.setFloating(true)
             } catch {
                 self.logger.log(.warning, "Failed to stop \(name): \(error)")
             }
         }
-        // Kept across stops (a second stop right after the first lists nothing), within bounds.
-        if self.stopped.count > 512 { self.stopped = [] }
-        self.stopped.formUnion(names)
-        // Finished calls' slots are spent; keep the list from growing over weeks of flips.
-        if self.slots.count > 256 { self.slots.removeFirst(self.slots.count - 64) }
+        self.names.stopped(names)
     }
 }

@@ -56,6 +56,8 @@ public enum ZoneFiles {
     /// The system zone's name: $TZ if set (strip a leading ':'; if it is not a valid name treat as UTC), else the
     /// target of the /etc/localtime symlink after ".../zoneinfo/", else the first line of /etc/timezone, else "UTC".
     /// Take the environment and paths as parameters with these defaults so tests can inject them.
+    /// A `right/` or `posix/` name is read as its plain zone (`ZoneVariant`): the system's setting is
+    /// not the family's to fix, and the daemon's POSIX clock needs the plain zone's civil time.
     public static func systemZoneName(
         environment tz: String? = getenv("TZ").map { String(cString: $0) },
         localtime: String = "/etc/localtime",
@@ -63,10 +65,10 @@ public enum ZoneFiles {
     ) -> String {
         if let tz {
             let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
-            return isValidName(name) ? name : "UTC"
+            return isValidName(name) ? ZoneVariant.plainName(name) : "UTC"
         }
         if let target = symbolicLinkTarget(localtime), let name = zoneName(inLinkTarget: target) {
-            return name
+            return ZoneVariant.plainName(name)
         }
         if let bytes = try? readFile(atPath: timezoneFile, limit: 4096) {
             let line = bytes.prefix { $0 != UInt8(ascii: "\n") }
@@ -74,7 +76,7 @@ public enum ZoneFiles {
             let trimmed = line.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
             let name = String(decoding: trimmed, as: UTF8.self)
             if isValidName(name) {
-                return name
+                return ZoneVariant.plainName(name)
             }
         }
         return "UTC"

@@ -13,6 +13,9 @@ public struct BusError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The errno sd-bus maps the name to (EIO for unknown names).
     public var errno: Int32
+    /// Whether sd-bus refused our own message before it left (building or queueing it, e.g. a
+    /// string it cannot carry): no peer ever saw it, so the error is the sender's, not a peer's.
+    public var unsent = false
 
     /// Creates an error from its parts.
     public init(name: String, message: String, errno: Int32) {
@@ -38,6 +41,13 @@ public struct BusError: Error, Sendable, CustomStringConvertible {
         self.name = error.pointee.name.map { String(cString: $0) } ?? "System.Error.EIO"
         self.message = error.pointee.message.map { String(cString: $0) } ?? ""
         self.errno = sd_bus_error_get_errno(error)
+    }
+
+    /// The same error, marked as our own message's: it never left this process.
+    public var asUnsent: BusError {
+        var error = self
+        error.unsent = true
+        return error
     }
 
     /// "name: message", or the name alone when there is no message.

@@ -64,7 +64,8 @@ extension Bus {
             }
             try slot.setFloating(true)
         } catch {
-            completion(.failure(BusError(error)))
+            // sd_bus_call_async refused it here: it never went out.
+            completion(.failure(BusError(error).asUnsent))
         }
     }
 

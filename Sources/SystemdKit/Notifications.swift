@@ -116,7 +116,8 @@ public final class Notifications {
             )
             self.bus.send(message, decode: { reply throws(Errno) in try reply.readUInt32() }, completion: completion)
         } catch {
-            completion(.failure(error))
+            // sd-bus would not build the call (a string it cannot carry): our message, never sent.
+            completion(.failure(error.asUnsent))
         }
     }
 

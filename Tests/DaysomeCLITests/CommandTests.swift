@@ -68,6 +68,32 @@ struct CommandTests {
         #expect(output.stderr.contains(name))
     }
 
+    @Test(
+        "plan refuses a leap-second or posix/ zone with exit 2 and one line naming the file, the field and the zone to use"
+    )
+    func planRefusesALeapSecondZone() throws {
+        let scratch = repositoryRoot + "/.testrun/ctl-zone-\(getpid())"
+        defer { _ = shell("rm -rf '\(scratch)'") }
+        try FileIO.makeDirectories(scratch, mode: 0o700)
+        for (name, plain) in [("right/Europe/London", "Europe/London"), ("posix/Europe/London", "Europe/London")] {
+            let path = scratch + "/household.json"
+            try FileIO.writeAtomically(
+                path,
+                Array(
+                    #"{"version": 1, "timeZone": "\#(name)", "items": [{"id": "lunch", "label": "Lunch", "kind": "meal", "time": "13:00", "repeat": "daily"}]}"#
+                        .utf8))
+            let output = ctl(["plan", "--household", path, "--from", "2026-12-01T00:00"])
+            #expect(output.status == .usage, "\(output)")
+            #expect(output.stdout.isEmpty)
+            #expect(output.stderr.split(separator: "\n").count == 1)
+            #expect(output.stderr.contains(path + ": field 'timeZone': \"\(name)\""), "\(output.stderr)")
+            #expect(output.stderr.contains("use \"\(plain)\""), "\(output.stderr)")
+        }
+        // What it would plan: right/Europe/London keeps BST after its table expires, lunch at 12:00 UTC in December.
+        let right = try #require(try? ZoneFiles.load(name: "right/Europe/London"))
+        #expect(right.offset(at: 1_796_126_400) == 3_600, "the file this refusal guards against changed")
+    }
+
     @Test("plan says why nothing is laid while notifications in other apps are off")
     func planNotifyOff() {
         let output = ctl(["plan", "--household", fixturePath("households/notify-off.json")])

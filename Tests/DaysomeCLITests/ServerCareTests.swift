@@ -30,4 +30,18 @@ struct ServerCareTests {
         #expect(serverCare(answering).first == "  A call waits for a server: " + reason)
         #expect(serverCare(answering).count == 2)
     }
+
+    @Test("status names a refusal of Daysome's own message as ours, even before a server answered")
+    func statusNamesOurOwnRefusal() {
+        let server = StatusSnapshot.NotificationServer(
+            name: nil, present: false, capabilities: [],
+            lastRefusal: .init(
+                time: Instant(seconds: 1_764_594_000), at: Instant(seconds: 1_764_594_000),
+                reason: "org.freedesktop.DBus.Error.InvalidArgs: Invalid argument"))
+        #expect(
+            serverCare(server) == [
+                "  Daysome's message could not be sent at 2025-12-01T13:00:00Z (the call for 2025-12-01T13:00:00Z): "
+                    + "org.freedesktop.DBus.Error.InvalidArgs: Invalid argument"
+            ])
+    }
 }

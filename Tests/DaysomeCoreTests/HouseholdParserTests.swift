@@ -79,6 +79,35 @@ struct HouseholdParserTests {
         #expect(error?.reason == .unreadable("No such file or directory"))
     }
 
+    @Test(
+        "A right/ or posix/ timeZone makes the household unusable, naming the file, the field and the plain zone to use",
+        arguments: [
+            ("right/Europe/London", ZoneVariant.leapSeconds, "Europe/London", "is a leap-second variant"),
+            ("posix/Asia/Tokyo", ZoneVariant.posix, "Asia/Tokyo", "is the posix/ copy of a zone"),
+            ("right/posix/America/New_York", ZoneVariant.leapSeconds, "America/New_York", "is a leap-second variant"),
+        ])
+    func aLeapSecondOrPosixZoneIsRefused(name: String, variant: ZoneVariant, plain: String, what: String) {
+        let error = failure(parse(#"{"version": 1, "timeZone": "\#(name)", "items": []}"#))
+        #expect(error?.reason == .zoneVariant(name, variant, plain: plain))
+        #expect(error?.field == "timeZone")
+        #expect(
+            error?.description == "household.json: field 'timeZone': \"\(name)\" \(what); use \"\(plain)\"")
+        // The file exists on Debian and would load: the refusal is by name, not by a missing file.
+        #expect((try? ZoneFiles.load(name: "right/Europe/London")) != nil)
+    }
+
+    @Test("Only a whole leading right/ or posix/ component names a variant")
+    func variantNames() {
+        #expect(ZoneVariant.of("right/Europe/London")?.plain == "Europe/London")
+        #expect(ZoneVariant.of("Europe/London") == nil)
+        #expect(ZoneVariant.of("posixrules") == nil)
+        #expect(ZoneVariant.of("rightish/Europe/London") == nil)
+        #expect(ZoneVariant.of("right/") == nil)
+        #expect(ZoneVariant.of("America/right/x") == nil)
+        #expect(ZoneVariant.plainName("posix/right/Etc/UTC") == "Etc/UTC")
+        #expect(ZoneVariant.plainName("UTC") == "UTC")
+    }
+
     @Test("An empty items array is a valid household with nothing to lay")
     func emptyItemsIsValid() {
         let load = success(parse(#"{"version": 1, "items": [], "settings": {"notifyInOtherApps": true}}"#))

@@ -82,6 +82,25 @@ struct RepostTests {
         #expect(daemon.events(.dropped).count == 1)
     }
 
+    @Test("A call the bus refused to send is named as Daysome's own message in history, not blamed on the server")
+    mutating func anUnsentCallIsNamedAsOurs() {
+        var daemon = self.lunchInFlight()
+        let held = daemon.heldPosts
+        daemon.heldPosts = []
+        for key in held {
+            daemon.send(
+                .postFailed(key, reason: "org.freedesktop.DBus.Error.InvalidArgs: Invalid argument", failure: .unsent))
+        }
+        daemon.run(until: self.lunch.adding(seconds: 60))
+        #expect(daemon.posts.count == 1, "the same message would be refused again")
+        let dropped = daemon.events(.dropped)
+        #expect(dropped.count == 1)
+        #expect(
+            dropped.first?.reason
+                == "Daysome's message could not be sent: org.freedesktop.DBus.Error.InvalidArgs: Invalid argument")
+        #expect(dropped.first?.reason?.contains("notification server") == false)
+    }
+
     @Test("A call waiting to be posted again is not posted after she returned")
     mutating func returnCancelsTheRepost() {
         var daemon = self.lunchInFlight()
@@ -101,6 +120,15 @@ struct RepostTests {
         #expect(PostFailure(busErrorName: "System.Error.ENOTCONN") == .serverUnavailable)
         #expect(PostFailure(busErrorName: "org.freedesktop.DBus.Error.InvalidArgs") == .refused)
         #expect(PostFailure(busErrorName: "org.freedesktop.Notifications.Error") == .refused)
+    }
+
+    @Test("An error sd-bus raised on our own message before it left is ours, unless the connection was lost")
+    func unsentClassification() {
+        #expect(PostFailure(busErrorName: "org.freedesktop.DBus.Error.InvalidArgs", unsent: true) == .unsent)
+        #expect(PostFailure(busErrorName: "System.Error.E2BIG", unsent: true) == .unsent)
+        #expect(PostFailure(busErrorName: "System.Error.ENOTCONN", unsent: true) == .serverUnavailable)
+        #expect(PostFailure.unsent.reason("x") == "Daysome's message could not be sent: x")
+        #expect(PostFailure.refused.reason("x") == "notification server: x")
     }
 
     @Test("Each step writes the state file at most once, before any post, and not at all when nothing changed")

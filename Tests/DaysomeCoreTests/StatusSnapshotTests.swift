@@ -40,7 +40,8 @@ private let fullStatusLine =
     #"{"running":true,"pid":4242,"display":"away","lay":12,"backend":"wheel","notifier":"freedesktop","#
     + #""notifyInOtherApps":true,"notificationServer":{"name":"dunst","present":true,"#
     + #""capabilities":["body","body-markup"],"urgency":"normal","#
-    + #""urgencyReason":"this server shows normal calls over a fullscreen app","doNotDisturb":"off","waiting":null},"#
+    + #""urgencyReason":"this server shows normal calls over a fullscreen app","doNotDisturb":"off","waiting":null,"#
+    + #""lastRefusal":null},"#
     + #""canDeliver":true,"notLaidReason":null,"laidUntil":"2026-12-08T08:00:00Z","#
     + #""nextStart":{"at":"2026-12-01T13:00:00Z","title":"Lunch"},"pending":14,"delivered":1,"grace":300,"#
     + #""household":{"path":"/home/h/household.json","loadedAt":"2026-12-01T08:00:00Z","items":2,"#
@@ -68,7 +69,7 @@ private let noDaemonLine =
 /// Keys a 0.1.0 daemon did not write: renaming one reads as that older daemon, not as a fault.
 private let keysAddedAfterTheFirstRelease: Set<String> = [
     ".lock.sources.logindLockSignal", ".lock.decidedBy", ".notificationServer.waiting", ".household.errorCount",
-    ".displayFileProblem", ".lock.sources.gnomeScreenSaver", ".lock.request",
+    ".displayFileProblem", ".lock.sources.gnomeScreenSaver", ".lock.request", ".notificationServer.lastRefusal",
 ]
 
 @Suite("The status across the process boundary")
@@ -111,7 +112,7 @@ struct StatusSnapshotTests {
     @Test("A key renamed on either side of the status fails the round trip, and the missing key is named")
     func renamedStatusKeysFail() {
         let none = StatusSnapshot.noDaemon(householdPath: "/h.json")
-        for (sample, count) in [(aStatus, 80), (none, 19)] {
+        for (sample, count) in [(aStatus, 81), (none, 19)] {
             let variants = renamedKeys(sample.json)
             #expect(variants.count == count)
             for (path, json) in variants where !keysAddedAfterTheFirstRelease.contains(path) {
@@ -139,6 +140,20 @@ struct StatusSnapshotTests {
         #expect(read.daemon?.lock.decidedBy == nil)
         #expect(read.daemon?.lock.sources[.gnomeScreenSaver] == nil)
         #expect(read.daemon?.lock.request == nil)
+    }
+
+    @Test("A refusal of Daysome's own message is published under notificationServer and reads back the same")
+    func aRefusalOfOurOwnMessageReadsBack() throws {
+        var status = aStatus
+        status.notificationServer.lastRefusal = .init(
+            time: instant("2026-12-01T13:00:00Z"), at: instant("2026-12-01T13:00:00Z"),
+            reason: "org.freedesktop.DBus.Error.InvalidArgs: Invalid argument")
+        let json = status.json.serialized()
+        #expect(
+            json.contains(
+                #""lastRefusal":{"time":"2026-12-01T13:00:00Z","at":"2026-12-01T13:00:00Z","#
+                    + #""reason":"org.freedesktop.DBus.Error.InvalidArgs: Invalid argument"}"#))
+        #expect(try StatusSnapshot(json: JSONParser.parse(json)) == status)
     }
 
     @Test("A status with a value of the wrong type is refused, naming its key")

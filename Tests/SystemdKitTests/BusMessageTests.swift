@@ -1,6 +1,7 @@
 // BusMessage and BusVariant: every appended type reads back (a sealed, rewound message), with
 // containers, peeking and skipping; a message needs an open bus, so a private one is started.
 
+import DaysomeCore
 import Glibc
 import Testing
 
@@ -102,5 +103,40 @@ import Testing
         try withMessage { message in
             #expect(throws: Errno.invalidArgument) { try message.append(objectPath: "not/a/path") }
         }
+    }
+
+    /// The call's text (`Content.busSendable`) replaces exactly what this libsystemd refuses: were
+    /// the rule to miss a scalar, a family's label would be refused; were it to take too many, a
+    /// word she could have read would be replaced.
+    @Test(
+        "sd-bus carries every scalar the call's text keeps, refuses each noncharacter it replaces, and cuts at U+0000")
+    func theBusCarriesExactlyWhatTheCallTextKeeps() throws {
+        let services = try TestServices()
+        defer { services.stopAll() }
+        let bus = try Bus.open(address: try services.startSessionBus().address)
+        let newMessage = {
+            try bus.newMethodCall(
+                destination: "org.example.Peer", path: "/org/example", interface: "org.example.Iface", member: "Do")
+        }
+        var carried = String.UnicodeScalarView()
+        var replaced: [Unicode.Scalar] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            if Content.busCarries(scalar) { carried.append(scalar) } else { replaced.append(scalar) }
+        }
+        #expect(replaced.count == 67, "66 noncharacters and U+0000")
+        let whole = try newMessage()
+        try whole.append(String(carried))
+        try whole.sealForReading()
+        #expect(try whole.readString() == String(carried))
+        for scalar in replaced where scalar.value != 0 {
+            #expect(throws: Errno.invalidArgument, "U+\(String(scalar.value, radix: 16))") {
+                try newMessage().append("Lun" + String(Character(scalar)) + "ch")
+            }
+        }
+        let cut = try newMessage()
+        try cut.append("Lun\u{0}ch")
+        try cut.sealForReading()
+        #expect(try cut.readString() == "Lun")
     }
 }

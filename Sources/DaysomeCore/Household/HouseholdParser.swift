@@ -58,6 +58,11 @@ public enum HouseholdParser {
         case nil, .null?:
             zone = Zone(name: systemZoneName, rules: zones(systemZoneName) ?? .utc)
         case .string(let name)?:
+            // Before any file is read: right/Europe/London loads, and plans an hour early all winter.
+            if let (variant, plain) = ZoneVariant.of(name) {
+                return .failure(
+                    HouseholdFileError(file: file, reason: .zoneVariant(name, variant, plain: plain)))
+            }
             guard let rules = zones(name) else {
                 return .failure(HouseholdFileError(file: file, reason: .unknownTimeZone(name)))
             }

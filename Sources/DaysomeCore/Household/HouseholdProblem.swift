@@ -41,6 +41,8 @@ public struct HouseholdFileError: Error, Sendable, Equatable, CustomStringConver
         case badVersion
         case badItems(String)
         case unknownTimeZone(String)
+        /// A zone under tzdata's `right/` or `posix/` tree, and the plain name to use instead.
+        case zoneVariant(String, ZoneVariant, plain: String)
         case noValidItems(count: Int)
     }
 
@@ -60,7 +62,7 @@ public struct HouseholdFileError: Error, Sendable, Equatable, CustomStringConver
         switch self.reason {
         case .badVersion: return "version"
         case .badItems, .noValidItems: return "items"
-        case .unknownTimeZone: return "timeZone"
+        case .unknownTimeZone, .zoneVariant: return "timeZone"
         default: return nil
         }
     }
@@ -75,6 +77,8 @@ public struct HouseholdFileError: Error, Sendable, Equatable, CustomStringConver
         case .badVersion: return "field 'version' must be 1"
         case .badItems(let why): return "field 'items' \(why)"
         case .unknownTimeZone(let name): return "field 'timeZone': unknown time zone \(quoted(name))"
+        case .zoneVariant(let name, let variant, let plain):
+            return "field 'timeZone': \(quoted(name)) \(variant.what); use \(quoted(plain))"
         case .noValidItems(let count): return "none of its \(count) items is valid"
         }
     }

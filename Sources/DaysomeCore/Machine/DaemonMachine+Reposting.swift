@@ -52,11 +52,11 @@ extension DaemonMachine {
         self.cancelExpiry(key)
         self.cancelRepost(key)
         let why =
-            failure == .refused
-            ? "notification server: \(reason)"
-            : "notification server: \(reason); no server took it within the grace window (\(repost.attempts) attempts)"
+            failure == .serverUnavailable
+            ? failure.reason(reason) + "; no server took it within the grace window (\(repost.attempts) attempts)"
+            : failure.reason(reason)
         return [
-            .log(.error, "Failed to post the call for \(key.at.rfc3339) of lay \(key.lay): \(reason)"),
+            .log(.error, "Failed to post the call for \(key.at.rfc3339) of lay \(key.lay): \(failure.reason(reason))"),
             .record(
                 HistoryRecord(time: now, event: .dropped, lay: key.lay, at: key.at, itemIds: call.itemIds, reason: why)),
             .persist,

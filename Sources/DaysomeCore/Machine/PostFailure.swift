@@ -10,12 +10,25 @@ public enum PostFailure: Sendable, Equatable {
     case serverUnavailable
     /// The server answered with an error about this call.
     case refused
+    /// The bus refused Daysome's own message before it left (sd-bus would not build or send it):
+    /// no server saw it, and the same message would be refused again.
+    case unsent
 
-    /// The failure a D-Bus error name means, e.g. `org.freedesktop.DBus.Error.Spawn.ChildExited`.
-    public init(busErrorName name: String) {
+    /// The failure a D-Bus error name means, e.g. `org.freedesktop.DBus.Error.Spawn.ChildExited`;
+    /// `unsent` when the error came from sd-bus refusing our own message before it left. A lost
+    /// connection is no server answering, wherever it was noticed.
+    public init(busErrorName name: String, unsent: Bool = false) {
         let unavailable =
             name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") || Self.unavailableNames.contains(name)
-        self = unavailable ? .serverUnavailable : .refused
+        self = unavailable ? .serverUnavailable : unsent ? .unsent : .refused
+    }
+
+    /// How history says why a call was not taken: whose the failure was, then its words.
+    public func reason(_ words: String) -> String {
+        switch self {
+        case .serverUnavailable, .refused: "notification server: \(words)"
+        case .unsent: "Daysome's message could not be sent: \(words)"
+        }
     }
 
     /// The bus driver's and sd-bus's names for "nobody answered", as opposed to an answer.

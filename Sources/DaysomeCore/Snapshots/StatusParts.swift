@@ -17,10 +17,14 @@ extension StatusSnapshot {
         /// Why the last call found no server to take it, while calls wait for one (nil once a
         /// server took one): written only by a running daemon, added after 0.1.0.
         public var waiting: String?
+        /// The last call the bus refused to send (Daysome's own message, never the server's doing):
+        /// written only by a running daemon, added after 0.1.0.
+        public var lastRefusal: Refusal?
 
         public init(
             name: String?, present: Bool, capabilities: [String], urgency: String? = nil,
-            urgencyReason: String? = nil, doNotDisturb: ServerDoNotDisturb = .unknown, waiting: String? = nil
+            urgencyReason: String? = nil, doNotDisturb: ServerDoNotDisturb = .unknown, waiting: String? = nil,
+            lastRefusal: Refusal? = nil
         ) {
             self.name = name
             self.present = present
@@ -29,6 +33,7 @@ extension StatusSnapshot {
             self.urgencyReason = urgencyReason
             self.doNotDisturb = doNotDisturb
             self.waiting = waiting
+            self.lastRefusal = lastRefusal
         }
 
         func json(running: Bool) -> JSONValue {
@@ -40,6 +45,7 @@ extension StatusSnapshot {
                 members += [
                     ("urgency", .stringOrNull(self.urgency)), ("urgencyReason", .stringOrNull(self.urgencyReason)),
                     ("doNotDisturb", .string(self.doNotDisturb.rawValue)), ("waiting", .stringOrNull(self.waiting)),
+                    ("lastRefusal", self.lastRefusal?.json ?? .null),
                 ]
             }
             return .object(JSONObject(members))
@@ -53,6 +59,35 @@ extension StatusSnapshot {
             self.urgencyReason = running ? try reader.optionalString("urgencyReason") : nil
             self.doNotDisturb = running ? try reader.word("doNotDisturb", as: ServerDoNotDisturb.self) : .unknown
             self.waiting = running ? try reader.addedLaterString("waiting") : nil
+            self.lastRefusal = try running ? reader.addedLaterObject("lastRefusal").map(Refusal.init) : nil
+        }
+    }
+
+    /// `notificationServer.lastRefusal`: when the bus last refused Daysome's own message, for which
+    /// start, and in sd-bus's words.
+    public struct Refusal: Sendable, Equatable {
+        public var time: Instant
+        public var at: Instant
+        public var reason: String
+
+        public init(time: Instant, at: Instant, reason: String) {
+            self.time = time
+            self.at = at
+            self.reason = reason
+        }
+
+        var json: JSONValue {
+            .object(
+                JSONObject([
+                    ("time", .string(self.time.rfc3339)), ("at", .string(self.at.rfc3339)),
+                    ("reason", .string(self.reason)),
+                ]))
+        }
+
+        init(_ reader: SnapshotReader) throws(SnapshotProblem) {
+            self.time = try reader.instant("time")
+            self.at = try reader.instant("at")
+            self.reason = try reader.string("reason")
         }
     }
 
