@@ -311,7 +311,10 @@ final class FreedesktopNotifier: Notifier {
         // The expire timeout is a backstop after the daemon's own close at expiresAt, except on
         // MATE, which hides every card that can time out under a fullscreen app: no timeout there.
         // The icon the package installs (hicolor `daysome`), named, so no server looks for a
-        // generic one and logs that it found none.
+        // generic one and logs that it found none. No timeout: a hung server may still show the
+        // call when it wakes (one frozen for 43 s did, past sd-bus's 25 s default), so its reply is
+        // waited for however late, and a late id is closed at once where the call was taken back.
+        // The bus answers NoReply if the server leaves without answering, which proves it unseen.
         self.notifications.notify(
             appName: "Daysome", replacesID: replacing, icon: "daysome", summary: start.title, body: body,
             actions: ["default", "Open the day"],
@@ -321,7 +324,8 @@ final class FreedesktopNotifier: Notifier {
             ],
             expireTimeout: OnEveryDesktop.expireTimeout(
                 expiresAt: start.expiresAt, now: now, serverName: self.server.name ?? self.lastServer.name,
-                vendor: self.server.vendor ?? self.lastServer.vendor)
+                vendor: self.server.vendor ?? self.lastServer.vendor),
+            timeout: Bus.noTimeout
         ) { result in
             switch result {
             case .success(let id):

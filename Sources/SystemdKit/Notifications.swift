@@ -88,6 +88,8 @@ public final class Notifications {
     ///   - actions: pairs of key and label, flattened: `["default", "Open", "snooze", "Snooze"]`.
     ///   - hints: e.g. `("urgency", .byte(1))`, `("category", .string("im"))`.
     ///   - expireTimeout: milliseconds; -1 lets the server choose, 0 never expires.
+    ///   - timeout: how long to wait for the reply, in microseconds: 0 for sd-bus's default
+    ///     (25 s), `Bus.noTimeout` to keep waiting for a server that is slow or hung.
     ///   - completion: called once with the notification's id or the error: from the loop, or at
     ///     once (before `notify` returns) if the call cannot even be sent.
     ///
@@ -101,6 +103,7 @@ public final class Notifications {
         actions: [String] = [],
         hints: [(String, BusVariant)] = [],
         expireTimeout: Int32 = -1,
+        timeout: UInt64 = 0,
         completion: @escaping (Result<UInt32, BusError>) -> Void
     ) {
         do throws(BusError) {
@@ -114,7 +117,9 @@ public final class Notifications {
                 hints: hints,
                 expireTimeout: expireTimeout
             )
-            self.bus.send(message, decode: { reply throws(Errno) in try reply.readUInt32() }, completion: completion)
+            self.bus.send(
+                message, timeout: timeout, decode: { reply throws(Errno) in try reply.readUInt32() },
+                completion: completion)
         } catch {
             completion(.failure(error))
         }

@@ -100,7 +100,7 @@ extension DaemonMachine {
         let (replaced, post) = self.takePlace(of: start, key: key, now: now)
         self.persisted.delivered.append(call)
         self.persisted.remember(start, now: now)
-        self.inHand.posting(key)
+        self.inHand.posting(key, to: self.serverIdentity)
         self.inHand.reposts[key] = Repost(start: start)
         self.scheduleExpiry(call)
         let settings = self.household?.load.household.settings ?? Settings()

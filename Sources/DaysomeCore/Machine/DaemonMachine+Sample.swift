@@ -33,7 +33,7 @@ extension DaemonMachine {
         var sample = SampleCall(key: key)
         if case .scheduled(let id) = self.wheel.insert(.sampleEnd, at: start.expiresAt.seconds) { sample.timer = id }
         self.sample = sample
-        self.inHand.posting(key)
+        self.inHand.posting(key, to: self.serverIdentity)
         actions.append(.post(key, start))
         return actions
     }

@@ -277,7 +277,8 @@ public struct DaemonMachine: Sendable {
         case .serverRestarted:
             // Ids restart with the server: none of ours can be closed any more, and the new
             // server shows none of them. A post still in flight is kept: its reply comes from
-            // whoever answers now (a server the post itself started, on a first boot).
+            // whoever answers now (a server the post itself started, on a first boot). One that
+            // got no answer in time went with the server that left: it may be posted again.
             actions += self.serverRestarted(now: now)
         }
         return actions + self.finish(now: now)

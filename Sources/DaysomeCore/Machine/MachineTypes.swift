@@ -62,7 +62,8 @@ public enum MachineEvent: Sendable {
     /// The server answered a Notify with its id.
     case posted(DeliveryKey, notificationId: UInt32)
     /// The server refused or did not answer a Notify: a server that was unavailable gets the
-    /// call again while rule 2 allows it; a call refused is dropped.
+    /// call again while rule 2 allows it; a call refused is dropped; a call with no answer in time
+    /// from a server that may still show it stays posting, until it answers or is gone.
     case postFailed(DeliveryKey, reason: String, failure: PostFailure = .refused)
     /// The server closed a notification itself, with its `NotificationClosed` reason (1 expired,
     /// 2 dismissed, 4 other): history records it.
