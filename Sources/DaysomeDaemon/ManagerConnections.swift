@@ -38,6 +38,14 @@ extension Manager {
             closedByServer: { [weak self] in self?.handle(.serverClosed(notificationId: $0, reason: $1)) },
             clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
             restarted: { [weak self] in self?.handle(.serverRestarted) },
+            takenOver: { [weak self] previous in
+                guard let self else { return }
+                self.handle(.serverTakenOver(previous: self.stamp(previous)))
+            },
+            left: { [weak self] previous in
+                guard let self else { return }
+                self.handle(.serverInstanceGone(self.stamp(previous)))
+            },
             appeared: { [weak self] in self?.syncServerIdentity() },
             learned: { [weak self] in self?.serverLearned() }, askOwnerNow: startingUp)
         self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.sessionBusLost() }

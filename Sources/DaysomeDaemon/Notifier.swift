@@ -35,20 +35,28 @@ protocol Notifier: AnyObject {
     /// is asked just before the Notify goes out, so a return meanwhile sends nothing at all.
     func post(
         _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
-        completion: @escaping (Result<UInt32, NotifierError>) -> Void)
-    /// Closes a call the daemon posted.
-    func close(_ id: UInt32)
+        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void)
+    /// Closes a call the daemon posted, on the server instance that gave its id (`instance`'s form;
+    /// nil for the one answering now): another may own the name since.
+    func close(_ id: UInt32, on instance: String?)
     /// No call waits for a server any more (each was posted, or dropped): why they waited is over.
     func noCallWaits()
 }
 
 extension Notifier {
     /// Posts a call that takes no other's place.
-    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
+    func post(_ start: Start, now: Instant, completion: @escaping (Result<PostAnswer, NotifierError>) -> Void) {
         self.post(start, replacing: 0, now: now, stillWanted: { true }, completion: completion)
     }
 
     func noCallWaits() {}
+}
+
+/// A server took a call: its id, and the instance that gave it (`Notifier.instance`'s form), which
+/// may no longer be the one answering now.
+struct PostAnswer: Sendable, Equatable {
+    let id: UInt32
+    let instance: String?
 }
 
 /// Why a post failed, in the server's or the bus's words.
@@ -72,6 +80,8 @@ final class FreedesktopNotifier: Notifier {
     private let environment: [String: String]
     /// Runs when a probe's answer changed what is known of the server (status publishes it).
     private let learned: () -> Void
+    /// Servers another took the name over from, that still ran then: watched until they leave.
+    private var previousServers: [String: BusSlot] = [:]
     /// Where a probe that found the server not yet answering is tried again.
     private let loop: EventLoop
     private var retry: EventSource?
@@ -81,15 +91,16 @@ final class FreedesktopNotifier: Notifier {
     /// what the bus starts: its urgency, and the reason status gives, are that server's.
     private var lastServer: (name: String?, vendor: String?) = (nil, nil)
 
-    /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away
-    /// or was replaced, `closedByServer` when the server closed a card itself (with its reason),
+    /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away,
+    /// `takenOver` (with its instance) when another took the name over while it still runs (or it
+    /// let the name go), and `left` when such a server then leaves the bus; `closedByServer` when the server closed a card itself (with its reason),
     /// `clicked` when she activates a call (its `default` action), and `learned` when a probe
     /// answered.
     init(
         bus: Bus, loop: EventLoop, environment: [String: String], respectDoNotDisturb: @escaping () -> Bool,
         closedByServer: @escaping (UInt32, UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
-        restarted: @escaping () -> Void, appeared: @escaping () -> Void, learned: @escaping () -> Void,
-        askOwnerNow: Bool = true
+        restarted: @escaping () -> Void, takenOver: @escaping (String) -> Void, left: @escaping (String) -> Void,
+        appeared: @escaping () -> Void, learned: @escaping () -> Void, askOwnerNow: Bool = true
     ) throws(Errno) {
         self.notifications = Notifications(bus: bus)
         self.environment = environment
@@ -107,11 +118,33 @@ final class FreedesktopNotifier: Notifier {
             })
         self.slots.append(
             try self.notifications.onOwnerChange { [weak self] old, new in
-                self?.instance = new.map { "\((try? bus.busId) ?? "?") \($0)" }
-                if new == nil { self?.serverGone() } else { self?.refresh() }
-                // A server that appears where none was (a post activated it, or the session
-                // started one) voids no id, and calls waiting for a server go to it at once.
-                if old != nil { restarted() } else if new != nil { appeared() }
+                guard let self else { return }
+                let instance = { (name: String) in "\((try? bus.busId) ?? "?") \(name)" }
+                guard let old else {
+                    // A server that appears where none was (a post activated it, or the session
+                    // started one) voids no id, and calls waiting for a server go to it at once.
+                    self.instance = new.map(instance)
+                    if new != nil {
+                        self.refresh()
+                        appeared()
+                    }
+                    return
+                }
+                // The old owner exited (a restart: its cards went with it), or it still runs while
+                // another took the name over (its cards stay, and only it can close them). The bus
+                // driver answers after it has handled an exit, so the answer tells them apart.
+                self.notifications.isOnBus(old) { [weak self] running in
+                    guard let self else { return }
+                    self.instance = new.map(instance)
+                    if new == nil { self.serverGone() } else { self.refresh() }
+                    guard running == true else {
+                        restarted()
+                        return
+                    }
+                    let previous = instance(old)
+                    self.previousServers[old] = try? self.notifications.onLeaving(old) { left(previous) }
+                    takenOver(previous)
+                }
             })
         // The bus driver says whether a server runs, and which; asking never starts one. At
         // start-up, before the loop runs, the answer is waited for: the first decision needs to
@@ -259,7 +292,7 @@ final class FreedesktopNotifier: Notifier {
 
     func post(
         _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
-        completion: @escaping (Result<UInt32, NotifierError>) -> Void
+        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         if self.server.present && self.server.name == nil { self.refresh() }
         let send = { [weak self] in
@@ -300,7 +333,8 @@ final class FreedesktopNotifier: Notifier {
 
     /// The Notify itself.
     private func notify(
-        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
+        _ start: Start, replacing: UInt32, now: Instant,
+        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         let markup = self.server.capabilities.contains("body-markup")
         let body = markup ? Content.markupEscaped(start.heading + "\n" + start.body) : start.heading + "\n" + start.body
@@ -315,7 +349,8 @@ final class FreedesktopNotifier: Notifier {
         // call when it wakes (one frozen for 43 s did, past sd-bus's 25 s default), so its reply is
         // waited for however late, and a late id is closed at once where the call was taken back.
         // The bus answers NoReply if the server leaves without answering, which proves it unseen.
-        self.notifications.notify(
+        let busId = try? self.notifications.bus.busId
+        self.notifications.post(
             appName: "Daysome", replacesID: replacing, icon: "daysome", summary: start.title, body: body,
             actions: ["default", "Open the day"],
             hints: [
@@ -328,8 +363,9 @@ final class FreedesktopNotifier: Notifier {
             timeout: Bus.noTimeout
         ) { result in
             switch result {
-            case .success(let id):
-                completion(.success(id))
+            case .success(let answer):
+                // The id is the instance's that answered: the name may have changed owner meanwhile.
+                completion(.success(PostAnswer(id: answer.id, instance: answer.server.map { "\(busId ?? "?") \($0)" })))
             case .failure(let error):
                 completion(
                     .failure(NotifierError(message: error.description, failure: PostFailure(busErrorName: error.name))))
@@ -341,7 +377,16 @@ final class FreedesktopNotifier: Notifier {
         self.server.waiting = nil
     }
 
-    func close(_ id: UInt32) {
+    func close(_ id: UInt32, on instance: String?) {
+        if let instance, instance != self.instance {
+            // Another server owns the name now: the id is closed where it was given, by that
+            // server's unique name, and only while it is on this bus (unique names are never reused
+            // on one bus, so this never reaches another instance's card).
+            let parts = instance.split(separator: " ").map(String.init)
+            guard parts.count == 2, parts[0] == (try? self.notifications.bus.busId) else { return }
+            self.notifications.close(id: id, server: parts[1])
+            return
+        }
         if OnEveryDesktop.keepsClosedCards(serverName: self.server.name, vendor: self.server.vendor) {
             // notification-daemon 3.20 says NotificationClosed but leaves the bubble up; a
             // replacement that expires at once takes it down.
@@ -385,18 +430,18 @@ final class LogNotifier: Notifier {
 
     func post(
         _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
-        completion: @escaping (Result<UInt32, NotifierError>) -> Void
+        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
-        if replacing != 0 { self.close(replacing) }
+        if replacing != 0 { self.close(replacing, on: nil) }
         let id = self.nextId
         self.nextId += 1
         self.logger.log(
             .notice, "Call \(id): \(start.title) | \(start.heading) | \(start.body)",
             fields: [("DAYSOME_NOTIFICATION_ID", String(id)), ("DAYSOME_AT", start.at.rfc3339)])
-        completion(.success(id))
+        completion(.success(PostAnswer(id: id, instance: self.instance)))
     }
 
-    func close(_ id: UInt32) {
+    func close(_ id: UInt32, on instance: String?) {
         self.logger.log(.info, "Closed call \(id)", fields: [("DAYSOME_NOTIFICATION_ID", String(id))])
     }
 }

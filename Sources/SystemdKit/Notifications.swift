@@ -39,10 +39,10 @@ public final class Notifications {
         self.bus = bus
     }
 
-    private func newCall(_ member: String) throws(BusError) -> BusMessage {
+    private func newCall(_ member: String, destination: String? = nil) throws(BusError) -> BusMessage {
         do {
             return try self.bus.newMethodCall(
-                destination: Notifications.busName,
+                destination: destination ?? Notifications.busName,
                 path: Notifications.objectPath,
                 interface: Notifications.interfaceName,
                 member: member
@@ -125,6 +125,50 @@ public final class Notifications {
         }
     }
 
+    /// What a server answered to a Notify: the id, and the unique name of the connection that gave
+    /// it (ids are per server instance: only that one can close it).
+    public struct Answer: Sendable, Equatable {
+        public let id: UInt32
+        public let server: String?
+    }
+
+    /// Shows (or replaces) a notification as `notify` does, asynchronously, and tells which server
+    /// instance answered: the reply's sender, also when the name changed owner meanwhile.
+    ///
+    /// D-Bus: `Notify`, signature "susssasa{sv}i", returning "u". The corresponding C function is
+    /// `sd_bus_call_async`.
+    public func post(
+        appName: String,
+        replacesID: UInt32 = 0,
+        icon: String = "",
+        summary: String,
+        body: String = "",
+        actions: [String] = [],
+        hints: [(String, BusVariant)] = [],
+        expireTimeout: Int32 = -1,
+        timeout: UInt64 = 0,
+        answered: @escaping (Result<Answer, BusError>) -> Void
+    ) {
+        do throws(BusError) {
+            let message = try self.notifyMessage(
+                appName: appName,
+                replacesID: replacesID,
+                icon: icon,
+                summary: summary,
+                body: body,
+                actions: actions,
+                hints: hints,
+                expireTimeout: expireTimeout
+            )
+            self.bus.send(
+                message, timeout: timeout,
+                decode: { reply throws(Errno) in Answer(id: try reply.readUInt32(), server: reply.sender) },
+                completion: answered)
+        } catch {
+            answered(.failure(error))
+        }
+    }
+
     /// Shows (or replaces) a notification and waits for its id.
     ///
     /// D-Bus: `Notify` with signature "susssasa{sv}i" returning "u"; see the asynchronous variant.
@@ -162,10 +206,15 @@ public final class Notifications {
     ///
     /// D-Bus: `CloseNotification(id u)`. `completion` is called once, as for `notify`.
     ///
+    /// - Parameter server: the unique name of the server instance that gave the id, where it may
+    ///   no longer own the well-known name (another took it over); nil for the name's owner.
+    ///
     /// The corresponding C function is `sd_bus_call_async`.
-    public func close(id: UInt32, completion: @escaping (Result<Void, BusError>) -> Void = { _ in }) {
+    public func close(
+        id: UInt32, server: String? = nil, completion: @escaping (Result<Void, BusError>) -> Void = { _ in }
+    ) {
         do throws(BusError) {
-            let message = try self.newCall("CloseNotification")
+            let message = try self.newCall("CloseNotification", destination: server)
             do {
                 try message.append(id)
             } catch {

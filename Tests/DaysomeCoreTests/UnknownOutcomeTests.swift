@@ -56,7 +56,9 @@ struct UnknownOutcomeTests {
         daemon.jump(to: self.lunch.adding(seconds: 40))
         daemon.reply(key)
         #expect(daemon.shown.isEmpty, "the late card stayed over the display")
-        #expect(daemon.actions.last { if case .close = $0 { true } else { false } } == .close(key, notificationId: 1))
+        #expect(
+            daemon.actions.last { if case .close = $0 { true } else { false } }
+                == .close(key, notificationId: 1, server: self.server))
         #expect(daemon.posts.count == 1)
         // History tells what the server did, in order: it took the call, and it was taken away.
         let told = daemon.history.filter { $0.at == self.lunch }.map(\.event)

@@ -11,6 +11,11 @@ shows a card of its own, except one naming a card still shown in replaces_id, wh
 place under the same id, as the specification says. So what the log shows is what she saw: the
 cards notified and never closed are still on screen. A test that freezes it (SIGSTOP) makes a hung
 server: the calls queue, and it answers them when it runs again.
+
+Options after LOG: --allow-replacement lets a later server take the name over from it (it then
+keeps running, and its cards stay, closable by its unique name); --replace takes the name over
+from a server that allows it. Two of them make a takeover, as a second server started with
+replacement while the first still runs.
 """
 
 import sys
@@ -73,11 +78,13 @@ class Server(dbus.service.Object):
 
 
 def main():
-    delay, log = float(sys.argv[1]), sys.argv[2]
+    delay, log, options = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SessionBus()
     server = Server(bus, delay, log)
-    name = dbus.service.BusName(INTERFACE, bus, do_not_queue=True)  # noqa: F841 (kept: the name goes with it)
+    name = dbus.service.BusName(  # noqa: F841 (kept: the name goes with it)
+        INTERFACE, bus, do_not_queue=True, allow_replacement="--allow-replacement" in options,
+        replace_existing="--replace" in options)
     print("ready", flush=True)
     GLib.MainLoop().run()
     del server

@@ -131,9 +131,14 @@ extension DaemonMachine {
         var actions: [MachineAction] =
             call.notificationId == nil && unanswered
             ? self.leave(call, now: now, event: .expired, reason: nil)
-            : [.record(HistoryRecord(time: now, event: .expired, lay: key.lay, at: key.at, itemIds: call.itemIds))]
+            : [
+                .record(
+                    HistoryRecord(
+                        time: now, event: .expired, lay: key.lay, at: key.at, itemIds: call.itemIds,
+                        reason: self.closedWhereShown(call)))
+            ]
         actions.append(.persist)
-        if let id = call.notificationId { actions.insert(.close(key, notificationId: id), at: 0) }
+        if let id = call.notificationId { actions.insert(.close(key, notificationId: id, server: call.server), at: 0) }
         return actions
     }
 

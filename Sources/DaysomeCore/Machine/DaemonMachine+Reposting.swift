@@ -76,7 +76,7 @@ extension DaemonMachine {
     /// name. One the post went to while none was known may be the server the post started.
     func mayStillShow(_ key: DeliveryKey) -> Bool {
         guard let sentTo = self.inHand.sentTo(key) else { return self.serverIdentity != nil }
-        return sentTo == self.serverIdentity
+        return sentTo == self.serverIdentity || self.takenOver.contains(sentTo)
     }
 
     /// The repost timer fired: post the call again if it is still owed and she is still away.
@@ -130,16 +130,26 @@ extension DaemonMachine {
     /// comes from whoever answers now (a server the post itself started, on a first boot).
     mutating func serverRestarted(now: Instant) -> [MachineAction] {
         // A post that got no answer in time went with the server: it can be posted again now.
+        // Posts to a server another took the name over from, and its cards, stay with it.
         var actions: [MachineAction] = []
-        for key in self.inHand.unknownOutcomes {
+        for key in self.inHand.unknownOutcomes where !self.takenOver.contains(self.inHand.sentTo(key) ?? "") {
             actions += self.postFailed(
                 key, reason: "the notification server left without answering it", failure: .serverUnavailable,
                 now: now)
         }
-        let wiped = self.persisted.delivered.filter { $0.notificationId != nil }
+        let wiped = self.persisted.delivered.filter {
+            $0.notificationId != nil && !self.takenOver.contains($0.server ?? "")
+        }
         guard !wiped.isEmpty else { return actions }
         actions += [.log(.notice, "Notification server restarted; forgetting its notification ids"), .persist]
-        let why = "the notification server restarted and its card went with it"
+        return actions + self.wiped(wiped, why: "the notification server restarted and its card went with it", now: now)
+    }
+
+    /// Cards a server took with it when it left: each one still inside its life, within rule 2's
+    /// window and with the display away is posted again once on the server answering now; the
+    /// rest are forgotten. History says `why`.
+    mutating func wiped(_ wiped: [DeliveredCall], why: String, now: Instant) -> [MachineAction] {
+        var actions: [MachineAction] = []
         for call in wiped {
             let start = self.household.flatMap { household in
                 Planner.plan(household.load.household, after: call.key.at.adding(seconds: -1), through: call.key.at)

@@ -30,6 +30,9 @@ public struct DaemonMachine: Sendable {
     /// The notification server instance now answering (`serverIdentified`); ids are stamped with it.
     public internal(set) var serverIdentity: String?
     var serverIdentifiedOnce = false
+    /// Server instances another took the name over from while they still ran: their cards stay on
+    /// their screens and their ids are closed there, until they leave the bus.
+    var takenOver: Set<String> = []
 
     /// Creates a machine from what the state directory remembered.
     public init(config: MachineConfig, persisted: PersistedState, now: Instant) {
@@ -222,14 +225,16 @@ public struct DaemonMachine: Sendable {
             }
         case .trySample:
             actions += self.trySample(now: now)
-        case .posted(let key, let id):
+        case .posted(let key, let id, let answeredBy):
+            // The id belongs to the instance that answered, which may no longer own the name.
+            let server = answeredBy ?? self.serverIdentity
             let posted = self.inHand.reposts[key]
             self.cancelRepost(key)
             let answer = self.inHand.answered(key)
             if key.lay == 0 {
-                actions += self.samplePosted(key, id: id, takenBack: answer.takenBack)
+                actions += self.samplePosted(key, id: id, server: server, takenBack: answer.takenBack)
             } else if answer.takenBack {
-                actions.append(.close(key, notificationId: id))
+                actions.append(.close(key, notificationId: id, server: server))
                 // Taken, and taken away at once: history says both, now that both are true.
                 if let left = answer.left {
                     let call = DeliveredCall(key: key, itemIds: left.itemIds, expiresAt: now)
@@ -242,7 +247,7 @@ public struct DaemonMachine: Sendable {
                 }
             } else if let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) {
                 self.persisted.delivered[index].notificationId = id
-                self.persisted.delivered[index].server = self.serverIdentity
+                self.persisted.delivered[index].server = server
                 actions.append(.record(self.deliveredRecord(self.persisted.delivered[index], now: now, posted: posted)))
                 actions.append(.persist)
                 // The bell rings for a call the server took: heard and seen, never heard alone.
@@ -280,6 +285,10 @@ public struct DaemonMachine: Sendable {
             // whoever answers now (a server the post itself started, on a first boot). One that
             // got no answer in time went with the server that left: it may be posted again.
             actions += self.serverRestarted(now: now)
+        case .serverTakenOver(let previous):
+            actions += self.serverTakenOver(previous, now: now)
+        case .serverInstanceGone(let instance):
+            actions += self.serverInstanceGone(instance, now: now)
         }
         return actions + self.finish(now: now)
     }
