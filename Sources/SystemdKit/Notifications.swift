@@ -88,8 +88,6 @@ public final class Notifications {
     ///   - actions: pairs of key and label, flattened: `["default", "Open", "snooze", "Snooze"]`.
     ///   - hints: e.g. `("urgency", .byte(1))`, `("category", .string("im"))`.
     ///   - expireTimeout: milliseconds; -1 lets the server choose, 0 never expires.
-    ///   - timeout: how long to wait for the reply, in microseconds: 0 for sd-bus's default
-    ///     (25 s), `Bus.noTimeout` to keep waiting for a server that is slow or hung.
     ///   - completion: called once with the notification's id or the error: from the loop, or at
     ///     once (before `notify` returns) if the call cannot even be sent.
     ///
@@ -103,26 +101,12 @@ public final class Notifications {
         actions: [String] = [],
         hints: [(String, BusVariant)] = [],
         expireTimeout: Int32 = -1,
-        timeout: UInt64 = 0,
         completion: @escaping (Result<UInt32, BusError>) -> Void
     ) {
-        do throws(BusError) {
-            let message = try self.notifyMessage(
-                appName: appName,
-                replacesID: replacesID,
-                icon: icon,
-                summary: summary,
-                body: body,
-                actions: actions,
-                hints: hints,
-                expireTimeout: expireTimeout
-            )
-            self.bus.send(
-                message, timeout: timeout, decode: { reply throws(Errno) in try reply.readUInt32() },
-                completion: completion)
-        } catch {
-            completion(.failure(error))
-        }
+        self.post(
+            appName: appName, replacesID: replacesID, icon: icon, summary: summary, body: body, actions: actions,
+            hints: hints, expireTimeout: expireTimeout
+        ) { completion($0.map(\.id)) }
     }
 
     /// What a server answered to a Notify: the id, and the unique name of the connection that gave
@@ -135,8 +119,15 @@ public final class Notifications {
     /// Shows (or replaces) a notification as `notify` does, asynchronously, and tells which server
     /// instance answered: the reply's sender, also when the name changed owner meanwhile.
     ///
-    /// D-Bus: `Notify`, signature "susssasa{sv}i", returning "u". The corresponding C function is
-    /// `sd_bus_call_async`.
+    /// D-Bus: `Notify`, signature "susssasa{sv}i", returning "u".
+    ///
+    /// - Parameters:
+    ///   - timeout: how long to wait for the reply, in microseconds: 0 for sd-bus's default
+    ///     (25 s), `Bus.noTimeout` to keep waiting for a server that is slow or hung.
+    ///   - answered: called once with the id and the server that gave it, or the error, as
+    ///     `notify`'s completion is.
+    ///
+    /// The corresponding C function is `sd_bus_call_async`.
     public func post(
         appName: String,
         replacesID: UInt32 = 0,
