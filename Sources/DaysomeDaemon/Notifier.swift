@@ -98,7 +98,7 @@ final class FreedesktopNotifier: Notifier {
     /// answered.
     init(
         bus: Bus, loop: EventLoop, environment: [String: String], respectDoNotDisturb: @escaping () -> Bool,
-        closedByServer: @escaping (UInt32, UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
+        closedByServer: @escaping (UInt32, UInt32, String?) -> Void, clicked: @escaping (UInt32, String?) -> Void,
         restarted: @escaping () -> Void, takenOver: @escaping (String) -> Void, left: @escaping (String) -> Void,
         appeared: @escaping () -> Void, learned: @escaping () -> Void, askOwnerNow: Bool = true
     ) throws(Errno) {
@@ -107,14 +107,17 @@ final class FreedesktopNotifier: Notifier {
         self.respectDoNotDisturb = respectDoNotDisturb
         self.learned = learned
         self.loop = loop
+        // Each signal names the instance that sent it: a server another took the name over from
+        // still sends them, for its own ids.
+        let sentBy = { (sender: String?) in sender.map { "\((try? bus.busId) ?? "?") \($0)" } }
         self.slots.append(
-            try self.notifications.onActionInvoked { id, key in
-                if key == "default" { clicked(id) }
+            try self.notifications.onActionInvokedBy { id, key, sender in
+                if key == "default" { clicked(id, sentBy(sender)) }
             })
         self.slots.append(
-            try self.notifications.onClosed { id, reason in
+            try self.notifications.onClosedBy { id, reason, sender in
                 // Reason 3 is our own CloseNotification; the others are the server's or her doing.
-                if reason != .closedByCall { closedByServer(id, reason.rawValue) }
+                if reason != .closedByCall { closedByServer(id, reason.rawValue, sentBy(sender)) }
             })
         self.slots.append(
             try self.notifications.onOwnerChange { [weak self] old, new in

@@ -236,8 +236,16 @@ public final class Notifications {
     ///
     /// The corresponding C function is `sd_bus_add_match`.
     public func onClosed(_ handler: @escaping (UInt32, CloseReason) -> Void) throws(Errno) -> BusSlot {
+        try self.onClosedBy { id, reason, _ in handler(id, reason) }
+    }
+
+    /// As `onClosed`, with the unique name of the server that sent the signal: ids are per server
+    /// instance, and two servers (one that took the name over from the other) may both use one.
+    ///
+    /// The corresponding C function is `sd_bus_add_match`.
+    public func onClosedBy(_ handler: @escaping (UInt32, CloseReason, String?) -> Void) throws(Errno) -> BusSlot {
         try self.onSignal("NotificationClosed") { message throws(Errno) in
-            handler(try message.readUInt32(), CloseReason(rawValue: try message.readUInt32()))
+            handler(try message.readUInt32(), CloseReason(rawValue: try message.readUInt32()), message.sender)
         }
     }
 
@@ -249,8 +257,15 @@ public final class Notifications {
     ///
     /// The corresponding C function is `sd_bus_add_match`.
     public func onActionInvoked(_ handler: @escaping (UInt32, String) -> Void) throws(Errno) -> BusSlot {
+        try self.onActionInvokedBy { id, key, _ in handler(id, key) }
+    }
+
+    /// As `onActionInvoked`, with the unique name of the server that sent the signal.
+    ///
+    /// The corresponding C function is `sd_bus_add_match`.
+    public func onActionInvokedBy(_ handler: @escaping (UInt32, String, String?) -> Void) throws(Errno) -> BusSlot {
         try self.onSignal("ActionInvoked") { message throws(Errno) in
-            handler(try message.readUInt32(), try message.readString())
+            handler(try message.readUInt32(), try message.readString(), message.sender)
         }
     }
 }

@@ -80,3 +80,30 @@ struct TakeoverTests {
         #expect(daemon.actions.contains(.close(key, notificationId: 7, server: self.first)))
     }
 }
+
+@Suite("Signals of two servers that share ids")
+struct TakeoverSignalTests {
+    @Test("The second server closing its own id 1 leaves the first server's card 1 on screen, to be closed there")
+    func anotherServersSignalForTheSameIdIsNotOurs() {
+        var daemon = TakeoverTests().lunchShownThenTakenOver()
+        let key = DeliveryKey(lay: 1, at: instant("2026-06-01T12:00:00Z"))
+        // Another app's card 1 on the second server, dismissed, then clicked.
+        daemon.send(.serverClosed(notificationId: 1, reason: 2, server: "boot bus :1.9"))
+        daemon.send(.clicked(notificationId: 1, server: "boot bus :1.9"))
+        #expect(daemon.machine.persisted.delivered.count == 1, "another server's signal took our card")
+        #expect(!daemon.actions.contains { if case .bringDisplayBack = $0 { true } else { false } })
+        // The first server's own signal is about our card: she dismissed it there.
+        daemon.send(.serverClosed(notificationId: 1, reason: 2, server: "boot bus :1.5"))
+        #expect(daemon.machine.persisted.delivered.isEmpty)
+        #expect(daemon.events(.withdrawn).first { $0.at == key.at }?.reason == "she dismissed it")
+    }
+
+    @Test("After a takeover her return closes the first server's card there, whatever the second server says")
+    func herReturnClosesTheFirstServersCardThere() {
+        var daemon = TakeoverTests().lunchShownThenTakenOver()
+        let key = DeliveryKey(lay: 1, at: instant("2026-06-01T12:00:00Z"))
+        daemon.send(.serverClosed(notificationId: 1, reason: 1, server: "boot bus :1.9"))
+        daemon.send(.display(.foreground))
+        #expect(daemon.actions.contains(.close(key, notificationId: 1, server: "boot bus :1.5")))
+    }
+}

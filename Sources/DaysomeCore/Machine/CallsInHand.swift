@@ -16,8 +16,9 @@ struct CallsInHand: Sendable {
     private var leftInFlight: [DeliveryKey: HistoryRecord] = [:]
     /// Calls already posted again after a server restart wiped their card: once, never twice.
     private var postedAgainAfterRestart: Set<DeliveryKey> = []
-    /// The last few ids the server closed itself: a click that arrives after its close still counts.
-    private(set) var closedByServer: [UInt32] = []
+    /// The last few ids the server closed itself, with the instance that said so: a click that
+    /// arrives after its close still counts.
+    private var closedByServer: [(id: UInt32, server: String?)] = []
 
     /// A post of `key` goes out now, to the server instance `server` (nil while none is known).
     mutating func posting(_ key: DeliveryKey, to server: String?) {
@@ -77,9 +78,14 @@ struct CallsInHand: Sendable {
         self.postedAgainAfterRestart.insert(key).inserted
     }
 
-    /// The server closed `id` itself.
-    mutating func serverClosed(_ id: UInt32) {
-        self.closedByServer = Array((self.closedByServer + [id]).suffix(8))
+    /// The server `server` closed `id` itself.
+    mutating func serverClosed(_ id: UInt32, by server: String?) {
+        self.closedByServer = Array((self.closedByServer + [(id, server)]).suffix(8))
+    }
+
+    /// Whether `server` (or, unknown, any) closed `id` itself lately.
+    func closedByServer(_ id: UInt32, by server: String?) -> Bool {
+        self.closedByServer.contains { $0.id == id && (server == nil || $0.server == nil || $0.server == server) }
     }
 }
 

@@ -53,9 +53,12 @@ extension DaemonMachine {
     }
 
     /// The server closed a card itself (she dismissed it, or it timed it out): history says so.
-    mutating func serverClosed(_ id: UInt32, reason: UInt32, now: Instant) -> [MachineAction] {
-        self.inHand.serverClosed(id)
-        guard let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) else { return [] }
+    mutating func serverClosed(_ id: UInt32, reason: UInt32, server: String?, now: Instant) -> [MachineAction] {
+        guard let index = self.persisted.delivered.firstIndex(where: { Self.names($0, id: id, server: server) }) else {
+            return []
+        }
+        // Only our own cards: another app's card closed, then clicked, is not a click on a call.
+        self.inHand.serverClosed(id, by: server)
         let call = self.persisted.delivered.remove(at: index)
         self.cancelExpiry(call.key)
         let (event, why) = OnEveryDesktop.serverClose(reason: reason)
@@ -67,12 +70,20 @@ extension DaemonMachine {
         ]
     }
 
+    /// Whether a server's signal about `id`, sent by `server`, is about `call`: ids are per server
+    /// instance, and a server another took the name over from still uses its own.
+    static func names(_ call: DeliveredCall, id: UInt32, server: String?) -> Bool {
+        guard call.notificationId == id else { return false }
+        guard let server, let stamp = call.server else { return true }
+        return server == stamp
+    }
+
     /// She clicked a call: the day comes back, and a server that keeps a clicked card gets it closed.
-    mutating func clicked(_ id: UInt32, now: Instant) -> [MachineAction] {
+    mutating func clicked(_ id: UInt32, server: String?, now: Instant) -> [MachineAction] {
         guard self.display == .away else { return [] }
-        guard let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) else {
+        guard let index = self.persisted.delivered.firstIndex(where: { Self.names($0, id: id, server: server) }) else {
             // Most servers close a clicked card themselves, and some say so before the click.
-            return self.inHand.closedByServer.contains(id)
+            return self.inHand.closedByServer(id, by: server)
                 ? [.bringDisplayBack(reason: OnEveryDesktop.clickedReason)] : []
         }
         let call = self.persisted.delivered.remove(at: index)

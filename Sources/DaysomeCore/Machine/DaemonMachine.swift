@@ -255,8 +255,8 @@ public struct DaemonMachine: Sendable {
             }
         case .postFailed(let key, let reason, let failure):
             actions += self.postFailed(key, reason: reason, failure: failure, now: now)
-        case .serverClosed(let id, let reason):
-            actions += self.serverClosed(id, reason: reason, now: now)
+        case .serverClosed(let id, let reason, let server):
+            actions += self.serverClosed(id, reason: reason, server: server, now: now)
         case .fired(let lay):
             guard let current = self.persisted.lay, current.number == lay, self.display == .away else {
                 actions.append(
@@ -275,8 +275,8 @@ public struct DaemonMachine: Sendable {
             }
             actions.append(.log(.notice, "The systemd manager lost the timers of lay \(lay.number); laying them again"))
             actions.append(.layTimers(lay: lay.number, starts: self.laid.managerStarts, replacing: true))
-        case .clicked(let id):
-            actions += self.clicked(id, now: now)
+        case .clicked(let id, let server):
+            actions += self.clicked(id, server: server, now: now)
         case .serverIdentified(let identity):
             actions += self.identifyServer(identity, now: now)
         case .serverRestarted:

@@ -68,7 +68,8 @@ public enum MachineEvent: Sendable {
     case postFailed(DeliveryKey, reason: String, failure: PostFailure = .refused)
     /// The server closed a notification itself, with its `NotificationClosed` reason (1 expired,
     /// 2 dismissed, 4 other): history records it.
-    case serverClosed(notificationId: UInt32, reason: UInt32)
+    /// `server` is the instance that sent it, where known: ids are per instance.
+    case serverClosed(notificationId: UInt32, reason: UInt32, server: String? = nil)
     /// The notification server's bus name changed owner, and the old owner is gone (it exited, or
     /// restarted): every id it gave is void.
     case serverRestarted
@@ -86,7 +87,7 @@ public enum MachineEvent: Sendable {
     /// The systemd manager lost the lay's timers (it restarted): lay what remains again.
     case timersLost
     /// She clicked a call (its `default` action): bring the day back.
-    case clicked(notificationId: UInt32)
+    case clicked(notificationId: UInt32, server: String? = nil)
 }
 
 /// Something the daemon must do, in order.
