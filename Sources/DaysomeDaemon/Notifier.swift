@@ -1,6 +1,6 @@
 // How a call reaches her: the notifier posts and closes every notification itself, over one
 // long-lived connection (GNOME lets only the posting connection close one, and ignores expire
-// timeouts). `log` writes calls to the journal for machines with no notification server.
+// timeouts). `log` (LogNotifier.swift) writes calls to the journal where no server runs.
 
 import DaysomeCore
 import Glibc
@@ -82,6 +82,9 @@ final class FreedesktopNotifier: Notifier {
     private let learned: () -> Void
     /// Servers another took the name over from, that still ran then: watched until they leave.
     private var previousServers: [String: BusSlot] = [:]
+    /// The unique name that owned the server's name, while the bus is asked whether it still
+    /// runs: until the machine knows, an id it gave is closed or replaced only there.
+    private var changingFrom: String?
     /// Where a probe that found the server not yet answering is tried again.
     private let loop: EventLoop
     private var retry: EventSource?
@@ -93,9 +96,9 @@ final class FreedesktopNotifier: Notifier {
 
     /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away,
     /// `takenOver` (with its instance) when another took the name over while it still runs (or it
-    /// let the name go), and `left` when such a server then leaves the bus; `closedByServer` when the server closed a card itself (with its reason),
-    /// `clicked` when she activates a call (its `default` action), and `learned` when a probe
-    /// answered.
+    /// let the name go), and `left` when such a server then leaves the bus; `closedByServer` when
+    /// a server closed a card itself (with its reason), `clicked` when she activates a call (its
+    /// `default` action), each with the instance that said so, and `learned` when a probe answered.
     init(
         bus: Bus, loop: EventLoop, environment: [String: String], respectDoNotDisturb: @escaping () -> Bool,
         closedByServer: @escaping (UInt32, UInt32, String?) -> Void, clicked: @escaping (UInt32, String?) -> Void,
@@ -136,8 +139,10 @@ final class FreedesktopNotifier: Notifier {
                 // The old owner exited (a restart: its cards went with it), or it still runs while
                 // another took the name over (its cards stay, and only it can close them). The bus
                 // driver answers after it has handled an exit, so the answer tells them apart.
+                self.changingFrom = old
                 self.notifications.isOnBus(old) { [weak self] running in
                     guard let self else { return }
+                    if self.changingFrom == old { self.changingFrom = nil }
                     self.instance = new.map(instance)
                     if new == nil { self.serverGone() } else { self.refresh() }
                     guard running == true else {
@@ -339,6 +344,13 @@ final class FreedesktopNotifier: Notifier {
         _ start: Start, replacing: UInt32, now: Instant,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
+        var replacing = replacing
+        if replacing != 0, let old = self.changingFrom {
+            // The name just changed owner: the id to replace is the old owner's, and the new one
+            // would take it for one of its own. It is closed where it was given instead.
+            self.notifications.close(id: replacing, server: old)
+            replacing = 0
+        }
         let markup = self.server.capabilities.contains("body-markup")
         let body = markup ? Content.markupEscaped(start.heading + "\n" + start.body) : start.heading + "\n" + start.body
         let choice = self.choose()
@@ -381,10 +393,10 @@ final class FreedesktopNotifier: Notifier {
     }
 
     func close(_ id: UInt32, on instance: String?) {
-        if let instance, instance != self.instance {
-            // Another server owns the name now: the id is closed where it was given, by that
-            // server's unique name, and only while it is on this bus (unique names are never reused
-            // on one bus, so this never reaches another instance's card).
+        if let instance, instance != self.instance || self.changingFrom != nil {
+            // Another server owns the name now (or may: the bus is being asked): the id is closed
+            // where it was given, by that server's unique name, and only while it is on this bus
+            // (unique names are never reused on one bus, so this never reaches another's card).
             let parts = instance.split(separator: " ").map(String.init)
             guard parts.count == 2, parts[0] == (try? self.notifications.bus.busId) else { return }
             self.notifications.close(id: id, server: parts[1])
@@ -416,35 +428,5 @@ final class FreedesktopNotifier: Notifier {
     func holdsTheBell() -> Bool {
         guard self.respectDoNotDisturb(), self.server.present else { return false }
         return self.server.doNotDisturb == .on
-    }
-}
-
-/// Writes each call to the log instead of a server.
-final class LogNotifier: Notifier {
-    private let logger: Logger
-    private var nextId: UInt32 = 1
-    // The log's ids are this process's counter: closing an earlier process's id only logs it.
-    let server = ServerInfo(name: "log", present: true, capabilities: [])
-    let instance: String? = "log"
-
-    init(logger: Logger) {
-        self.logger = logger
-    }
-
-    func post(
-        _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
-        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
-    ) {
-        if replacing != 0 { self.close(replacing, on: nil) }
-        let id = self.nextId
-        self.nextId += 1
-        self.logger.log(
-            .notice, "Call \(id): \(start.title) | \(start.heading) | \(start.body)",
-            fields: [("DAYSOME_NOTIFICATION_ID", String(id)), ("DAYSOME_AT", start.at.rfc3339)])
-        completion(.success(PostAnswer(id: id, instance: self.instance)))
-    }
-
-    func close(_ id: UInt32, on instance: String?) {
-        self.logger.log(.info, "Closed call \(id)", fields: [("DAYSOME_NOTIFICATION_ID", String(id))])
     }
 }
