@@ -234,8 +234,11 @@ final class Manager {
         // What the file says, combined with the lock: a locked session is away (LockWatch.swift).
         if case .display(let said) = event { event = .display(self.screenLock.fileSays(said)) }
         self.execute(self.machine.handle(event, now: self.now()))
-        if case .serverRestarted = event {
+        switch event {
+        case .serverRestarted, .serverTakenOver:
             self.execute(self.machine.handle(.serverIdentified(self.serverIdentity()), now: self.now()))
+        default:
+            break
         }
         if case .household = event { self.keepHousehold() }
     }
@@ -254,8 +257,18 @@ final class Manager {
 
     /// The notification server instance answering now, and this boot: what an id is stamped with.
     func serverIdentity() -> String? {
-        guard let instance = self.notifier?.instance else { return nil }
-        return "\(self.bootId ?? "boot?") \(instance)"
+        self.notifier?.instance.map(self.stamp)
+    }
+
+    /// The stamp of a notifier's server instance ("busId uniqueName"): this boot, then it.
+    func stamp(_ instance: String) -> String {
+        "\(self.bootId ?? "boot?") \(instance)"
+    }
+
+    /// The notifier's instance a stamp names (the stamp without its boot), to close an id there.
+    func instance(ofStamp stamp: String) -> String? {
+        let parts = stamp.split(separator: " ")
+        return parts.count > 1 ? parts.dropFirst().joined(separator: " ") : nil
     }
 
     // MARK: Actions
@@ -291,8 +304,8 @@ final class Manager {
             case .replace(let key, let start, let replacing):
                 flushRecords()
                 self.post(key, start, replacing: replacing)
-            case .close(_, let id):
-                self.notifier?.close(id)
+            case .close(_, let id, let server):
+                self.notifier?.close(id, on: server.flatMap(self.instance(ofStamp:)))
             case .publish:
                 self.publish()
             case .arm(let instant):
@@ -324,11 +337,13 @@ final class Manager {
         let stillWanted = { [weak self] in self?.machine.awaitsPost(key) ?? false }
         notifier.post(start, replacing: replacing, now: self.now(), stillWanted: stillWanted) { [weak self] result in
             switch result {
-            case .success(let id):
-                // The id is stamped with the instance that gave it: learn it first, if it changed
+            case .success(let answer):
+                // The id is stamped with the instance that gave it (the reply's sender, which may
+                // no longer own the name); the one answering now is learnt first, if it changed
                 // since (a post that started the server, answered before the probe did).
                 self?.syncServerIdentity()
-                self?.handle(.posted(key, notificationId: id))
+                self?.handle(
+                    .posted(key, notificationId: answer.id, server: answer.instance.flatMap { self?.stamp($0) }))
             case .failure(let error):
                 if error.failure == .unsent, let self {
                     self.lastRefusal = StatusSnapshot.Refusal(time: self.now(), at: key.at, reason: error.message)

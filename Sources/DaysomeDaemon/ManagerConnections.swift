@@ -35,9 +35,23 @@ extension Manager {
         let notifier = try FreedesktopNotifier(
             bus: bus, loop: self.loop, environment: self.environment,
             respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
-            closedByServer: { [weak self] in self?.handle(.serverClosed(notificationId: $0, reason: $1)) },
-            clicked: { [weak self] id in self?.handle(.clicked(notificationId: id)) },
+            closedByServer: { [weak self] id, reason, sender in
+                guard let self else { return }
+                self.handle(.serverClosed(notificationId: id, reason: reason, server: sender.map(self.stamp)))
+            },
+            clicked: { [weak self] id, sender in
+                guard let self else { return }
+                self.handle(.clicked(notificationId: id, server: sender.map(self.stamp)))
+            },
             restarted: { [weak self] in self?.handle(.serverRestarted) },
+            takenOver: { [weak self] previous in
+                guard let self else { return }
+                self.handle(.serverTakenOver(previous: self.stamp(previous)))
+            },
+            left: { [weak self] previous in
+                guard let self else { return }
+                self.handle(.serverInstanceGone(self.stamp(previous)))
+            },
             appeared: { [weak self] in self?.syncServerIdentity() },
             learned: { [weak self] in self?.serverLearned() }, askOwnerNow: startingUp)
         self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.sessionBusLost() }

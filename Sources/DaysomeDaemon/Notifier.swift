@@ -1,6 +1,6 @@
 // How a call reaches her: the notifier posts and closes every notification itself, over one
 // long-lived connection (GNOME lets only the posting connection close one, and ignores expire
-// timeouts). `log` writes calls to the journal for machines with no notification server.
+// timeouts). `log` (LogNotifier.swift) writes calls to the journal where no server runs.
 
 import DaysomeCore
 import Glibc
@@ -35,20 +35,28 @@ protocol Notifier: AnyObject {
     /// is asked just before the Notify goes out, so a return meanwhile sends nothing at all.
     func post(
         _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
-        completion: @escaping (Result<UInt32, NotifierError>) -> Void)
-    /// Closes a call the daemon posted.
-    func close(_ id: UInt32)
+        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void)
+    /// Closes a call the daemon posted, on the server instance that gave its id (`instance`'s form;
+    /// nil for the one answering now): another may own the name since.
+    func close(_ id: UInt32, on instance: String?)
     /// No call waits for a server any more (each was posted, or dropped): why they waited is over.
     func noCallWaits()
 }
 
 extension Notifier {
     /// Posts a call that takes no other's place.
-    func post(_ start: Start, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void) {
+    func post(_ start: Start, now: Instant, completion: @escaping (Result<PostAnswer, NotifierError>) -> Void) {
         self.post(start, replacing: 0, now: now, stillWanted: { true }, completion: completion)
     }
 
     func noCallWaits() {}
+}
+
+/// A server took a call: its id, and the instance that gave it (`Notifier.instance`'s form), which
+/// may no longer be the one answering now.
+struct PostAnswer: Sendable, Equatable {
+    let id: UInt32
+    let instance: String?
 }
 
 /// Why a post failed, in the server's or the bus's words.
@@ -72,6 +80,11 @@ final class FreedesktopNotifier: Notifier {
     private let environment: [String: String]
     /// Runs when a probe's answer changed what is known of the server (status publishes it).
     private let learned: () -> Void
+    /// Servers another took the name over from, that still ran then: watched until they leave.
+    private var previousServers: [String: BusSlot] = [:]
+    /// The unique name that owned the server's name, while the bus is asked whether it still
+    /// runs: until the machine knows, an id it gave is closed or replaced only there.
+    private var changingFrom: String?
     /// Where a probe that found the server not yet answering is tried again.
     private let loop: EventLoop
     private var retry: EventSource?
@@ -81,37 +94,65 @@ final class FreedesktopNotifier: Notifier {
     /// what the bus starts: its urgency, and the reason status gives, are that server's.
     private var lastServer: (name: String?, vendor: String?) = (nil, nil)
 
-    /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away
-    /// or was replaced, `closedByServer` when the server closed a card itself (with its reason),
-    /// `clicked` when she activates a call (its `default` action), and `learned` when a probe
-    /// answered.
+    /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away,
+    /// `takenOver` (with its instance) when another took the name over while it still runs (or it
+    /// let the name go), and `left` when such a server then leaves the bus; `closedByServer` when
+    /// a server closed a card itself (with its reason), `clicked` when she activates a call (its
+    /// `default` action), each with the instance that said so, and `learned` when a probe answered.
     init(
         bus: Bus, loop: EventLoop, environment: [String: String], respectDoNotDisturb: @escaping () -> Bool,
-        closedByServer: @escaping (UInt32, UInt32) -> Void, clicked: @escaping (UInt32) -> Void,
-        restarted: @escaping () -> Void, appeared: @escaping () -> Void, learned: @escaping () -> Void,
-        askOwnerNow: Bool = true
+        closedByServer: @escaping (UInt32, UInt32, String?) -> Void, clicked: @escaping (UInt32, String?) -> Void,
+        restarted: @escaping () -> Void, takenOver: @escaping (String) -> Void, left: @escaping (String) -> Void,
+        appeared: @escaping () -> Void, learned: @escaping () -> Void, askOwnerNow: Bool = true
     ) throws(Errno) {
         self.notifications = Notifications(bus: bus)
         self.environment = environment
         self.respectDoNotDisturb = respectDoNotDisturb
         self.learned = learned
         self.loop = loop
+        // Each signal names the instance that sent it: a server another took the name over from
+        // still sends them, for its own ids.
+        let sentBy = { (sender: String?) in sender.map { "\((try? bus.busId) ?? "?") \($0)" } }
         self.slots.append(
-            try self.notifications.onActionInvoked { id, key in
-                if key == "default" { clicked(id) }
+            try self.notifications.onActionInvokedBy { id, key, sender in
+                if key == "default" { clicked(id, sentBy(sender)) }
             })
         self.slots.append(
-            try self.notifications.onClosed { id, reason in
+            try self.notifications.onClosedBy { id, reason, sender in
                 // Reason 3 is our own CloseNotification; the others are the server's or her doing.
-                if reason != .closedByCall { closedByServer(id, reason.rawValue) }
+                if reason != .closedByCall { closedByServer(id, reason.rawValue, sentBy(sender)) }
             })
         self.slots.append(
             try self.notifications.onOwnerChange { [weak self] old, new in
-                self?.instance = new.map { "\((try? bus.busId) ?? "?") \($0)" }
-                if new == nil { self?.serverGone() } else { self?.refresh() }
-                // A server that appears where none was (a post activated it, or the session
-                // started one) voids no id, and calls waiting for a server go to it at once.
-                if old != nil { restarted() } else if new != nil { appeared() }
+                guard let self else { return }
+                let instance = { (name: String) in "\((try? bus.busId) ?? "?") \(name)" }
+                guard let old else {
+                    // A server that appears where none was (a post activated it, or the session
+                    // started one) voids no id, and calls waiting for a server go to it at once.
+                    self.instance = new.map(instance)
+                    if new != nil {
+                        self.refresh()
+                        appeared()
+                    }
+                    return
+                }
+                // The old owner exited (a restart: its cards went with it), or it still runs while
+                // another took the name over (its cards stay, and only it can close them). The bus
+                // driver answers after it has handled an exit, so the answer tells them apart.
+                self.changingFrom = old
+                self.notifications.isOnBus(old) { [weak self] running in
+                    guard let self else { return }
+                    if self.changingFrom == old { self.changingFrom = nil }
+                    self.instance = new.map(instance)
+                    if new == nil { self.serverGone() } else { self.refresh() }
+                    guard running == true else {
+                        restarted()
+                        return
+                    }
+                    let previous = instance(old)
+                    self.previousServers[old] = try? self.notifications.onLeaving(old) { left(previous) }
+                    takenOver(previous)
+                }
             })
         // The bus driver says whether a server runs, and which; asking never starts one. At
         // start-up, before the loop runs, the answer is waited for: the first decision needs to
@@ -259,7 +300,7 @@ final class FreedesktopNotifier: Notifier {
 
     func post(
         _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
-        completion: @escaping (Result<UInt32, NotifierError>) -> Void
+        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         if self.server.present && self.server.name == nil { self.refresh() }
         let send = { [weak self] in
@@ -300,8 +341,16 @@ final class FreedesktopNotifier: Notifier {
 
     /// The Notify itself.
     private func notify(
-        _ start: Start, replacing: UInt32, now: Instant, completion: @escaping (Result<UInt32, NotifierError>) -> Void
+        _ start: Start, replacing: UInt32, now: Instant,
+        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
+        var replacing = replacing
+        if replacing != 0, let old = self.changingFrom {
+            // The name just changed owner: the id to replace is the old owner's, and the new one
+            // would take it for one of its own. It is closed where it was given instead.
+            self.notifications.close(id: replacing, server: old)
+            replacing = 0
+        }
         let text = Content.notification(start, markup: self.server.capabilities.contains("body-markup"))
         let choice = self.choose()
         self.server.choice = choice
@@ -310,8 +359,12 @@ final class FreedesktopNotifier: Notifier {
         // The expire timeout is a backstop after the daemon's own close at expiresAt, except on
         // MATE, which hides every card that can time out under a fullscreen app: no timeout there.
         // The icon the package installs (hicolor `daysome`), named, so no server looks for a
-        // generic one and logs that it found none.
-        self.notifications.notify(
+        // generic one and logs that it found none. No timeout: a hung server may still show the
+        // call when it wakes (one frozen for 43 s did, past sd-bus's 25 s default), so its reply is
+        // waited for however late, and a late id is closed at once where the call was taken back.
+        // The bus answers NoReply if the server leaves without answering, which proves it unseen.
+        let busId = try? self.notifications.bus.busId
+        self.notifications.post(
             appName: "Daysome", replacesID: replacing, icon: "daysome", summary: text.summary, body: text.body,
             actions: ["default", "Open the day"],
             hints: [
@@ -320,11 +373,13 @@ final class FreedesktopNotifier: Notifier {
             ],
             expireTimeout: OnEveryDesktop.expireTimeout(
                 expiresAt: start.expiresAt, now: now, serverName: self.server.name ?? self.lastServer.name,
-                vendor: self.server.vendor ?? self.lastServer.vendor)
+                vendor: self.server.vendor ?? self.lastServer.vendor),
+            timeout: Bus.noTimeout
         ) { result in
             switch result {
-            case .success(let id):
-                completion(.success(id))
+            case .success(let answer):
+                // The id is the instance's that answered: the name may have changed owner meanwhile.
+                completion(.success(PostAnswer(id: answer.id, instance: answer.server.map { "\(busId ?? "?") \($0)" })))
             case .failure(let error):
                 completion(
                     .failure(
@@ -339,7 +394,16 @@ final class FreedesktopNotifier: Notifier {
         self.server.waiting = nil
     }
 
-    func close(_ id: UInt32) {
+    func close(_ id: UInt32, on instance: String?) {
+        if let instance, instance != self.instance || self.changingFrom != nil {
+            // Another server owns the name now (or may: the bus is being asked): the id is closed
+            // where it was given, by that server's unique name, and only while it is on this bus
+            // (unique names are never reused on one bus, so this never reaches another's card).
+            let parts = instance.split(separator: " ").map(String.init)
+            guard parts.count == 2, parts[0] == (try? self.notifications.bus.busId) else { return }
+            self.notifications.close(id: id, server: parts[1])
+            return
+        }
         if OnEveryDesktop.keepsClosedCards(serverName: self.server.name, vendor: self.server.vendor) {
             // notification-daemon 3.20 says NotificationClosed but leaves the bubble up; a
             // replacement that expires at once takes it down.
@@ -366,37 +430,5 @@ final class FreedesktopNotifier: Notifier {
     func holdsTheBell() -> Bool {
         guard self.respectDoNotDisturb(), self.server.present else { return false }
         return self.server.doNotDisturb == .on
-    }
-}
-
-/// Writes each call to the log instead of a server.
-final class LogNotifier: Notifier {
-    private let logger: Logger
-    private var nextId: UInt32 = 1
-    // The log's ids are this process's counter: closing an earlier process's id only logs it.
-    let server = ServerInfo(name: "log", present: true, capabilities: [])
-    let instance: String? = "log"
-
-    init(logger: Logger) {
-        self.logger = logger
-    }
-
-    func post(
-        _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
-        completion: @escaping (Result<UInt32, NotifierError>) -> Void
-    ) {
-        if replacing != 0 { self.close(replacing) }
-        let id = self.nextId
-        self.nextId += 1
-        // The journal's fields are C strings too: the family's words go whole, as on a server.
-        let words = [start.title, start.heading, start.body].map(Content.busSendable)
-        self.logger.log(
-            .notice, "Call \(id): \(words.joined(separator: " | "))",
-            fields: [("DAYSOME_NOTIFICATION_ID", String(id)), ("DAYSOME_AT", start.at.rfc3339)])
-        completion(.success(id))
-    }
-
-    func close(_ id: UInt32) {
-        self.logger.log(.info, "Closed call \(id)", fields: [("DAYSOME_NOTIFICATION_ID", String(id))])
     }
 }

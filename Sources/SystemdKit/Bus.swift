@@ -150,9 +150,14 @@ public final class Bus {
         return BusMessage(owning: reply!)
     }
 
+    /// A timeout that never ends: sd-bus keeps the call until its reply or an error comes (the
+    /// bus daemon sends one when the callee leaves without answering).
+    public static let noTimeout = UInt64.max
+
     /// Sends a method call; the loop calls `handler` once with the reply or the error.
     ///
-    /// - Parameter usec: the timeout in microseconds; 0 means sd-bus's default (25 s).
+    /// - Parameter usec: the timeout in microseconds; 0 means sd-bus's default (25 s), and
+    ///   `Bus.noTimeout` none at all.
     /// - Returns: the pending call. Dropping it cancels the call (`handler` is then never called);
     ///   `setFloating(true)` on it lets the call finish without keeping it.
     ///

@@ -123,6 +123,37 @@ extension Notifications {
         }
     }
 
+    /// Whether a connection (a server's unique name, ":1.42") is still on the bus, from the loop:
+    /// a server whose name another took over still runs and still shows its cards; one that
+    /// exited does not. nil when the bus driver did not answer.
+    ///
+    /// D-Bus: `org.freedesktop.DBus.NameHasOwner(s) -> b`. The corresponding C function is
+    /// `sd_bus_call_async`.
+    public func isOnBus(_ uniqueName: String, completion: @escaping (Bool?) -> Void) {
+        do throws(Errno) {
+            let message = try self.bus.newMethodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "NameHasOwner")
+            try message.append(uniqueName)
+            self.bus.send(
+                message, timeout: 1_000_000, decode: { reply throws(Errno) -> Bool in try reply.readBool() },
+                completion: { result in completion(try? result.get()) })
+        } catch {
+            completion(nil)
+        }
+    }
+
+    /// Calls `handler` once the connection `uniqueName` leaves the bus (its process exited).
+    ///
+    /// - Returns: the match; keep it as long as the handler should be called.
+    ///
+    /// The corresponding C function is `sd_bus_add_match` (`Bus.onNameOwnerChanged`).
+    public func onLeaving(_ uniqueName: String, _ handler: @escaping () -> Void) throws(Errno) -> BusSlot {
+        try self.bus.onNameOwnerChanged(uniqueName) { _, new in
+            if new == nil { handler() }
+        }
+    }
+
     /// Calls `handler` with the old and the new owner of the server's name (`nil` for none):
     /// the old owner tells a server that went (or was replaced) from one that appeared.
     /// Notification ids start over with a new server.

@@ -39,10 +39,10 @@ public final class Notifications {
         self.bus = bus
     }
 
-    private func newCall(_ member: String) throws(BusError) -> BusMessage {
+    private func newCall(_ member: String, destination: String? = nil) throws(BusError) -> BusMessage {
         do {
             return try self.bus.newMethodCall(
-                destination: Notifications.busName,
+                destination: destination ?? Notifications.busName,
                 path: Notifications.objectPath,
                 interface: Notifications.interfaceName,
                 member: member
@@ -103,6 +103,43 @@ public final class Notifications {
         expireTimeout: Int32 = -1,
         completion: @escaping (Result<UInt32, BusError>) -> Void
     ) {
+        self.post(
+            appName: appName, replacesID: replacesID, icon: icon, summary: summary, body: body, actions: actions,
+            hints: hints, expireTimeout: expireTimeout
+        ) { completion($0.map(\.id)) }
+    }
+
+    /// What a server answered to a Notify: the id, and the unique name of the connection that gave
+    /// it (ids are per server instance: only that one can close it).
+    public struct Answer: Sendable, Equatable {
+        public let id: UInt32
+        public let server: String?
+    }
+
+    /// Shows (or replaces) a notification as `notify` does, asynchronously, and tells which server
+    /// instance answered: the reply's sender, also when the name changed owner meanwhile.
+    ///
+    /// D-Bus: `Notify`, signature "susssasa{sv}i", returning "u".
+    ///
+    /// - Parameters:
+    ///   - timeout: how long to wait for the reply, in microseconds: 0 for sd-bus's default
+    ///     (25 s), `Bus.noTimeout` to keep waiting for a server that is slow or hung.
+    ///   - answered: called once with the id and the server that gave it, or the error, as
+    ///     `notify`'s completion is.
+    ///
+    /// The corresponding C function is `sd_bus_call_async`.
+    public func post(
+        appName: String,
+        replacesID: UInt32 = 0,
+        icon: String = "",
+        summary: String,
+        body: String = "",
+        actions: [String] = [],
+        hints: [(String, BusVariant)] = [],
+        expireTimeout: Int32 = -1,
+        timeout: UInt64 = 0,
+        answered: @escaping (Result<Answer, BusError>) -> Void
+    ) {
         do throws(BusError) {
             let message = try self.notifyMessage(
                 appName: appName,
@@ -114,10 +151,13 @@ public final class Notifications {
                 hints: hints,
                 expireTimeout: expireTimeout
             )
-            self.bus.send(message, decode: { reply throws(Errno) in try reply.readUInt32() }, completion: completion)
+            self.bus.send(
+                message, timeout: timeout,
+                decode: { reply throws(Errno) in Answer(id: try reply.readUInt32(), server: reply.sender) },
+                completion: answered)
         } catch {
             // sd-bus would not build the call (a string it cannot carry): our message, never sent.
-            completion(.failure(error.asUnsent))
+            answered(.failure(error.asUnsent))
         }
     }
 
@@ -158,10 +198,15 @@ public final class Notifications {
     ///
     /// D-Bus: `CloseNotification(id u)`. `completion` is called once, as for `notify`.
     ///
+    /// - Parameter server: the unique name of the server instance that gave the id, where it may
+    ///   no longer own the well-known name (another took it over); nil for the name's owner.
+    ///
     /// The corresponding C function is `sd_bus_call_async`.
-    public func close(id: UInt32, completion: @escaping (Result<Void, BusError>) -> Void = { _ in }) {
+    public func close(
+        id: UInt32, server: String? = nil, completion: @escaping (Result<Void, BusError>) -> Void = { _ in }
+    ) {
         do throws(BusError) {
-            let message = try self.newCall("CloseNotification")
+            let message = try self.newCall("CloseNotification", destination: server)
             do {
                 try message.append(id)
             } catch {
@@ -192,8 +237,16 @@ public final class Notifications {
     ///
     /// The corresponding C function is `sd_bus_add_match`.
     public func onClosed(_ handler: @escaping (UInt32, CloseReason) -> Void) throws(Errno) -> BusSlot {
+        try self.onClosedBy { id, reason, _ in handler(id, reason) }
+    }
+
+    /// As `onClosed`, with the unique name of the server that sent the signal: ids are per server
+    /// instance, and two servers (one that took the name over from the other) may both use one.
+    ///
+    /// The corresponding C function is `sd_bus_add_match`.
+    public func onClosedBy(_ handler: @escaping (UInt32, CloseReason, String?) -> Void) throws(Errno) -> BusSlot {
         try self.onSignal("NotificationClosed") { message throws(Errno) in
-            handler(try message.readUInt32(), CloseReason(rawValue: try message.readUInt32()))
+            handler(try message.readUInt32(), CloseReason(rawValue: try message.readUInt32()), message.sender)
         }
     }
 
@@ -205,8 +258,15 @@ public final class Notifications {
     ///
     /// The corresponding C function is `sd_bus_add_match`.
     public func onActionInvoked(_ handler: @escaping (UInt32, String) -> Void) throws(Errno) -> BusSlot {
+        try self.onActionInvokedBy { id, key, _ in handler(id, key) }
+    }
+
+    /// As `onActionInvoked`, with the unique name of the server that sent the signal.
+    ///
+    /// The corresponding C function is `sd_bus_add_match`.
+    public func onActionInvokedBy(_ handler: @escaping (UInt32, String, String?) -> Void) throws(Errno) -> BusSlot {
         try self.onSignal("ActionInvoked") { message throws(Errno) in
-            handler(try message.readUInt32(), try message.readString())
+            handler(try message.readUInt32(), try message.readString(), message.sender)
         }
     }
 }

@@ -109,20 +109,28 @@ extension TestWorld {
     /// A stand-in notification server (`Tests/StandIns/slow-notifications.py`) whose Notify replies
     /// come `delay` seconds late; it prints each Notify and CloseNotification it gets to the returned log.
     public func startSlowNotificationServer(delay: Double) async throws -> String {
+        try await self.startStandInServer(delay: delay).log
+    }
+
+    /// The stand-in server of `startSlowNotificationServer`, logging to `<name>.log`, with `arguments`
+    /// after its own; returns its log and its process (to freeze it, or stop it by its pid).
+    public func startStandInServer(
+        delay: Double, name: String = "slow-notifications", arguments: [String] = []
+    ) async throws -> (log: String, process: SpawnedProcess) {
         let python = "/usr/bin/python3"
         guard access(python, X_OK) == 0 else { throw HarnessError("\(python) is missing: install python3-dbus") }
-        let log = "\(self.directory.path)/slow-notifications.log"
+        let log = "\(self.directory.path)/\(name).log"
         let pipe = try makePipe()
         defer { close(pipe.read) }
         let process = try SpawnedProcess(
-            python, ["\(packageRoot())/Tests/StandIns/slow-notifications.py", String(delay), log],
+            python, ["\(packageRoot())/Tests/StandIns/slow-notifications.py", String(delay), log] + arguments,
             environment: self.environment, stdout: pipe.write, stderrPath: log + ".err")
         close(pipe.write)
         self.processes.append(process)
         guard await readLine(pipe.read, timeout: 15) == "ready" else {
-            throw HarnessError("the slow notification server did not start: \(readFile(log + ".err"))")
+            throw HarnessError("the stand-in notification server '\(name)' did not start: \(readFile(log + ".err"))")
         }
-        return log
+        return (log, process)
     }
 
     /// Whether dunst still runs, and what it and the manager logged: for a failing dunstctl.

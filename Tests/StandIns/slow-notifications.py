@@ -5,6 +5,17 @@ org.freedesktop.Notifications on the session bus, whose Notify reply (the id) co
 after the call, as a busy server's may: the window in which a daemon has posted but holds no id.
 Every Notify and CloseNotification is written to the log file LOG as a line ("notify 1
 <summary>", "close 1"); "ready" goes to stdout once its name is owned.
+
+It never stacks duplicates (dunst's stack_duplicates would hide a call posted twice): every Notify
+shows a card of its own, except one naming a card still shown in replaces_id, which takes its
+place under the same id, as the specification says. So what the log shows is what she saw: the
+cards notified and never closed are still on screen. A test that freezes it (SIGSTOP) makes a hung
+server: the calls queue, and it answers them when it runs again.
+
+Options after LOG: --allow-replacement lets a later server take the name over from it (it then
+keeps running, and its cards stay, closable by its unique name); --replace takes the name over
+from a server that allows it. Two of them make a takeover, as a second server started with
+replacement while the first still runs.
 """
 
 import sys
@@ -23,6 +34,7 @@ class Server(dbus.service.Object):
         self.delay = delay
         self.log = log
         self.next_id = 1
+        self.shown = set()
 
     @dbus.service.method(INTERFACE, out_signature="ssss")
     def GetServerInformation(self):
@@ -35,8 +47,12 @@ class Server(dbus.service.Object):
     @dbus.service.method(INTERFACE, in_signature="susssasa{sv}i", out_signature="u",
                          async_callbacks=("reply", "error"))
     def Notify(self, app, replaces, icon, summary, body, actions, hints, timeout, reply, error):
-        notification = self.next_id
-        self.next_id += 1
+        if replaces in self.shown:
+            notification = int(replaces)
+        else:
+            notification = self.next_id
+            self.next_id += 1
+        self.shown.add(notification)
         self.write(f"notify {notification} {summary}")
 
         def answer():
@@ -48,7 +64,9 @@ class Server(dbus.service.Object):
     @dbus.service.method(INTERFACE, in_signature="u")
     def CloseNotification(self, notification):
         self.write(f"close {notification}")
-        self.NotificationClosed(notification, dbus.UInt32(3))
+        if notification in self.shown:
+            self.shown.discard(notification)
+            self.NotificationClosed(notification, dbus.UInt32(3))
 
     def write(self, line):
         with open(self.log, "a", encoding="utf-8") as log:
@@ -60,11 +78,13 @@ class Server(dbus.service.Object):
 
 
 def main():
-    delay, log = float(sys.argv[1]), sys.argv[2]
+    delay, log, options = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SessionBus()
     server = Server(bus, delay, log)
-    name = dbus.service.BusName(INTERFACE, bus, do_not_queue=True)  # noqa: F841 (kept: the name goes with it)
+    name = dbus.service.BusName(  # noqa: F841 (kept: the name goes with it)
+        INTERFACE, bus, do_not_queue=True, allow_replacement="--allow-replacement" in options,
+        replace_existing="--replace" in options)
     print("ready", flush=True)
     GLib.MainLoop().run()
     del server

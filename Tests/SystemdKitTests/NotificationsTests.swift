@@ -169,3 +169,50 @@ private func waitForDisplayed(_ server: NotificationServer, _ expected: String) 
         }
     }
 }
+
+/// Ids are per server instance: a post tells which one gave its id, and a close can go to that
+/// one by its unique name when another may own the well-known name since (a takeover).
+@Suite struct NotificationInstanceTests {
+    @Test func postTellsTheServerThatAnsweredAndACloseByItsUniqueNameReachesIt() throws {
+        let services = try TestServices()
+        defer { services.stopAll() }
+        let bus = try services.startSessionBus()
+        let server = try services.startNotificationServer(bus: bus)
+        let loop = try EventLoop()
+        let connection = try Bus.open(address: bus.address)
+        try connection.attach(to: loop)
+        let client = Notifications(bus: connection)
+        let owner = try #require(try client.serverOwner())
+
+        var answer: Result<Notifications.Answer, BusError>?
+        var onBus: [Bool?] = []
+        var shown = ""
+        var closed: Result<Void, BusError>?
+        // One run of the loop: the connection closes with it.
+        client.post(appName: "daysome", summary: "Lunch", expireTimeout: 0, timeout: Bus.noTimeout) { result in
+            answer = result
+            client.isOnBus(owner) { running in
+                onBus.append(running)
+                client.isOnBus(":1.99999") { gone in
+                    onBus.append(gone)
+                    shown = (try? waitForDisplayed(server, "1")) ?? "?"
+                    guard case .success(let posted) = result else {
+                        try? loop.exit(code: 1)
+                        return
+                    }
+                    client.close(id: posted.id, server: owner) { result in
+                        closed = result
+                        try? loop.exit(code: 0)
+                    }
+                }
+            }
+        }
+        #expect(try runLoop(loop) == 0)
+        let posted = try #require(try answer?.get())
+        #expect(posted.server == owner)
+        #expect(onBus == [true, false])
+        #expect(shown == "1")
+        #expect((try? closed?.get()) != nil)
+        #expect(try waitForDisplayed(server, "0") == "0")
+    }
+}

@@ -10,23 +10,40 @@ struct CallsInHand: Sendable {
     var expiryTimers: [DeliveryKey: TimerID] = [:]
     /// Calls delivered that no server has taken yet, kept to be posted again if none can.
     var reposts: [DeliveryKey: Repost] = [:]
-    /// Calls posted whose id has not arrived; true means withdraw it as soon as it does.
-    private var inFlight: [DeliveryKey: Bool] = [:]
+    /// Calls posted whose id has not arrived, and what is known of each post.
+    private var inFlight: [DeliveryKey: PostOut] = [:]
     /// What history says of a call taken back while its post was out, once the server answers.
     private var leftInFlight: [DeliveryKey: HistoryRecord] = [:]
     /// Calls already posted again after a server restart wiped their card: once, never twice.
     private var postedAgainAfterRestart: Set<DeliveryKey> = []
-    /// The last few ids the server closed itself: a click that arrives after its close still counts.
-    private(set) var closedByServer: [UInt32] = []
+    /// The last few ids the server closed itself, with the instance that said so: a click that
+    /// arrives after its close still counts.
+    private var closedByServer: [(id: UInt32, server: String?)] = []
 
-    /// A post of `key` goes out now.
-    mutating func posting(_ key: DeliveryKey) {
-        self.inFlight[key] = false
+    /// A post of `key` goes out now, to the server instance `server` (nil while none is known).
+    mutating func posting(_ key: DeliveryKey, to server: String?) {
+        self.inFlight[key] = PostOut(sentTo: server)
     }
 
     /// Whether `key`'s post is out, and still wanted (not taken back since).
     func awaitsPost(_ key: DeliveryKey) -> Bool {
-        self.inFlight[key] == false
+        self.inFlight[key]?.takenBack == false
+    }
+
+    /// The server instance `key`'s post went to, if it is out and one was known.
+    func sentTo(_ key: DeliveryKey) -> String? {
+        self.inFlight[key]?.sentTo
+    }
+
+    /// No answer came in time for `key`'s post: the server may still show it. It stays out (a late
+    /// id is still taken, and closed if it was taken back) and is not posted again meanwhile.
+    mutating func outcomeUnknown(_ key: DeliveryKey) {
+        self.inFlight[key]?.outcomeUnknown = true
+    }
+
+    /// Posts whose outcome is unknown, oldest first: those the server's leaving proves unseen.
+    var unknownOutcomes: [DeliveryKey] {
+        self.inFlight.filter { $0.value.outcomeUnknown }.keys.sorted()
     }
 
     /// Whether `key`'s post is out, wanted or not.
@@ -39,20 +56,20 @@ struct CallsInHand: Sendable {
     /// Returns false where no post of `key` is out.
     mutating func takeBack(_ key: DeliveryKey, saying record: HistoryRecord?) -> Bool {
         guard self.inFlight[key] != nil else { return false }
-        self.inFlight[key] = true
+        self.inFlight[key]?.takenBack = true
         if let record { self.leftInFlight[key] = record }
         return true
     }
 
     /// Takes back every post that is out (the display returned).
     mutating func takeBackEveryPost() {
-        for key in self.inFlight.keys { self.inFlight[key] = true }
+        for key in self.inFlight.keys { self.inFlight[key]?.takenBack = true }
     }
 
     /// The server answered `key`'s post, with an id or an error: whether it was taken back
     /// meanwhile (close it), and what history was to say of it.
     mutating func answered(_ key: DeliveryKey) -> (takenBack: Bool, left: HistoryRecord?) {
-        let takenBack = self.inFlight.removeValue(forKey: key) ?? false
+        let takenBack = self.inFlight.removeValue(forKey: key)?.takenBack ?? false
         return (takenBack, self.leftInFlight.removeValue(forKey: key))
     }
 
@@ -61,8 +78,23 @@ struct CallsInHand: Sendable {
         self.postedAgainAfterRestart.insert(key).inserted
     }
 
-    /// The server closed `id` itself.
-    mutating func serverClosed(_ id: UInt32) {
-        self.closedByServer = Array((self.closedByServer + [id]).suffix(8))
+    /// The server `server` closed `id` itself.
+    mutating func serverClosed(_ id: UInt32, by server: String?) {
+        self.closedByServer = Array((self.closedByServer + [(id, server)]).suffix(8))
     }
+
+    /// Whether `server` (or, unknown, any) closed `id` itself lately.
+    func closedByServer(_ id: UInt32, by server: String?) -> Bool {
+        self.closedByServer.contains { $0.id == id && (server == nil || $0.server == nil || $0.server == server) }
+    }
+}
+
+/// One post that is out: where it went, whether it was taken back, and whether its outcome is known.
+struct PostOut: Sendable {
+    /// The server instance that was answering when the post went out (nil while none was known).
+    let sentTo: String?
+    /// Taken back since (a return, a newer call, its expiry): close it the moment its id arrives.
+    var takenBack = false
+    /// No answer came in time: the server may still show it.
+    var outcomeUnknown = false
 }

@@ -108,7 +108,7 @@ extension DaemonMachine {
         let (replaced, post) = self.takePlace(of: start, key: key, now: now)
         self.persisted.delivered.append(call)
         self.persisted.remember(start, now: now)
-        self.inHand.posting(key)
+        self.inHand.posting(key, to: self.serverIdentity)
         self.inHand.reposts[key] = Repost(start: start)
         self.scheduleExpiry(call)
         let settings = self.household?.load.household.settings ?? Settings()
@@ -139,9 +139,14 @@ extension DaemonMachine {
         var actions: [MachineAction] =
             call.notificationId == nil && unanswered
             ? self.leave(call, now: now, event: .expired, reason: nil)
-            : [.record(HistoryRecord(time: now, event: .expired, lay: key.lay, at: key.at, itemIds: call.itemIds))]
+            : [
+                .record(
+                    HistoryRecord(
+                        time: now, event: .expired, lay: key.lay, at: key.at, itemIds: call.itemIds,
+                        reason: self.closedWhereShown(call)))
+            ]
         actions.append(.persist)
-        if let id = call.notificationId { actions.insert(.close(key, notificationId: id), at: 0) }
+        if let id = call.notificationId { actions.insert(.close(key, notificationId: id, server: call.server), at: 0) }
         return actions
     }
 

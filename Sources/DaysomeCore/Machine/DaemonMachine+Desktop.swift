@@ -17,7 +17,13 @@ extension DaemonMachine {
             self.cancelExpiry(call.key)
             self.cancelRepost(call.key)
             if let id = call.notificationId {
-                if replacing == nil { replacing = id } else { actions.append(.close(call.key, notificationId: id)) }
+                // An id is replaced in place only on the server that gave it; a card on a server
+                // another took the name over from is closed there.
+                if replacing == nil && call.server == self.serverIdentity {
+                    replacing = id
+                } else {
+                    actions.append(.close(call.key, notificationId: id, server: call.server))
+                }
             }
             actions += self.leave(
                 call, now: now, event: .withdrawn, reason: OnEveryDesktop.replacedReason(by: start.at))
@@ -33,8 +39,9 @@ extension DaemonMachine {
     mutating func leave(
         _ call: DeliveredCall, now: Instant, event: HistoryRecord.Event, reason: String?
     ) -> [MachineAction] {
+        let shown = self.closedWhereShown(call).map { (reason.map { $0 + "; " } ?? "") + $0 }
         let record = HistoryRecord(
-            time: now, event: event, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: reason)
+            time: now, event: event, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: shown ?? reason)
         guard call.notificationId == nil else { return [.record(record)] }
         if self.inHand.takeBack(call.key, saying: record) { return [] }
         let why = (reason ?? "its card's time was over") + ", before any notification server took it"
@@ -46,9 +53,12 @@ extension DaemonMachine {
     }
 
     /// The server closed a card itself (she dismissed it, or it timed it out): history says so.
-    mutating func serverClosed(_ id: UInt32, reason: UInt32, now: Instant) -> [MachineAction] {
-        self.inHand.serverClosed(id)
-        guard let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) else { return [] }
+    mutating func serverClosed(_ id: UInt32, reason: UInt32, server: String?, now: Instant) -> [MachineAction] {
+        guard let index = self.persisted.delivered.firstIndex(where: { Self.names($0, id: id, server: server) }) else {
+            return []
+        }
+        // Only our own cards: another app's card closed, then clicked, is not a click on a call.
+        self.inHand.serverClosed(id, by: server)
         let call = self.persisted.delivered.remove(at: index)
         self.cancelExpiry(call.key)
         let (event, why) = OnEveryDesktop.serverClose(reason: reason)
@@ -60,18 +70,26 @@ extension DaemonMachine {
         ]
     }
 
+    /// Whether a server's signal about `id`, sent by `server`, is about `call`: ids are per server
+    /// instance, and a server another took the name over from still uses its own.
+    static func names(_ call: DeliveredCall, id: UInt32, server: String?) -> Bool {
+        guard call.notificationId == id else { return false }
+        guard let server, let stamp = call.server else { return true }
+        return server == stamp
+    }
+
     /// She clicked a call: the day comes back, and a server that keeps a clicked card gets it closed.
-    mutating func clicked(_ id: UInt32, now: Instant) -> [MachineAction] {
+    mutating func clicked(_ id: UInt32, server: String?, now: Instant) -> [MachineAction] {
         guard self.display == .away else { return [] }
-        guard let index = self.persisted.delivered.firstIndex(where: { $0.notificationId == id }) else {
+        guard let index = self.persisted.delivered.firstIndex(where: { Self.names($0, id: id, server: server) }) else {
             // Most servers close a clicked card themselves, and some say so before the click.
-            return self.inHand.closedByServer.contains(id)
+            return self.inHand.closedByServer(id, by: server)
                 ? [.bringDisplayBack(reason: OnEveryDesktop.clickedReason)] : []
         }
         let call = self.persisted.delivered.remove(at: index)
         self.cancelExpiry(call.key)
         return [
-            .close(call.key, notificationId: id),
+            .close(call.key, notificationId: id, server: call.server),
             .record(
                 HistoryRecord(
                     time: now, event: .withdrawn, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
@@ -89,11 +107,15 @@ extension DaemonMachine {
         let atStartUp = !self.serverIdentifiedOnce
         self.serverIdentifiedOnce = true
         self.serverIdentity = identity
+        // A server another took the name over from still shows its cards: its ids are not stale.
         func isStale(_ call: DeliveredCall) -> Bool {
-            call.notificationId != nil && (call.server.map { $0 != identity } ?? atStartUp)
+            call.notificationId != nil
+                && (call.server.map { $0 != identity && !self.takenOver.contains($0) } ?? atStartUp)
         }
         for index in self.persisted.delivered.indices
-        where !isStale(self.persisted.delivered[index]) && self.persisted.delivered[index].notificationId != nil {
+        where !isStale(self.persisted.delivered[index]) && self.persisted.delivered[index].notificationId != nil
+            && self.persisted.delivered[index].server == nil
+        {
             self.persisted.delivered[index].server = identity
         }
         let stale = self.persisted.delivered.filter(isStale)

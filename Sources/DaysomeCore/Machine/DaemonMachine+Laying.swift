@@ -79,7 +79,9 @@ extension DaemonMachine {
         for call in self.persisted.delivered {
             self.cancelExpiry(call.key)
             self.cancelRepost(call.key)
-            if let id = call.notificationId { actions.append(.close(call.key, notificationId: id)) }
+            if let id = call.notificationId {
+                actions.append(.close(call.key, notificationId: id, server: call.server))
+            }
             actions += self.leave(call, now: now, event: .withdrawn, reason: reason)
         }
         // Posts still in flight are closed the moment their id arrives.

@@ -15,10 +15,22 @@ struct Repost: Sendable {
 }
 
 extension DaemonMachine {
-    /// The server did not take a call: post it again later if no server answered, or drop it.
+    /// The server did not take a call: post it again later if no server answered, or drop it. A
+    /// post that got no answer in time from a server that may still show it stays out: never a
+    /// second card for one start while the first may still appear.
     mutating func postFailed(
         _ key: DeliveryKey, reason: String, failure: PostFailure, now: Instant
     ) -> [MachineAction] {
+        if failure == .outcomeUnknown, self.inHand.isInFlight(key), self.mayStillShow(key) {
+            self.inHand.outcomeUnknown(key)
+            return [
+                .log(
+                    .warning,
+                    "The notification server has not answered the call for \(key.at.rfc3339) (\(reason)); it may "
+                        + "still show it, so it is not posted again until that server answers or is gone"
+                )
+            ]
+        }
         if let left = self.inHand.answered(key).left {
             // Taken back while its post was out, and no server took it: nobody saw it.
             let why = (left.reason ?? "its card's time was over") + ", before any notification server took it"
@@ -36,7 +48,8 @@ extension DaemonMachine {
         let call = self.persisted.delivered[index]
         let last = min(key.at.adding(seconds: self.config.grace), call.expiresAt.adding(seconds: -1))
         let next = min(now.adding(seconds: PostFailure.retryDelay(afterAttempt: repost.attempts)), last)
-        if failure == .serverUnavailable, self.display == .away, next > now,
+        // A refusal, the server's or the bus's of our own message, would come again: no retry.
+        if failure != .refused && failure != .unsent, self.display == .away, next > now,
             case .scheduled(let id) = self.wheel.insert(.repost(key), at: next.seconds)
         {
             repost.timer = id
@@ -63,6 +76,13 @@ extension DaemonMachine {
         ]
     }
 
+    /// Whether the server instance a post went to may still show it: it still answers for the
+    /// name. One the post went to while none was known may be the server the post started.
+    func mayStillShow(_ key: DeliveryKey) -> Bool {
+        guard let sentTo = self.inHand.sentTo(key) else { return self.serverIdentity != nil }
+        return sentTo == self.serverIdentity || self.takenOver.contains(sentTo)
+    }
+
     /// The repost timer fired: post the call again if it is still owed and she is still away.
     mutating func repost(_ key: DeliveryKey, now: Instant) -> [MachineAction] {
         guard var repost = self.inHand.reposts[key] else { return [] }
@@ -74,7 +94,7 @@ extension DaemonMachine {
             self.inHand.reposts[key] = nil
             return []
         }
-        self.inHand.posting(key)
+        self.inHand.posting(key, to: self.serverIdentity)
         return [
             .log(.notice, "Posting the call for \(key.at.rfc3339) again (attempt \(repost.attempts + 1))"),
             .post(key, repost.start),
@@ -113,12 +133,27 @@ extension DaemonMachine {
     /// the rest are forgotten, and history says why. A post still in flight is kept: its reply
     /// comes from whoever answers now (a server the post itself started, on a first boot).
     mutating func serverRestarted(now: Instant) -> [MachineAction] {
-        let wiped = self.persisted.delivered.filter { $0.notificationId != nil }
-        guard !wiped.isEmpty else { return [] }
-        var actions: [MachineAction] = [
-            .log(.notice, "Notification server restarted; forgetting its notification ids"), .persist,
-        ]
-        let why = "the notification server restarted and its card went with it"
+        // A post that got no answer in time went with the server: it can be posted again now.
+        // Posts to a server another took the name over from, and its cards, stay with it.
+        var actions: [MachineAction] = []
+        for key in self.inHand.unknownOutcomes where !self.takenOver.contains(self.inHand.sentTo(key) ?? "") {
+            actions += self.postFailed(
+                key, reason: "the notification server left without answering it", failure: .serverUnavailable,
+                now: now)
+        }
+        let wiped = self.persisted.delivered.filter {
+            $0.notificationId != nil && !self.takenOver.contains($0.server ?? "")
+        }
+        guard !wiped.isEmpty else { return actions }
+        actions += [.log(.notice, "Notification server restarted; forgetting its notification ids"), .persist]
+        return actions + self.wiped(wiped, why: "the notification server restarted and its card went with it", now: now)
+    }
+
+    /// Cards a server took with it when it left: each one still inside its life, within rule 2's
+    /// window and with the display away is posted again once on the server answering now; the
+    /// rest are forgotten. History says `why`.
+    mutating func wiped(_ wiped: [DeliveredCall], why: String, now: Instant) -> [MachineAction] {
+        var actions: [MachineAction] = []
         for call in wiped {
             let start = self.household.flatMap { household in
                 Planner.plan(household.load.household, after: call.key.at.adding(seconds: -1), through: call.key.at)

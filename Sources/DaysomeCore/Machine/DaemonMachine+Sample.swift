@@ -7,6 +7,8 @@
 struct SampleCall: Sendable {
     let key: DeliveryKey
     var notificationId: UInt32?
+    /// The server instance that gave the id.
+    var server: String?
     var timer: TimerID?
 }
 
@@ -33,7 +35,7 @@ extension DaemonMachine {
         var sample = SampleCall(key: key)
         if case .scheduled(let id) = self.wheel.insert(.sampleEnd, at: start.expiresAt.seconds) { sample.timer = id }
         self.sample = sample
-        self.inHand.posting(key)
+        self.inHand.posting(key, to: self.serverIdentity)
         actions.append(.post(key, start))
         return actions
     }
@@ -43,15 +45,16 @@ extension DaemonMachine {
         guard let sample = self.sample else { return [] }
         self.sample = nil
         if let timer = sample.timer { self.wheel.cancel(timer) }
-        if let id = sample.notificationId { return [.close(sample.key, notificationId: id)] }
+        if let id = sample.notificationId { return [.close(sample.key, notificationId: id, server: sample.server)] }
         _ = self.inHand.takeBack(sample.key, saying: nil)
         return []
     }
 
     /// The server answered the sample's post: keep its id, or close it at once if it was taken back.
-    mutating func samplePosted(_ key: DeliveryKey, id: UInt32, takenBack: Bool) -> [MachineAction] {
-        guard !takenBack, self.sample?.key == key else { return [.close(key, notificationId: id)] }
+    mutating func samplePosted(_ key: DeliveryKey, id: UInt32, server: String?, takenBack: Bool) -> [MachineAction] {
+        guard !takenBack, self.sample?.key == key else { return [.close(key, notificationId: id, server: server)] }
         self.sample?.notificationId = id
+        self.sample?.server = server
         return []
     }
 }

@@ -34,6 +34,9 @@ public struct DaemonMachine: Sendable {
     /// (the state directory refuses writes and nothing of this boot kept a copy), so nothing
     /// owed from before the restart is called: it may have been called already (never twice).
     var callsBeforeRestartUnproven = false
+    /// Server instances another took the name over from while they still ran: their cards stay on
+    /// their screens and their ids are closed there, until they leave the bus.
+    var takenOver: Set<String> = []
 
     /// Creates a machine from what the state directory remembered.
     public init(config: MachineConfig, persisted: PersistedState, now: Instant) {
@@ -231,14 +234,16 @@ public struct DaemonMachine: Sendable {
             }
         case .trySample:
             actions += self.trySample(now: now)
-        case .posted(let key, let id):
+        case .posted(let key, let id, let answeredBy):
+            // The id belongs to the instance that answered, which may no longer own the name.
+            let server = answeredBy ?? self.serverIdentity
             let posted = self.inHand.reposts[key]
             self.cancelRepost(key)
             let answer = self.inHand.answered(key)
             if key.lay == 0 {
-                actions += self.samplePosted(key, id: id, takenBack: answer.takenBack)
+                actions += self.samplePosted(key, id: id, server: server, takenBack: answer.takenBack)
             } else if answer.takenBack {
-                actions.append(.close(key, notificationId: id))
+                actions.append(.close(key, notificationId: id, server: server))
                 // Taken, and taken away at once: history says both, now that both are true.
                 if let left = answer.left {
                     let call = DeliveredCall(key: key, itemIds: left.itemIds, expiresAt: now)
@@ -251,7 +256,7 @@ public struct DaemonMachine: Sendable {
                 }
             } else if let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) {
                 self.persisted.delivered[index].notificationId = id
-                self.persisted.delivered[index].server = self.serverIdentity
+                self.persisted.delivered[index].server = server
                 actions.append(.record(self.deliveredRecord(self.persisted.delivered[index], now: now, posted: posted)))
                 actions.append(.persist)
                 // The bell rings for a call the server took: heard and seen, never heard alone;
@@ -262,8 +267,8 @@ public struct DaemonMachine: Sendable {
             }
         case .postFailed(let key, let reason, let failure):
             actions += self.postFailed(key, reason: reason, failure: failure, now: now)
-        case .serverClosed(let id, let reason):
-            actions += self.serverClosed(id, reason: reason, now: now)
+        case .serverClosed(let id, let reason, let server):
+            actions += self.serverClosed(id, reason: reason, server: server, now: now)
         case .fired(let lay):
             guard let current = self.persisted.lay, current.number == lay, self.display == .away else {
                 actions.append(
@@ -282,15 +287,20 @@ public struct DaemonMachine: Sendable {
             }
             actions.append(.log(.notice, "The systemd manager lost the timers of lay \(lay.number); laying them again"))
             actions.append(.layTimers(lay: lay.number, starts: self.laid.managerStarts, replacing: true))
-        case .clicked(let id):
-            actions += self.clicked(id, now: now)
+        case .clicked(let id, let server):
+            actions += self.clicked(id, server: server, now: now)
         case .serverIdentified(let identity):
             actions += self.identifyServer(identity, now: now)
         case .serverRestarted:
             // Ids restart with the server: none of ours can be closed any more, and the new
             // server shows none of them. A post still in flight is kept: its reply comes from
-            // whoever answers now (a server the post itself started, on a first boot).
+            // whoever answers now (a server the post itself started, on a first boot). One that
+            // got no answer in time went with the server that left: it may be posted again.
             actions += self.serverRestarted(now: now)
+        case .serverTakenOver(let previous):
+            actions += self.serverTakenOver(previous, now: now)
+        case .serverInstanceGone(let instance):
+            actions += self.serverInstanceGone(instance, now: now)
         }
         return actions + self.finish(now: now)
     }

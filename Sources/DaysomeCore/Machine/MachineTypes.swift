@@ -59,16 +59,26 @@ public enum MachineEvent: Sendable {
     case timer
     /// The realtime clock jumped or the system zone changed: re-lay from the plan.
     case clockChanged(reason: String)
-    /// The server answered a Notify with its id.
-    case posted(DeliveryKey, notificationId: UInt32)
+    /// The server answered a Notify with its id; `server` is the instance that answered (the
+    /// reply's sender), where known: the name may have changed owner since the post went out.
+    case posted(DeliveryKey, notificationId: UInt32, server: String? = nil)
     /// The server refused or did not answer a Notify: a server that was unavailable gets the
-    /// call again while rule 2 allows it; a call refused is dropped.
+    /// call again while rule 2 allows it; a call refused is dropped; a call with no answer in time
+    /// from a server that may still show it stays posting, until it answers or is gone.
     case postFailed(DeliveryKey, reason: String, failure: PostFailure = .refused)
     /// The server closed a notification itself, with its `NotificationClosed` reason (1 expired,
     /// 2 dismissed, 4 other): history records it.
-    case serverClosed(notificationId: UInt32, reason: UInt32)
-    /// The notification server's bus name changed owner: every id it gave is void.
+    /// `server` is the instance that sent it, where known: ids are per instance.
+    case serverClosed(notificationId: UInt32, reason: UInt32, server: String? = nil)
+    /// The notification server's bus name changed owner, and the old owner is gone (it exited, or
+    /// restarted): every id it gave is void.
     case serverRestarted
+    /// Another server took the name over (or the owner let it go) while the old owner still runs:
+    /// its cards stay on its screen, and its ids are closed there (`previous` is its instance).
+    case serverTakenOver(previous: String)
+    /// A server instance that another had taken the name over from left the bus: its cards went
+    /// with it.
+    case serverInstanceGone(String)
     /// Which server instance now answers (its bus, unique name and the boot); nil when none does.
     /// Ids stamped with another instance are forgotten, never closed.
     case serverIdentified(String?)
@@ -77,7 +87,7 @@ public enum MachineEvent: Sendable {
     /// The systemd manager lost the lay's timers (it restarted): lay what remains again.
     case timersLost
     /// She clicked a call (its `default` action): bring the day back.
-    case clicked(notificationId: UInt32)
+    case clicked(notificationId: UInt32, server: String? = nil)
 }
 
 /// Something the daemon must do, in order.
@@ -87,8 +97,9 @@ public enum MachineAction: Sendable, Equatable {
     /// Post a notification for a start in place of a call still on screen (`replaces_id`): one
     /// card at a time.
     case replace(DeliveryKey, Start, replacing: UInt32)
-    /// Close a posted notification.
-    case close(DeliveryKey, notificationId: UInt32)
+    /// Close a posted notification, on the server instance that gave its id (nil: the one now
+    /// answering; another may have taken the name over since).
+    case close(DeliveryKey, notificationId: UInt32, server: String? = nil)
     /// Append to the history.
     case record(HistoryRecord)
     /// Write the persisted state (before any post that depends on it).

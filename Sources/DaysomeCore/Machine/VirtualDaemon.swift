@@ -55,7 +55,7 @@ public struct VirtualDaemon: Sendable {
                 // One card at a time: the newer call takes the older's place on the virtual server.
                 self.shown.remove(replacing)
                 self.apply([.post(key, start)])
-            case .close(_, let id):
+            case .close(_, let id, _):
                 self.shown.remove(id)
             default:
                 break

@@ -1,0 +1,109 @@
+// A second notification server took the name over while the first still runs: no restart. The
+// first server's card stays, stamped with it, and is closed there; only when that server leaves
+// the bus did the card go with it.
+
+import DaysomeCore
+import Testing
+
+@Suite("A notification server taken over by another")
+struct TakeoverTests {
+    let morning = instant("2026-06-01T08:00:00Z")
+    let lunch = instant("2026-06-01T12:00:00Z")
+    let first = "boot bus :1.5"
+    let second = "boot bus :1.9"
+
+    /// Lunch shown by the first server, then the second takes the name over from it.
+    func lunchShownThenTakenOver(_ household: Household = lunchAndTea()) -> VirtualDaemon {
+        var daemon = VirtualDaemon(household, now: self.morning, display: .away)
+        daemon.send(.serverIdentified(self.first))
+        daemon.run(until: self.lunch.adding(seconds: 1))
+        daemon.jump(to: self.lunch.adding(seconds: 20))
+        daemon.send(.serverTakenOver(previous: self.first))
+        daemon.send(.serverIdentified(self.second))
+        return daemon
+    }
+
+    @Test("A takeover is no restart: the first server's card stays, is not posted again, and is closed there")
+    func aTakeoverKeepsTheFirstServersCardAndClosesItThere() {
+        var daemon = self.lunchShownThenTakenOver()
+        let key = DeliveryKey(lay: 1, at: self.lunch)
+        #expect(daemon.posts.count == 1, "posted again on the server that took over")
+        #expect(daemon.machine.persisted.delivered.map(\.server) == [self.first], "the id was forgotten")
+        #expect(!daemon.history.contains { $0.reason?.contains("restarted") == true }, "\(daemon.history)")
+        daemon.send(.display(.foreground))
+        #expect(daemon.actions.contains(.close(key, notificationId: 1, server: self.first)))
+        #expect(daemon.shown.isEmpty)
+        let withdrawn = daemon.events(.withdrawn).first { $0.at == self.lunch }
+        #expect(withdrawn?.reason?.contains("another had taken the name over") == true, "\(daemon.history)")
+    }
+
+    @Test(
+        "The first server leaving after a takeover took its card: posted again once on the second, and history says why"
+    )
+    func theFirstServerLeavingTakesItsCard() {
+        var daemon = self.lunchShownThenTakenOver()
+        daemon.send(.serverInstanceGone(self.first))
+        #expect(daemon.posts.count == 2)
+        let again = daemon.events(.delivered).last
+        #expect(again?.reason?.contains("exited after another took its name over") == true, "\(daemon.history)")
+        #expect(daemon.machine.persisted.delivered.map(\.server) == [self.second])
+        // Once means once, whichever server leaves next.
+        daemon.send(.serverRestarted)
+        #expect(daemon.posts.count == 2)
+    }
+
+    @Test("A newer call closes the first server's card there instead of replacing an id the second server gave")
+    func aNewerCallClosesTheFirstServersCardThere() {
+        let household = household(
+            "Europe/London", [item("lunch", "13:00", end: "13:45"), item("drink", "13:10", kind: .drink)])
+        var daemon = self.lunchShownThenTakenOver(household)
+        daemon.run(until: instant("2026-06-01T12:10:00Z"))
+        let lunchKey = DeliveryKey(lay: 1, at: self.lunch)
+        let drinkKey = DeliveryKey(lay: 1, at: instant("2026-06-01T12:10:00Z"))
+        #expect(daemon.actions.contains(.close(lunchKey, notificationId: 1, server: self.first)))
+        #expect(daemon.actions.contains { if case .post(drinkKey, _) = $0 { true } else { false } })
+        #expect(!daemon.actions.contains { if case .replace = $0 { true } else { false } })
+    }
+
+    @Test("A late id from the first server after a takeover is stamped with it, and closed there")
+    func aLateIdIsStampedWithTheServerThatGaveIt() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)
+        daemon.send(.serverIdentified(self.first))
+        daemon.holdReplies = true
+        daemon.run(until: self.lunch)
+        let key = DeliveryKey(lay: 1, at: self.lunch)
+        daemon.send(.serverTakenOver(previous: self.first))
+        daemon.send(.serverIdentified(self.second))
+        daemon.send(.posted(key, notificationId: 7, server: self.first))
+        #expect(daemon.machine.persisted.delivered.map(\.server) == [self.first])
+        daemon.send(.display(.foreground))
+        #expect(daemon.actions.contains(.close(key, notificationId: 7, server: self.first)))
+    }
+}
+
+@Suite("Signals of two servers that share ids")
+struct TakeoverSignalTests {
+    @Test("The second server closing its own id 1 leaves the first server's card 1 on screen, to be closed there")
+    func anotherServersSignalForTheSameIdIsNotOurs() {
+        var daemon = TakeoverTests().lunchShownThenTakenOver()
+        let key = DeliveryKey(lay: 1, at: instant("2026-06-01T12:00:00Z"))
+        // Another app's card 1 on the second server, dismissed, then clicked.
+        daemon.send(.serverClosed(notificationId: 1, reason: 2, server: "boot bus :1.9"))
+        daemon.send(.clicked(notificationId: 1, server: "boot bus :1.9"))
+        #expect(daemon.machine.persisted.delivered.count == 1, "another server's signal took our card")
+        #expect(!daemon.actions.contains { if case .bringDisplayBack = $0 { true } else { false } })
+        // The first server's own signal is about our card: she dismissed it there.
+        daemon.send(.serverClosed(notificationId: 1, reason: 2, server: "boot bus :1.5"))
+        #expect(daemon.machine.persisted.delivered.isEmpty)
+        #expect(daemon.events(.withdrawn).first { $0.at == key.at }?.reason == "she dismissed it")
+    }
+
+    @Test("After a takeover her return closes the first server's card there, whatever the second server says")
+    func herReturnClosesTheFirstServersCardThere() {
+        var daemon = TakeoverTests().lunchShownThenTakenOver()
+        let key = DeliveryKey(lay: 1, at: instant("2026-06-01T12:00:00Z"))
+        daemon.send(.serverClosed(notificationId: 1, reason: 1, server: "boot bus :1.9"))
+        daemon.send(.display(.foreground))
+        #expect(daemon.actions.contains(.close(key, notificationId: 1, server: "boot bus :1.5")))
+    }
+}
