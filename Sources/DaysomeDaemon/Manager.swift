@@ -335,7 +335,10 @@ final class Manager {
     func post(_ key: DeliveryKey, _ start: Start, replacing: UInt32 = 0) {
         guard let notifier = self.notifier else { return }
         let stillWanted = { [weak self] in self?.machine.awaitsPost(key) ?? false }
-        notifier.post(start, replacing: replacing, now: self.now(), stillWanted: stillWanted) { [weak self] result in
+        notifier.post(
+            start, replacing: replacing, now: self.now(), mayStartServer: self.machine.mayStartAServer(for: key),
+            stillWanted: stillWanted
+        ) { [weak self] result in
             switch result {
             case .success(let answer):
                 // The id is stamped with the instance that gave it (the reply's sender, which may

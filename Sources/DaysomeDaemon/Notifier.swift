@@ -33,8 +33,9 @@ protocol Notifier: AnyObject {
     /// gets the server's id or why it failed. A post may wait on the loop for an answer that
     /// decides it (is there a display to start a server for, is a Do Not Disturb on): `stillWanted`
     /// is asked just before the Notify goes out, so a return meanwhile sends nothing at all.
+    /// Without `mayStartServer` a post never has the bus start a server: it waits for one.
     func post(
-        _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
+        _ start: Start, replacing: UInt32, now: Instant, mayStartServer: Bool, stillWanted: @escaping () -> Bool,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void)
     /// Closes a call the daemon posted, on the server instance that gave its id (`instance`'s form;
     /// nil for the one answering now): another may own the name since.
@@ -46,7 +47,7 @@ protocol Notifier: AnyObject {
 extension Notifier {
     /// Posts a call that takes no other's place.
     func post(_ start: Start, now: Instant, completion: @escaping (Result<PostAnswer, NotifierError>) -> Void) {
-        self.post(start, replacing: 0, now: now, stillWanted: { true }, completion: completion)
+        self.post(start, replacing: 0, now: now, mayStartServer: true, stillWanted: { true }, completion: completion)
     }
 
     func noCallWaits() {}
@@ -299,7 +300,7 @@ final class FreedesktopNotifier: Notifier {
     }
 
     func post(
-        _ start: Start, replacing: UInt32, now: Instant, stillWanted: @escaping () -> Bool,
+        _ start: Start, replacing: UInt32, now: Instant, mayStartServer: Bool, stillWanted: @escaping () -> Bool,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         if self.server.present && self.server.name == nil { self.refresh() }
@@ -312,6 +313,17 @@ final class FreedesktopNotifier: Notifier {
             self.notify(start, replacing: replacing, now: now, completion: completion)
         }
         guard self.instance != nil else {
+            guard mayStartServer else {
+                // The server went away with the call's card: the desktop starts its own again, and
+                // one the bus started for this post would take the name first (the desktop's own
+                // then failed to). Posted again once a server owns the name (NameOwnerChanged).
+                let reason =
+                    "the notification server went away with the call's card: waiting for the desktop's own to come back"
+                self.server.waiting = reason
+                self.learned()
+                completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+                return
+            }
             // No server owns the name: only a session with a display may have one started for it.
             self.sessionHasDisplay { [weak self] display in
                 guard let self else { return }

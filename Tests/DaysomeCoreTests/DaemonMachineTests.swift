@@ -351,6 +351,19 @@ struct DaemonMachineTests {
         #expect(bells(daemon) == 2)
     }
 
+    @Test("A card posted again after its server went away waits for the desktop's server; a new call may start one")
+    func aRepostNeverHasTheBusStartAServer() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.run(until: instant("2026-06-01T12:00:01Z"))
+        let lunch = daemon.posts.first?.key
+        #expect(lunch.map { daemon.machine.mayStartAServer(for: $0) } == true, "a new call may start a server")
+        daemon.holdReplies = true
+        daemon.send(.serverRestarted)
+        let again = daemon.heldPosts
+        #expect(again.count == 1)
+        #expect(again.allSatisfy { !daemon.machine.mayStartAServer(for: $0) }, "the repost may start a server")
+    }
+
     @Test("A call no server took is never recorded delivered: it waits, and is dropped with the reason")
     func aCallNoServerTookIsNeverDelivered() {
         var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)

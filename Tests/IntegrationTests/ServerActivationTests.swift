@@ -130,6 +130,51 @@ struct ServerActivationTests {
         #expect(access(marker, F_OK) != 0, "the bus started a server")
     }
 
+    /// A server that went away with the call's card (its desktop restarts it) is waited for, never
+    /// started for the card posted again: one the bus started took the name before the desktop's
+    /// own, which then failed to take it. Waits on a real minute: the call is made by the real
+    /// wheel timer, and the bus's activation is what must not happen.
+    @Test func aCardWipedByAServerThatWentAwayWaitsForTheDesktopsOwnServerAndNeverStartsOne() async throws {
+        let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
+        defer { world.stop() }
+        let log = "\(world.directory.path)/server.log"
+        let first = try SpawnedProcess(
+            "/usr/bin/python3", ["\(packageRoot())/Tests/StandIns/slow-notifications.py", "0", log],
+            environment: world.environment, stdoutPath: log + ".out", stderrPath: log + ".err")
+        world.adopt(first)
+        _ = try await poll("the desktop's server to own the name", timeout: 10) {
+            readFile(log + ".out").contains("ready") ? true : nil
+        }
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(world.household, try nextMinutesHousehold(minute))
+        // A display in the session: a new call may have the bus start a server.
+        try await world.startDaemon(environment: ["DISPLAY": ":99"])
+        try await world.expectQueued(at: minute)
+        _ = try await poll("the call on the desktop's server", timeout: Double(minute) - wallSeconds() + 10) {
+            readFile(log).contains("notify 1 ") ? true : nil
+        }
+        first.send(SIGKILL)
+        #expect(await first.exit(within: 5))
+        await pause(2)
+        #expect(access(marker, F_OK) != 0, "the card posted again had the bus start a server: \(world.daemonStderr)")
+        let waiting = try await world.status()["notificationServer"]?.objectValue?["waiting"]?.stringValue
+        #expect(waiting?.contains("went away") == true, "status: \(String(describing: waiting))")
+
+        // The desktop starts its own server again: the card goes to it, once.
+        let again = try SpawnedProcess(
+            "/usr/bin/python3", ["\(packageRoot())/Tests/StandIns/slow-notifications.py", "0", log],
+            environment: world.environment, stdoutPath: log + ".2.out", stderrPath: log + ".2.err")
+        world.adopt(again)
+        let restarted = wallSeconds()
+        _ = try await poll("the card on the desktop's server started again", timeout: 10) { () -> Bool? in
+            readFile(log).split(separator: "\n").filter { $0.hasPrefix("notify ") }.count == 2 ? true : nil
+        }
+        print(
+            "[IntegrationTests] a server gone with the card: no server started for it; posted again "
+                + "\(Int((wallSeconds() - restarted) * 1_000)) ms after the desktop's own came back")
+        #expect(access(marker, F_OK) != 0, "the bus started a server")
+    }
+
     /// `notificationServer.waiting` says why a call waits until a server took it: a server that
     /// appeared and answered the daemon's probe has not taken the call yet. This one holds its
     /// answer to Notify for 3 s.

@@ -76,6 +76,14 @@ extension DaemonMachine {
         ]
     }
 
+    /// Whether a post of this call may have the bus start a notification server. A new call may
+    /// (a server that quits when idle is started by the bus); a card posted again because its
+    /// server went away waits for the desktop to start its own: one the bus started for it took
+    /// the name first, and the desktop's own then failed to take it.
+    public func mayStartAServer(for key: DeliveryKey) -> Bool {
+        self.inHand.reposts[key]?.rang != true
+    }
+
     /// Whether the server instance a post went to may still show it: it still answers for the
     /// name. One the post went to while none was known may be the server the post started.
     func mayStillShow(_ key: DeliveryKey) -> Bool {
