@@ -83,19 +83,10 @@ struct StateDirectoryFaultTests {
     /// Waits on a real minute: the call must be made by the real wheel timer while the disk is
     /// full, and the restarts must come inside the real grace window after it.
     @Test func aCallMadeWhileTheDiskWasFullIsNeverCalledAgainByARestartInsideTheGraceWindow() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
+        let lunch = try await LunchOnASmallDisk.start()
+        defer { lunch.stop() }
+        let (session, disk, minute) = (lunch.session, lunch.disk, lunch.minute)
         let state = session.stateDirectory
-        let disk = try SmallDisk(at: state, bytes: 256 * 1_024)
-        defer { disk.unmount() }
-        let minute = nextMinute(leaving: 20)
-        try replaceFile(session.household, try nextMinutesHousehold(minute))
-        let recorder = try await BusRecorder.start(
-            address: try #require(session.busAddress), log: session.directory.path + "/bus-monitor.log")
-        defer { recorder.stop() }
-        try await session.startDaemon()
-        try await session.expectQueued(at: minute)
-        let planned = try await session.plannedStart(at: minute)
         let filler = try disk.fill()
         let shown = try await session.firstShown(after: minute)
         #expect(shown != nil, "nothing shown while the disk was full: \(session.daemonStderr)")
@@ -103,9 +94,7 @@ struct StateDirectoryFaultTests {
             let errors = try await session.status().snapshot.daemon?.stateWriteErrors ?? []
             return errors.contains { $0.file == state + "/lay.json" } ? true : nil
         }
-        func calls() -> Int {
-            recorder.notifications().filter { $0.appName == "Daysome" && $0.summary == planned.title }.count
-        }
+        func calls() -> Int { lunch.calls() }
         #expect(calls() == 1)
 
         // Killed with the disk still full, and started again inside the grace window: the disk
@@ -138,25 +127,13 @@ struct StateDirectoryFaultTests {
     /// Waits on a real minute, as the full-disk test above does. A power cut is the daemon
     /// SIGKILLed and its runtime directory (a tmpfs, gone at boot) removed.
     @Test func aCallMadeWhileTheDiskWasReadOnlyIsNeverCalledAgainAfterAPowerCutInsideTheGraceWindow() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let state = session.stateDirectory
-        let disk = try SmallDisk(at: state, bytes: 256 * 1_024)
-        defer { disk.unmount() }
-        let minute = nextMinute(leaving: 20)
-        try replaceFile(session.household, try nextMinutesHousehold(minute))
-        let recorder = try await BusRecorder.start(
-            address: try #require(session.busAddress), log: session.directory.path + "/bus-monitor.log")
-        defer { recorder.stop() }
-        try await session.startDaemon()
-        try await session.expectQueued(at: minute)
-        let planned = try await session.plannedStart(at: minute)
+        let lunch = try await LunchOnASmallDisk.start()
+        defer { lunch.stop() }
+        let (session, disk, minute) = (lunch.session, lunch.disk, lunch.minute)
         try disk.remountReadOnly()
         let shown = try await session.firstShown(after: minute)
         #expect(shown != nil, "nothing shown while the disk was read-only: \(session.daemonStderr)")
-        func calls() -> Int {
-            recorder.notifications().filter { $0.appName == "Daysome" && $0.summary == planned.title }.count
-        }
+        func calls() -> Int { lunch.calls() }
         #expect(calls() == 1)
 
         // The power goes: the runtime directory's copy of the call goes with it, and lay.json
@@ -233,6 +210,48 @@ struct StateDirectoryFaultTests {
         )
         #expect(ran >= Double(next.seconds) - 0.2, "the retry ran before the time shown, \(next.rfc3339)")
         #expect(ran <= Double(next.seconds) + 2, "the retry ran after the time shown, \(next.rfc3339)")
+    }
+}
+
+/// Lunch laid for the next minute by the real daemon, with its state directory on a small tmpfs
+/// and the session bus recorded: the two never-twice tests' world.
+struct LunchOnASmallDisk {
+    let session: TestWorld
+    let disk: SmallDisk
+    let recorder: BusRecorder
+    let minute: Int64
+    let planned: PlannedStart
+
+    static func start() async throws -> LunchOnASmallDisk {
+        let session = try await TestWorld.start([.sessionBus, .notificationServer])
+        var mounted: SmallDisk?
+        do {
+            let disk = try SmallDisk(at: session.stateDirectory, bytes: 256 * 1_024)
+            mounted = disk
+            let minute = nextMinute(leaving: 20)
+            try replaceFile(session.household, try nextMinutesHousehold(minute))
+            let recorder = try await BusRecorder.start(
+                address: try #require(session.busAddress), log: session.directory.path + "/bus-monitor.log")
+            try await session.startDaemon()
+            try await session.expectQueued(at: minute)
+            let planned = try await session.plannedStart(at: minute)
+            return LunchOnASmallDisk(session: session, disk: disk, recorder: recorder, minute: minute, planned: planned)
+        } catch {
+            session.stop()
+            mounted?.unmount()
+            throw error
+        }
+    }
+
+    /// The Notifies of the planned call the bus carried.
+    func calls() -> Int {
+        self.recorder.notifications().filter { $0.appName == "Daysome" && $0.summary == self.planned.title }.count
+    }
+
+    func stop() {
+        self.recorder.stop()
+        self.session.stop()
+        self.disk.unmount()
     }
 }
 
