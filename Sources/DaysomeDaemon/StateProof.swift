@@ -18,8 +18,10 @@ extension Manager {
     static func stateProven(
         _ read: PersistedState, unsaved: Bool, sameBoot: Bool, paths: Paths, writes: StateWrites, now: Instant
     ) -> Bool {
-        if unsaved { return true }
-        if sameBoot { return !FileIO.exists(paths.unprovenMarkerFile) }
+        // The marker wins over a copy: a copy written before a later one failed is older than
+        // what was called last.
+        if FileIO.exists(paths.unprovenMarkerFile) { return false }
+        if unsaved || sameBoot { return true }
         // A new boot: the runtime directory's records are gone with it. Nothing to resume needs
         // no proof; a lay to resume is trusted where the state directory takes a write now. One
         // that refuses it may have refused the last call's record too.
