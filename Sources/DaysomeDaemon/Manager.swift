@@ -199,30 +199,11 @@ final class Manager {
         // Before the first decision: ids of another server instance are forgotten, not closed at
         // start-up. Nothing is published until the start has decided.
         self.execute(unpublished(self.machine.handle(.serverIdentified(self.serverIdentity()), now: self.now())))
-        if display == .away, let lay = self.machine.currentLay, let written = self.displayStateWritten(),
-            written > lay.handledThrough
-        {
-            // The display wrote its state after the remembered lay's last handled start, while no
-            // daemon ran: she came back (and left again) meanwhile. The display chimed for what fell
-            // due then (rule 3), and what was shown must go (rule 1): replay the return, then the away.
-            self.logger.log(
-                .notice,
-                "The display state changed at \(written.rfc3339) while the daemon was stopped; treating it as a return, then an away"
-            )
-            // Only the settled state is published: a tester (or the display's carer switch) never
-            // reads the replayed return as the daemon's state.
-            self.execute(
-                unpublished(
-                    self.machine.start(
-                        display: .foreground, household: household, lastGood: lastGood, now: self.now())))
-            // The file's own word, combined with the lock as every later word is: away either way.
-            self.handle(.display(file))
-        } else {
-            self.execute(
-                self.machine.start(
-                    display: display, household: household, lastGood: lastGood, stateProven: self.stateProven,
-                    now: self.now()))
-        }
+        // The start-up replay of a return made while no daemon ran is the machine's decision.
+        self.execute(
+            self.machine.startAfterRestart(
+                file: file, fileWrittenAt: self.displayStateWritten(), lock: self.screenLock, household: household,
+                lastGood: lastGood, stateProven: self.stateProven, now: self.now()))
         self.keepHousehold()
         return display
     }
@@ -232,7 +213,11 @@ final class Manager {
     func handle(_ event: MachineEvent) {
         var event = event
         // What the file says, combined with the lock: a locked session is away (LockWatch.swift).
-        if case .display(let said) = event { event = .display(self.screenLock.fileSays(said)) }
+        if case .display(let said) = event {
+            event = .display(self.screenLock.fileSays(said))
+            // Kept, so that a restart replays a return only for a write no daemon read.
+            self.execute(self.machine.displayWritten(at: self.displayStateWritten()))
+        }
         self.execute(self.machine.handle(event, now: self.now()))
         switch event {
         case .serverRestarted, .serverTakenOver:
@@ -425,8 +410,5 @@ enum DaemonError: Error, CustomStringConvertible {
 
 /// Actions without their publication: for a step whose state is not the settled one yet.
 func unpublished(_ actions: [MachineAction]) -> [MachineAction] {
-    actions.filter {
-        if case .publish = $0 { return false }
-        return true
-    }
+    MachineAction.unpublished(actions)
 }

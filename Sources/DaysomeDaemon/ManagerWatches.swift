@@ -58,7 +58,9 @@ extension Manager {
 
     func displayFileChanged() {
         guard let display = self.readDisplay(startup: false) else {
-            // Nothing changes for the machine, but status now names the unusable line.
+            // Nothing changes for the machine, but status now names the unusable line; and a
+            // restart must not take this write, which this daemon read, for a return.
+            self.execute(self.machine.displayWritten(at: self.displayStateWritten()))
             self.publish()
             return
         }

@@ -67,43 +67,7 @@ final class Publisher {
     static func catchUpHistory(
         _ state: PersistedState, history: [HistoryRecord], now: Instant
     ) -> (PersistedState, [HistoryRecord]) {
-        var laid: Set<UInt64> = []
-        var cleared: Set<UInt64> = []
-        var told: Set<DeliveryKey> = []
-        for record in history {
-            switch record.event {
-            case .laid: laid.insert(record.lay)
-            case .cleared: cleared.insert(record.lay)
-            case .delivered, .dropped: if let at = record.at { told.insert(DeliveryKey(lay: record.lay, at: at)) }
-            default: break
-            }
-        }
-        let note = "written at start-up: the daemon stopped before it wrote this line"
-        var added: [HistoryRecord] = []
-        for lay in laid.subtracting(cleared).sorted() where lay != state.lay?.number {
-            added.append(HistoryRecord(time: now, event: .cleared, lay: lay, reason: note))
-        }
-        if let lay = state.lay, !laid.contains(lay.number), !cleared.contains(lay.number) {
-            added.append(HistoryRecord(time: lay.from, event: .laid, lay: lay.number, reason: note))
-        }
-        var kept = state
-        for call in state.delivered where !told.contains(call.key) {
-            if call.notificationId != nil {
-                // A server took it (its id was kept) and the daemon stopped before history said so:
-                // it is on screen, kept to be closed at its expiry or on her return.
-                added.append(
-                    HistoryRecord(
-                        time: now, event: .delivered, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
-                        reason: note))
-                continue
-            }
-            added.append(
-                HistoryRecord(
-                    time: now, event: .dropped, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds,
-                    reason: "the daemon stopped before a notification server's answer reached it"))
-            kept.delivered.removeAll { $0.key == call.key }
-        }
-        return (kept, added)
+        state.catchingUp(history: history, now: now)
     }
 
     func persist(_ state: PersistedState) throws(FileError) {

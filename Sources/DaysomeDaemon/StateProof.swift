@@ -18,15 +18,12 @@ extension Manager {
     static func stateProven(
         _ read: PersistedState, unsaved: Bool, sameBoot: Bool, paths: Paths, writes: StateWrites, now: Instant
     ) -> Bool {
-        // The marker wins over a copy: a copy written before a later one failed is older than
-        // what was called last.
-        if FileIO.exists(paths.unprovenMarkerFile) { return false }
-        if unsaved || sameBoot { return true }
-        // A new boot: the runtime directory's records are gone with it. Nothing to resume needs
-        // no proof; a lay to resume is trusted where the state directory takes a write now. One
-        // that refuses it may have refused the last call's record too.
-        guard read.lay != nil else { return true }
-        writes.persist(read, now: now)
-        return !writes.layBehind
+        StateProof.proven(
+            unprovenMarker: FileIO.exists(paths.unprovenMarkerFile), unsavedRead: unsaved, sameBoot: sameBoot,
+            layToResume: read.lay != nil
+        ) {
+            writes.persist(read, now: now)
+            return !writes.layBehind
+        }
     }
 }

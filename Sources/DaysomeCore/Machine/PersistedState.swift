@@ -39,6 +39,9 @@ public struct PersistedState: Sendable, Equatable {
     public var delivered: [DeliveredCall] = []
     /// The item occurrences already called, newest last (rules 2 and 5 across clock steps).
     public var called: [CalledOccurrence] = []
+    /// When the display state file was last written, as last read by a daemon: a later write is
+    /// one no daemon saw (she came back, or left, while none ran). Nil in older files.
+    public var displaySeenAt: Instant?
 
     public init(
         layCounter: UInt64 = 0, lay: LayRecord? = nil, delivered: [DeliveredCall] = [],
@@ -107,6 +110,9 @@ public struct PersistedState: Sendable, Equatable {
             self.called.append(
                 CalledOccurrence(itemId: itemId, local: local, at: try Self.instant(occurrence["at"], field + ".at")))
         }
+        if let seen = object["displaySeenAt"], !seen.isNull {
+            self.displaySeenAt = try Self.instant(seen, "displaySeenAt")
+        }
     }
 
     public var json: JSONValue {
@@ -137,11 +143,12 @@ public struct PersistedState: Sendable, Equatable {
                     ("at", .string(occurrence.at.rfc3339)),
                 ]))
         }
-        return .object(
-            JSONObject([
-                ("format", .number(Double(Self.format))), ("layCounter", .number(Double(self.layCounter))),
-                ("lay", lay), ("delivered", .array(delivered)), ("called", .array(called)),
-            ]))
+        var fields: [(String, JSONValue)] = [
+            ("format", .number(Double(Self.format))), ("layCounter", .number(Double(self.layCounter))),
+            ("lay", lay), ("delivered", .array(delivered)), ("called", .array(called)),
+        ]
+        if let seen = self.displaySeenAt { fields.append(("displaySeenAt", .string(seen.rfc3339))) }
+        return .object(JSONObject(fields))
     }
 
     /// Remembers what a start called, forgetting occurrences long past.
@@ -160,6 +167,7 @@ public struct PersistedState: Sendable, Equatable {
         merged.layCounter = max(self.layCounter, unsaved.layCounter)
         let other = unsaved.layCounter >= self.layCounter ? self : unsaved
         merged.called += other.called.filter { !merged.called.contains($0) }
+        merged.displaySeenAt = [self.displaySeenAt, unsaved.displaySeenAt].compactMap { $0 }.max()
         return merged
     }
 
