@@ -16,13 +16,21 @@ struct CallsInHand: Sendable {
     private var leftInFlight: [DeliveryKey: HistoryRecord] = [:]
     /// Calls already posted again after a server restart wiped their card: once, never twice.
     private var postedAgainAfterRestart: Set<DeliveryKey> = []
+    /// Calls on screen from before the daemon's own restart: she may have dismissed their card
+    /// while no daemon heard it, so a server's leaving never brings them back.
+    var fromBeforeRestart: Set<DeliveryKey> = []
     /// The last few ids the server closed itself, with the instance that said so: a click that
     /// arrives after its close still counts.
     private var closedByServer: [(id: UInt32, server: String?)] = []
 
     /// A post of `key` goes out now, to the server instance `server` (nil while none is known).
-    mutating func posting(_ key: DeliveryKey, to server: String?) {
-        self.inFlight[key] = PostOut(sentTo: server)
+    mutating func posting(_ key: DeliveryKey, to server: String?, at now: Instant) {
+        self.inFlight[key] = PostOut(sentTo: server, sentAt: now)
+    }
+
+    /// When `key`'s post went out, while it is out.
+    func sentAt(_ key: DeliveryKey) -> Instant? {
+        self.inFlight[key]?.sentAt
     }
 
     /// Whether `key`'s post is out, and still wanted (not taken back since).
@@ -75,7 +83,7 @@ struct CallsInHand: Sendable {
 
     /// Whether `key` may be posted again after a server restart wiped its card: once only.
     mutating func mayPostAgainAfterRestart(_ key: DeliveryKey) -> Bool {
-        self.postedAgainAfterRestart.insert(key).inserted
+        !self.fromBeforeRestart.contains(key) && self.postedAgainAfterRestart.insert(key).inserted
     }
 
     /// The server `server` closed `id` itself.
@@ -93,6 +101,8 @@ struct CallsInHand: Sendable {
 struct PostOut: Sendable {
     /// The server instance that was answering when the post went out (nil while none was known).
     let sentTo: String?
+    /// When it went out: history tells a server's slow answer from a call posted after its minute.
+    let sentAt: Instant
     /// Taken back since (a return, a newer call, its expiry): close it the moment its id arrives.
     var takenBack = false
     /// No answer came in time: the server may still show it.

@@ -108,7 +108,7 @@ extension DaemonMachine {
         let (replaced, post) = self.takePlace(of: start, key: key, now: now)
         self.persisted.delivered.append(call)
         self.persisted.remember(start, now: now)
-        self.inHand.posting(key, to: self.serverIdentity)
+        self.inHand.posting(key, to: self.serverIdentity, at: now)
         self.inHand.reposts[key] = Repost(start: start)
         self.scheduleExpiry(call)
         let settings = self.household?.load.household.settings ?? Settings()
@@ -121,10 +121,18 @@ extension DaemonMachine {
     }
 
     /// A server took a call: history says `delivered`, with how late it came when it was late.
-    func deliveredRecord(_ call: DeliveredCall, now: Instant, posted: Repost?) -> HistoryRecord {
-        let lateness = now.seconds - call.key.at.seconds
-        let reason =
-            posted?.reason ?? (lateness > 1 ? "\(lateness) s after its minute, within the grace window" : nil)
+    /// - Parameter sentAt: when the post the server answered went out: a hung server's answer
+    ///   hours after a post made at its minute is no call made after its minute.
+    func deliveredRecord(_ call: DeliveredCall, now: Instant, posted: Repost?, sentAt: Instant? = nil) -> HistoryRecord
+    {
+        let sent = sentAt ?? now
+        let lateness = sent.seconds - call.key.at.seconds
+        let answer = now.seconds - sent.seconds
+        let words = [
+            lateness > 1 ? "\(lateness) s after its minute, within the grace window" : nil,
+            answer > 1 ? "the notification server answered \(answer) s after it was posted" : nil,
+        ].compactMap { $0 }
+        let reason = posted?.reason ?? (words.isEmpty ? nil : words.joined(separator: "; "))
         return HistoryRecord(
             time: now, event: .delivered, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: reason)
     }

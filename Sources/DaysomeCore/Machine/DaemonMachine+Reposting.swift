@@ -102,7 +102,7 @@ extension DaemonMachine {
             self.inHand.reposts[key] = nil
             return []
         }
-        self.inHand.posting(key, to: self.serverIdentity)
+        self.inHand.posting(key, to: self.serverIdentity, at: now)
         return [
             .log(.notice, "Posting the call for \(key.at.rfc3339) again (attempt \(repost.attempts + 1))"),
             .post(key, repost.start),

@@ -35,7 +35,7 @@ extension DaemonMachine {
         var sample = SampleCall(key: key)
         if case .scheduled(let id) = self.wheel.insert(.sampleEnd, at: start.expiresAt.seconds) { sample.timer = id }
         self.sample = sample
-        self.inHand.posting(key, to: self.serverIdentity)
+        self.inHand.posting(key, to: self.serverIdentity, at: now)
         actions.append(.post(key, start))
         return actions
     }

@@ -101,6 +101,7 @@ public struct DaemonMachine: Sendable {
         lastGood: LoadedHousehold? = nil, stateProven: Bool = true, now: Instant
     ) -> [MachineAction] {
         let before = self.persisted
+        self.inHand.fromBeforeRestart = Set(self.persisted.delivered.map(\.key))
         self.callsBeforeRestartUnproven = !stateProven
         defer { self.callsBeforeRestartUnproven = false }
         let actions = self.startUp(display: display, household: household, lastGood: lastGood, now: now)
@@ -238,6 +239,7 @@ public struct DaemonMachine: Sendable {
             // The id belongs to the instance that answered, which may no longer own the name.
             let server = answeredBy ?? self.serverIdentity
             let posted = self.inHand.reposts[key]
+            let sentAt = self.inHand.sentAt(key)
             self.cancelRepost(key)
             let answer = self.inHand.answered(key)
             if key.lay == 0 {
@@ -247,7 +249,7 @@ public struct DaemonMachine: Sendable {
                 // Taken, and taken away at once: history says both, now that both are true.
                 if let left = answer.left {
                     let call = DeliveredCall(key: key, itemIds: left.itemIds, expiresAt: now)
-                    actions.append(.record(self.deliveredRecord(call, now: now, posted: posted)))
+                    actions.append(.record(self.deliveredRecord(call, now: now, posted: posted, sentAt: sentAt)))
                     actions.append(
                         .record(
                             HistoryRecord(
@@ -257,7 +259,10 @@ public struct DaemonMachine: Sendable {
             } else if let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) {
                 self.persisted.delivered[index].notificationId = id
                 self.persisted.delivered[index].server = server
-                actions.append(.record(self.deliveredRecord(self.persisted.delivered[index], now: now, posted: posted)))
+                actions.append(
+                    .record(
+                        self.deliveredRecord(
+                            self.persisted.delivered[index], now: now, posted: posted, sentAt: sentAt)))
                 actions.append(.persist)
                 // The bell rings for a call the server took: heard and seen, never heard alone;
                 // and once per call, not again for its card posted anew on a restarted server.
