@@ -27,9 +27,16 @@ let package = Package(
         // daysomectl's commands, with a pure argument parser.
         .target(
             name: "DaysomeCLI", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict),
+        // The seeded simulator: the machine and the daemon's start-up, lock and state decisions
+        // against a simulated tablet with random faults, every rule checked after every step.
+        .target(name: "DaysomeSimulator", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        .executableTarget(name: "daysome-simulate", dependencies: ["DaysomeSimulator"], swiftSettings: strict),
         .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon"], swiftSettings: strict),
         .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI"], swiftSettings: strict),
         .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        .testTarget(
+            name: "SimulationTests", dependencies: ["DaysomeSimulator", "DaysomeCore", "DaysomeFiles"],
+            exclude: ["Corpus"], swiftSettings: strict),
         .testTarget(name: "ZoneTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(
             name: "SystemdKitTests", dependencies: ["SystemdKit", "DaysomeCore", "DaysomeErrno", "DaysomeTestSupport"],

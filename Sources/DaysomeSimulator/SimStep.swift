@@ -1,0 +1,104 @@
+// One thing that happens to a simulated tablet, as one line of a trace. A trace is the whole
+// workload of a run, decided before it starts: the same trace replays the same run, and a
+// shorter trace (a failing one shrunk) is just fewer lines.
+
+import DaysomeCore
+
+/// One step of the simulated world.
+public enum SimStep: Sendable, Equatable {
+    /// Time passes, the daemon's timers and the bus's timeouts firing on the way.
+    case advance(seconds: Int64)
+    /// The display writes its state file.
+    case display(FileWord)
+    /// The app writes one of the simulation's households (`Households.variants`).
+    case household(Int)
+    /// A locker says locked (true) or unlocked.
+    case locker(LockSource, Bool)
+    /// logind's `Lock` (true) or `Unlock` request; with `answered`, the world's locker locks for it.
+    case lockRequest(Bool, answered: Bool)
+    /// The notification server: restarts (its cards wiped), stops, starts, hangs or wakes.
+    case server(ServerChange)
+    /// She clicks the newest card.
+    case click
+    /// The state disk fills up (true) or is freed.
+    case diskFull(Bool)
+    /// The runtime directory (tmpfs) fills up (true) or is freed.
+    case runtimeFull(Bool)
+    /// The daemon is killed (SIGKILL).
+    case kill
+    /// The daemon starts (systemd's restart, or the next boot's start).
+    case start
+    /// The power goes: the daemon dies, the runtime directory and the server's cards are gone,
+    /// the session starts again unlocked. The state disk keeps what was fsynced (all of it).
+    case powerCut
+    /// The realtime clock steps by this much (NTP, a carer's hand), without time passing.
+    case clockStep(seconds: Int64)
+
+    /// What the display state file holds.
+    public enum FileWord: String, Sendable, CaseIterable {
+        case foreground, away, missing, garbage
+    }
+
+    /// What the notification server does.
+    public enum ServerChange: String, Sendable, CaseIterable {
+        case restart, stop, begin, hang, wake
+    }
+
+    /// The step as one trace line.
+    public var line: String {
+        switch self {
+        case .advance(let seconds): "advance \(seconds)"
+        case .display(let word): "display \(word.rawValue)"
+        case .household(let variant): "household \(variant)"
+        case .locker(let source, let locked): "locker \(source.rawValue) \(locked ? "locked" : "unlocked")"
+        case .lockRequest(let lock, let answered): "request \(lock ? "lock" : "unlock")\(answered ? " answered" : "")"
+        case .server(let change): "server \(change.rawValue)"
+        case .click: "click"
+        case .diskFull(let full): "disk \(full ? "full" : "free")"
+        case .runtimeFull(let full): "runtime \(full ? "full" : "free")"
+        case .kill: "kill"
+        case .start: "start"
+        case .powerCut: "power-cut"
+        case .clockStep(let seconds): "clock \(seconds)"
+        }
+    }
+
+    /// Reads a trace line back; nil when it is not one.
+    public init?(line: String) {
+        let words = line.split(separator: " ").map(String.init)
+        guard let verb = words.first else { return nil }
+        let rest = Array(words.dropFirst())
+        switch (verb, rest.count) {
+        case ("advance", 1):
+            guard let seconds = Int64(rest[0]) else { return nil }
+            self = .advance(seconds: seconds)
+        case ("display", 1):
+            guard let word = FileWord(rawValue: rest[0]) else { return nil }
+            self = .display(word)
+        case ("household", 1):
+            guard let variant = Int(rest[0]) else { return nil }
+            self = .household(variant)
+        case ("locker", 2):
+            guard let source = LockSource(rawValue: rest[0]), source.isLocker, ["locked", "unlocked"].contains(rest[1])
+            else { return nil }
+            self = .locker(source, rest[1] == "locked")
+        case ("request", 1), ("request", 2):
+            guard ["lock", "unlock"].contains(rest[0]), rest.count == 1 || rest[1] == "answered" else { return nil }
+            self = .lockRequest(rest[0] == "lock", answered: rest.count == 2)
+        case ("server", 1):
+            guard let change = ServerChange(rawValue: rest[0]) else { return nil }
+            self = .server(change)
+        case ("click", 0): self = .click
+        case ("disk", 1), ("runtime", 1):
+            guard ["full", "free"].contains(rest[0]) else { return nil }
+            self = verb == "disk" ? .diskFull(rest[0] == "full") : .runtimeFull(rest[0] == "full")
+        case ("kill", 0): self = .kill
+        case ("start", 0): self = .start
+        case ("power-cut", 0): self = .powerCut
+        case ("clock", 1):
+            guard let seconds = Int64(rest[0]) else { return nil }
+            self = .clockStep(seconds: seconds)
+        default: return nil
+        }
+    }
+}

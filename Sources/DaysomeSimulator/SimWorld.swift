@@ -1,0 +1,483 @@
+// The simulated tablet: the display's file, the household file, the lockers, the notification
+// server, the disks, and the daemon, whose shell here does what the Manager does with the
+// machine's actions (Manager.swift, ManagerWatches.swift, LockWatch.swift, StateWrites.swift).
+// Every decision is the real code's: the machine, the lock rule, the start-up decision, the
+// state proof and the history catch-up. Only the world around them is made up.
+
+import DaysomeCore
+
+/// One daemon's life in the simulated world, from a start to its kill.
+struct SimDaemon: Sendable {
+    var machine: DaemonMachine
+    var screenLock = ScreenLock()
+    var writes: SimWrites
+    /// Which of the world's daemon runs this is: replies addressed to an earlier one reach nobody.
+    let run: Int
+}
+
+/// Something the bus delivers to the daemon on a later loop iteration.
+enum SimDelivery: Sendable {
+    /// The daemon learns which server instance answers now (its NameOwnerChanged, its probe).
+    case identify
+    case event(MachineEvent)
+}
+
+/// A rule of the product broken in a run.
+public struct SimViolation: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A short name for the rule: what a shrink keeps failing on.
+    public let rule: String
+    public let message: String
+    /// The step (0-based) after which it was seen.
+    public let step: Int
+
+    public var description: String { "step \(self.step + 1): \(self.rule): \(self.message)" }
+}
+
+/// The world of one run.
+public struct SimWorld: Sendable {
+    let zone: Zone
+    let busTimesOut: Bool
+    let config = MachineConfig()
+    public private(set) var now: Instant
+    var boot = 1
+    var file: SimStep.FileWord = .foreground
+    var fileWrittenAt: Instant?
+    var householdVariant = 0
+    var lockers: [LockSource: Bool] = [:]
+    var server = FakeServer()
+    var disk = FakeStateDisk()
+    var daemon: SimDaemon?
+    var daemonRuns = 0
+    private var queue: [(run: Int, delivery: SimDelivery)] = []
+    /// Bells rung for each call.
+    var bells: [DeliveryKey: Int] = [:]
+    /// Calls whose reply will never reach a daemon (the bus gave up on it, or the daemon that
+    /// sent it died): a card the server shows for one can be closed by nobody.
+    var unreachable: Set<DeliveryKey> = []
+    /// Calls posted while the state disk refused writes, and those a power cut then made
+    /// unprovable (the known limit in docs/reliability.md).
+    var postedWhileFull: Set<DeliveryKey> = []
+    var unprovable: Set<DeliveryKey> = []
+    /// The display wrote its file while no daemon ran: the start-up replays a return (the
+    /// design's rule: she may have come back meanwhile), until that start is over.
+    var fileWrittenWhileDown = false
+    var startUnproven = false
+    /// While the daemon handles a server's answer to a post.
+    var answering = false
+    /// During a start: the household variant the remembered lay was made from, whose starts that
+    /// fell due while no daemon ran are owed as it planned them (rule 2 before the new lay).
+    var owedFrom: Int?
+    /// Calls the daemon has posted at least once.
+    var attempted: Set<DeliveryKey> = []
+    /// What the run did, for the throughput figures: events the machine handled, posts it made.
+    public internal(set) var events = 0
+    public internal(set) var posts = 0
+    var violation: SimViolation?
+    /// With `verbose`, what the daemon did at each step, in words (`daysome-simulate --verbose`).
+    public var verbose = false
+    public var log: [String] = []
+    var stepIndex = 0
+
+    /// The world at `start`, the display in front, the daemon started on household 0.
+    public init(zone: Zone, start: Instant, busTimesOut: Bool) {
+        self.zone = zone
+        self.now = start
+        self.busTimesOut = busTimesOut
+        self.fileWrittenAt = start
+        self.startDaemon()
+        self.drain()
+    }
+
+    var identity: String? { self.server.identity(boot: self.boot) }
+
+    // MARK: Steps
+
+    /// Runs one step and checks every rule after it; returns the first rule broken.
+    public mutating func apply(_ step: SimStep, index: Int) -> SimViolation? {
+        self.stepIndex = index
+        switch step {
+        case .advance(let seconds): self.advance(by: max(0, seconds))
+        case .display(let word):
+            self.file = word
+            self.fileWrittenAt = self.now
+            if self.daemon == nil { self.fileWrittenWhileDown = true }
+            if let display = self.readDisplay(startup: false) {
+                self.handle(.display(display))
+            } else if let written = self.daemon?.machine.displayWritten(at: self.fileWrittenAt) {
+                // An unreadable line changes nothing, but the daemon read this write.
+                self.execute(written)
+            }
+        case .household(let variant):
+            self.householdVariant = variant % Households.count
+            if self.daemon != nil {
+                self.handle(.household(Households.variant(self.householdVariant, zone: self.zone, now: self.now)))
+                self.keepHousehold()
+            }
+        case .locker(let source, let locked):
+            self.lockers[source] = locked
+            self.lockChanged(source, locked)
+        case .lockRequest(let lock, let answered):
+            self.lockChanged(.logindLockSignal, lock)
+            if answered {
+                // The session's locker does what logind asked: GNOME's and Phosh's do.
+                self.lockers[.gnomeScreenSaver] = lock
+                self.lockChanged(.gnomeScreenSaver, lock)
+            }
+        case .server(let change): self.serverChanges(change)
+        case .click: self.click()
+        case .diskFull(let full):
+            self.disk.full = full
+            if !full { self.retryWrites() }
+        case .runtimeFull(let full): self.disk.runtimeFull = full
+        case .kill: self.kill()
+        case .start: if self.daemon == nil { self.startDaemon() }
+        case .powerCut: self.powerCut()
+        case .clockStep(let seconds):
+            self.now = self.now.adding(seconds: seconds)
+            if self.daemon != nil { self.handle(.clockChanged(reason: "the clock jumped")) }
+        }
+        self.drain()
+        self.check()
+        return self.violation
+    }
+
+    /// Lets time pass, firing the daemon's wheel timer and the bus's reply timeouts on the way.
+    mutating func advance(by seconds: Int64) {
+        let target = self.now.adding(seconds: seconds)
+        var fired = 0
+        while self.violation == nil {
+            let wheel = self.daemon?.machine.wheel.nextDeadline
+            let timeout =
+                self.busTimesOut
+                ? self.server.held.filter { !$0.timedOut }.map(\.sentAt.seconds).min().map { $0 + 25 } : nil
+            guard let next = [wheel, timeout].compactMap({ $0 }).min(), next <= target.seconds else { break }
+            fired += 1
+            if fired > 10_000 {
+                self.broke("livelock", "the daemon's timer fired 10000 times before \(target.rfc3339)")
+                return
+            }
+            self.now = Instant(seconds: max(next, self.now.seconds))
+            if next == timeout {
+                self.busTimeout()
+            } else {
+                self.wheelTimerFired()
+            }
+            self.drain()
+            self.check()
+        }
+        self.now = max(self.now, target)
+    }
+
+    // MARK: The daemon's shell
+
+    mutating func startDaemon() {
+        self.daemonRuns += 1
+        var writes = SimWrites(disk: self.disk)
+        let onDisk = self.disk.lay ?? PersistedState()
+        let unsaved = self.disk.unsaved
+        let read = onDisk.merging(unsaved: unsaved)
+        let (persisted, caughtUp) = read.catchingUp(history: self.disk.history, now: self.now)
+        var disk = self.disk
+        let proven = StateProof.proven(
+            unprovenMarker: disk.unprovenMarker, unsavedRead: unsaved != nil, sameBoot: disk.sameBoot,
+            layToResume: read.lay != nil
+        ) {
+            writes.persist(read, disk: &disk)
+            return !writes.layBehind
+        }
+        writes.record(caughtUp, disk: &disk)
+        disk.sameBoot = true
+        self.disk = disk
+        var daemon = SimDaemon(
+            machine: DaemonMachine(config: self.config, persisted: persisted, now: self.now), writes: writes,
+            run: self.daemonRuns)
+        // Each locker is asked before the first decision reads the file; logind's requests are
+        // followed, and none from before the restart stands.
+        let micros = self.micros
+        for source in LockSource.lockers {
+            _ = daemon.screenLock.source(source, says: self.lockers[source], at: micros)
+        }
+        _ = daemon.screenLock.source(.logindLockSignal, says: false, at: micros)
+        self.daemon = daemon
+        let file = self.readDisplay(startup: true) ?? .foreground
+        _ = self.daemon?.screenLock.fileSays(file)
+        // Ids of another server instance are forgotten, not closed, before the first decision.
+        let identity = self.identity
+        let identified = self.daemon?.machine.handle(.serverIdentified(identity), now: self.now) ?? []
+        self.execute(MachineAction.unpublished(identified))
+        let lastGood = self.disk.keptHousehold.flatMap {
+            try? Households.variant($0, zone: self.zone, now: self.now).get()
+        }.map { LoadedHousehold(load: $0.load, digest: $0.digest, loadedAt: $0.loadedAt, fromKeptCopy: true) }
+        guard var machine = self.daemon?.machine, let lock = self.daemon?.screenLock else { return }
+        let actions = machine.startAfterRestart(
+            file: file, fileWrittenAt: self.file == .missing ? nil : self.fileWrittenAt, lock: lock,
+            household: Households.variant(self.householdVariant, zone: self.zone, now: self.now), lastGood: lastGood,
+            stateProven: proven, now: self.now)
+        self.daemon?.machine = machine
+        // A start whose state cannot be proven may take a write a daemon read for a return: the
+        // marker says its record was lost (the known limit), and a return is the safe reading.
+        self.startUnproven = !proven
+        self.owedFrom = read.lay.map { Int($0.householdDigest) - 1 }
+        self.execute(actions)
+        self.startUnproven = false
+        self.owedFrom = nil
+        self.fileWrittenWhileDown = false
+        self.keepHousehold()
+    }
+
+    var micros: UInt64 { UInt64(max(0, self.now.seconds)) * 1_000_000 }
+
+    /// The display state file as the daemon reads it: missing is away; an unreadable line is
+    /// foreground at start-up and keeps the previous state later (nil).
+    func readDisplay(startup: Bool) -> DisplayState? {
+        switch self.file {
+        case .foreground: .foreground
+        case .away, .missing: .away
+        case .garbage: startup ? .foreground : nil
+        }
+    }
+
+    mutating func handle(_ event: MachineEvent) {
+        guard var daemon = self.daemon else { return }
+        var event = event
+        if case .display(let said) = event {
+            event = .display(daemon.screenLock.fileSays(said))
+            let noted = daemon.machine.displayWritten(at: self.file == .missing ? nil : self.fileWrittenAt)
+            self.daemon = daemon
+            self.execute(noted)
+            guard let current = self.daemon else { return }
+            daemon = current
+        }
+        self.daemon?.screenLock = daemon.screenLock
+        self.events += 1
+        let actions = daemon.machine.handle(event, now: self.now)
+        self.daemon?.machine = daemon.machine
+        // A call taken back at her return while its post was out is closed, and history says so,
+        // when its id arrives: the decision was the return's.
+        if case .posted = event { self.answering = true }
+        self.execute(actions)
+        self.answering = false
+        switch event {
+        case .serverRestarted, .serverTakenOver: self.identifyServer()
+        default: break
+        }
+    }
+
+    mutating func identifyServer() {
+        guard let daemon = self.daemon, daemon.machine.serverIdentity != self.identity else { return }
+        self.handle(.serverIdentified(self.identity))
+    }
+
+    mutating func wheelTimerFired() {
+        // A return written a moment ago wins over the start (rule 1).
+        if let display = self.readDisplay(startup: false), display != self.daemon?.machine.display {
+            self.handle(.display(display))
+        }
+        self.handle(.timer)
+    }
+
+    mutating func lockChanged(_ source: LockSource, _ locked: Bool?) {
+        guard var lock = self.daemon?.screenLock else { return }
+        let wasLocked = lock.locked
+        _ = lock.source(source, says: locked, at: self.micros)
+        self.daemon?.screenLock = lock
+        if wasLocked != lock.locked {
+            self.handle(.display(self.readDisplay(startup: false) ?? lock.file))
+        }
+    }
+
+    mutating func keepHousehold() {
+        guard let household = self.daemon?.machine.household, !household.fromKeptCopy, !self.disk.full else { return }
+        self.disk.keptHousehold = Int(household.digest) - 1
+    }
+
+    mutating func retryWrites() {
+        guard var daemon = self.daemon, daemon.writes.isBehind else { return }
+        daemon.writes.retry(daemon.machine.persisted, disk: &self.disk)
+        self.daemon?.writes = daemon.writes
+    }
+
+    mutating func execute(_ actions: [MachineAction]) {
+        self.retryWrites()
+        var delivered: DeliveryKey?
+        for action in actions {
+            guard var daemon = self.daemon else { return }
+            switch action {
+            case .record(let record):
+                if record.event == .delivered, let at = record.at { delivered = DeliveryKey(lay: record.lay, at: at) }
+                self.checkWithdrawal(record)
+                if self.verbose { self.log.append("  history \(record.json.serialized())") }
+                daemon.writes.record([record], disk: &self.disk)
+                self.daemon?.writes = daemon.writes
+            case .persist:
+                daemon.writes.persist(daemon.machine.persisted, disk: &self.disk)
+                self.daemon?.writes = daemon.writes
+            case .post(let key, let start): self.post(key, start, replacing: 0)
+            case .replace(let key, let start, let replacing): self.post(key, start, replacing: replacing)
+            case .close(_, let id, let stamp): self.close(id, stamp: stamp)
+            case .chime:
+                if let key = delivered { self.bells[key, default: 0] += 1 }
+            default: break
+            }
+        }
+    }
+
+    mutating func post(_ key: DeliveryKey, _ start: Start, replacing: UInt32) {
+        guard let daemon = self.daemon else { return }
+        self.posts += 1
+        if self.verbose {
+            self.log.append("  post lay \(key.lay) \(key.at.rfc3339) \(start.itemIds) at \(self.now.rfc3339)")
+        }
+        self.checkFresh(key, start)
+        if !self.server.up {
+            guard daemon.machine.mayStartAServer(for: key) else {
+                self.deliver(
+                    .event(
+                        .postFailed(key, reason: "waiting for the desktop's own server", failure: .serverUnavailable)))
+                return
+            }
+            // The bus starts a server for the post (D-Bus activation).
+            self.server.begin()
+        }
+        if self.disk.full { self.postedWhileFull.insert(key) }
+        if self.server.hung {
+            self.server.held.append(HeldPost(key: key, replacing: replacing, sentAt: self.now, daemonRun: daemon.run))
+            return
+        }
+        let id = self.server.show(key, replacing: replacing)
+        self.deliver(.identify)
+        self.deliver(.event(.posted(key, notificationId: id, server: self.identity)))
+    }
+
+    mutating func close(_ id: UInt32, stamp: String?) {
+        // An id of an instance that left closes nothing: its cards went with it.
+        guard self.server.up, stamp == nil || stamp == self.identity else { return }
+        if self.server.hung {
+            self.server.heldCloses.append(id)
+        } else if self.server.close(id) {
+            self.deliver(.event(.serverClosed(notificationId: id, reason: 3, server: self.identity)))
+        }
+    }
+
+    /// Queues what the bus brings the running daemon on a later iteration.
+    mutating func deliver(_ delivery: SimDelivery) {
+        guard let run = self.daemon?.run else { return }
+        self.queue.append((run, delivery))
+    }
+
+    mutating func drain() {
+        var handled = 0
+        while !self.queue.isEmpty, self.violation == nil {
+            let (run, delivery) = self.queue.removeFirst()
+            guard run == self.daemon?.run else { continue }
+            handled += 1
+            if handled > 10_000 {
+                self.broke("livelock", "the daemon and the bus exchanged 10000 messages in one step")
+                return
+            }
+            switch delivery {
+            case .identify: self.identifyServer()
+            case .event(let event): self.handle(event)
+            }
+        }
+    }
+
+    // MARK: The world's own changes
+
+    mutating func serverChanges(_ change: SimStep.ServerChange) {
+        switch change {
+        case .restart, .stop:
+            guard self.server.up else { return }
+            self.serverLeft()
+            if change == .restart { self.server.begin() }
+            self.deliver(.event(.serverRestarted))
+        case .begin:
+            guard !self.server.up else { return }
+            self.server.begin()
+            self.deliver(.identify)
+        case .hang:
+            if self.server.up { self.server.hung = true }
+        case .wake:
+            guard self.server.hung else { return }
+            self.server.hung = false
+            let held = self.server.held
+            self.server.held = []
+            for post in held {
+                let id = self.server.show(post.key, replacing: post.replacing)
+                if !post.timedOut && post.daemonRun == self.daemon?.run {
+                    self.deliver(.identify)
+                    self.deliver(.event(.posted(post.key, notificationId: id, server: self.identity)))
+                } else {
+                    self.unreachable.insert(post.key)
+                }
+            }
+            for id in self.server.heldCloses where self.server.close(id) {
+                self.deliver(.event(.serverClosed(notificationId: id, reason: 3, server: self.identity)))
+            }
+            self.server.heldCloses = []
+        }
+    }
+
+    /// The server leaves the bus: the bus answers `NoReply` to every post it held.
+    mutating func serverLeft() {
+        for post in self.server.leave() where !post.timedOut && post.daemonRun == self.daemon?.run {
+            self.deliver(
+                .event(
+                    .postFailed(
+                        post.key, reason: "the server left without answering", failure: .outcomeUnknown)))
+        }
+    }
+
+    mutating func busTimeout() {
+        guard
+            let index = self.server.held.indices.filter({ !self.server.held[$0].timedOut }).min(by: {
+                self.server.held[$0].sentAt < self.server.held[$1].sentAt
+            })
+        else { return }
+        self.server.held[index].timedOut = true
+        let post = self.server.held[index]
+        self.unreachable.insert(post.key)
+        if post.daemonRun == self.daemon?.run {
+            self.deliver(
+                .event(.postFailed(post.key, reason: "Method call timed out", failure: .outcomeUnknown)))
+        }
+    }
+
+    mutating func click() {
+        guard self.server.up, !self.server.hung, let id = self.server.newestCard else { return }
+        _ = self.server.close(id)
+        self.deliver(.event(.clicked(notificationId: id, server: self.identity)))
+        self.deliver(.event(.serverClosed(notificationId: id, reason: 2, server: self.identity)))
+    }
+
+    mutating func kill() {
+        guard self.daemon != nil else { return }
+        // Its posts' replies reach nobody now.
+        for post in self.server.held { self.unreachable.insert(post.key) }
+        // Where neither lay.json nor the runtime directory took the state (the marker says so),
+        // a card whose id is on no disk can be closed by no later daemon: the known limit.
+        if self.disk.unprovenMarker {
+            let kept = Set(
+                ((self.disk.lay?.delivered ?? []) + (self.disk.unsaved?.delivered ?? [])).filter {
+                    $0.notificationId != nil
+                }.map(\.key))
+            for key in self.server.cards.values where !kept.contains(key) { self.unreachable.insert(key) }
+        }
+        self.daemon = nil
+        self.queue = []
+    }
+
+    mutating func powerCut() {
+        self.kill()
+        self.unprovable.formUnion(self.postedWhileFull)
+        self.disk.boot()
+        _ = self.server.leave()
+        self.server.begin()
+        self.boot += 1
+        self.lockers = [:]
+    }
+}
+
+extension FakeServer {
+    var newestCard: UInt32? { self.cards.keys.max() }
+}

@@ -1,0 +1,129 @@
+// Seeded runs: a seed makes a scenario (a zone near a DST change, a bus, a few hundred steps of
+// display flips, edits, locks, server faults, full disks, kills, power cuts and clock steps),
+// every step is checked against the rules, and a failing scenario shrinks to the fewest steps
+// that still break the same rule.
+
+import DaysomeCore
+
+/// What one run did.
+public struct SimResult: Sendable {
+    public let violation: SimViolation?
+    /// Virtual seconds the run covered.
+    public let simulatedSeconds: Int64
+    /// Events the daemon's machine handled (timers, the bus, the files, the lockers), and posts it made.
+    public let events: Int
+    public let posts: Int
+    public let steps: Int
+}
+
+public enum Simulation {
+    /// The scenario a seed names.
+    public static func scenario(seed: UInt64, steps count: Int) -> SimScenario {
+        var random = SimRandom(seed: seed)
+        let change = SimScenario.changes[Int.random(in: 0..<SimScenario.changes.count, using: &random)]
+        let utc = Zone(name: "UTC", rules: .utc)
+        let at = TimeParsing.instant(change.at, zone: utc) ?? Instant(seconds: 0)
+        let start = at.adding(seconds: -Int64.random(in: 0...(36 * 3_600), using: &random))
+        let busTimesOut = random.chance(50)
+        let steps = (0..<count).map { _ in Self.step(&random) }
+        return SimScenario(zone: change.zone, start: start, busTimesOut: busTimesOut, steps: steps)
+    }
+
+    /// One random step, weighted toward time passing and the display flipping.
+    static func step(_ random: inout SimRandom) -> SimStep {
+        let roll = Int.random(in: 0..<100, using: &random)
+        switch roll {
+        case 0..<40:
+            let span = Int.random(in: 0..<10, using: &random)
+            let seconds: Int64 =
+                span < 5
+                ? Int64.random(in: 1...120, using: &random)
+                : span < 8
+                    ? Int64.random(in: 120...1_800, using: &random) : Int64.random(in: 3_600...28_800, using: &random)
+            return .advance(seconds: seconds)
+        case 40..<54:
+            let words: [SimStep.FileWord] = [
+                .foreground, .foreground, .away, .away, .foreground, .away, .missing, .garbage,
+            ]
+            return .display(words[Int.random(in: 0..<words.count, using: &random)])
+        case 54..<58:
+            return .household(random.chance(50) ? 0 : Int.random(in: 1..<Households.count, using: &random))
+        case 58..<64:
+            let source = LockSource.lockers[Int.random(in: 0..<LockSource.lockers.count, using: &random)]
+            return .locker(source, random.chance(50))
+        case 64..<68:
+            return .lockRequest(random.chance(60), answered: random.chance(50))
+        case 68..<76:
+            let changes: [SimStep.ServerChange] = [.restart, .restart, .stop, .begin, .begin, .hang, .wake, .wake]
+            return .server(changes[Int.random(in: 0..<changes.count, using: &random)])
+        case 76..<79: return .click
+        case 79..<83: return .diskFull(random.chance(50))
+        case 83..<85: return .runtimeFull(random.chance(50))
+        case 85..<89: return .kill
+        case 89..<96: return .start
+        case 96..<97: return .powerCut
+        default:
+            let seconds = Int64.random(in: 30...7_200, using: &random)
+            return .clockStep(seconds: random.chance(50) ? seconds : -seconds)
+        }
+    }
+
+    /// Runs a scenario to its end or its first broken rule.
+    /// With `verbose`, each step and what the daemon did is printed.
+    public static func run(_ scenario: SimScenario, verbose: Bool = false) throws(SimTraceError) -> SimResult {
+        try self.play(scenario, verbose: verbose).result
+    }
+
+    /// Runs a scenario, and keeps the world it ends in (a test reads the fake server's cards).
+    static func play(
+        _ scenario: SimScenario, verbose: Bool = false
+    ) throws(SimTraceError) -> (
+        result: SimResult, world: SimWorld
+    ) {
+        var world = SimWorld(
+            zone: try Households.zone(scenario.zone), start: scenario.start, busTimesOut: scenario.busTimesOut)
+        world.verbose = verbose
+        var violation = world.violation
+        var done = 0
+        for (index, step) in scenario.steps.enumerated() where violation == nil {
+            violation = world.apply(step, index: index)
+            done = index + 1
+            if verbose {
+                print("\(index + 1). \(step.line)  [\(world.now.rfc3339)]")
+                for line in world.log { print(line) }
+                world.log = []
+            }
+        }
+        let result = SimResult(
+            violation: violation, simulatedSeconds: world.now.seconds - scenario.start.seconds, events: world.events,
+            posts: world.posts, steps: done)
+        return (result, world)
+    }
+
+    /// The fewest steps (found greedily) that still break `rule`: chunks of the trace are dropped
+    /// while the run still fails on the same rule.
+    public static func shrink(_ scenario: SimScenario, rule: String) -> SimScenario {
+        var best = scenario
+        var chunk = max(1, best.steps.count / 2)
+        while chunk >= 1 {
+            var start = 0
+            var removed = false
+            while start < best.steps.count {
+                var trial = best
+                trial.steps.removeSubrange(start..<min(start + chunk, trial.steps.count))
+                if let result = try? Self.run(trial), result.violation?.rule == rule {
+                    best = trial
+                    removed = true
+                } else {
+                    start += chunk
+                }
+            }
+            if !removed { chunk /= 2 }
+        }
+        // What remains after the failing step plays no part.
+        if let result = try? Self.run(best), let step = result.violation?.step {
+            best.steps = Array(best.steps.prefix(step + 1))
+        }
+        return best
+    }
+}

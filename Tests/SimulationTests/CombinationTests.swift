@@ -1,0 +1,36 @@
+// The four combinations issue 25 names, each as a trace in the corpus, with what she would
+// notice asserted on the simulated server (scripts/simulate-reverts shows each is caught with
+// its fix taken out).
+
+import DaysomeCore
+import Testing
+
+@testable import DaysomeSimulator
+
+@Suite struct CombinationTests {
+    let lunch = DeliveryKey(lay: 1, at: instant("2026-12-03T12:30:00Z"))
+
+    @Test func aFullDiskAndARestartInsideTheGraceWindowCallLunchOnce() throws {
+        let world = try play("full-disk-and-a-restart-inside-the-grace-window.trace")
+        #expect(world.server.madeCounts[self.lunch] == 1)
+        #expect(world.bells[self.lunch] == 1)
+    }
+
+    @Test func aServerHungPastTheBusTimeoutShowsOneCardForLunch() throws {
+        let world = try play("a-server-hung-past-the-bus-timeout.trace")
+        #expect(world.server.madeCounts[self.lunch] == 1)
+        #expect(world.server.cards.values.filter { $0 == self.lunch }.count == 1)
+    }
+
+    @Test func aRestartWhileLockedKeepsLunchOnScreen() throws {
+        let world = try play("a-restart-while-locked-with-lunch-on-screen.trace")
+        #expect(world.server.cards.values.contains(self.lunch))
+        #expect(!world.disk.history.contains { $0.event == .withdrawn })
+    }
+
+    @Test func anUnlockWhileTheDaemonWasStoppedLetsNoCallOverTheDay() throws {
+        let world = try play("an-unlock-while-the-daemon-was-stopped.trace")
+        #expect(world.server.madeCounts.isEmpty)
+        #expect(world.daemon?.machine.display == .foreground)
+    }
+}
