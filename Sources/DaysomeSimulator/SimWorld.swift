@@ -240,17 +240,15 @@ public struct SimWorld: Sendable {
     mutating func handle(_ event: MachineEvent) {
         guard var daemon = self.daemon else { return }
         var event = event
+        var noted: [MachineAction] = []
         if case .display(let said) = event {
             event = .display(daemon.screenLock.fileSays(said))
-            let noted = daemon.machine.displayWritten(at: self.file == .missing ? nil : self.fileWrittenAt)
-            self.daemon = daemon
-            self.execute(noted)
-            guard let current = self.daemon else { return }
-            daemon = current
+            noted = daemon.machine.displayWritten(at: self.file == .missing ? nil : self.fileWrittenAt)
         }
         self.daemon?.screenLock = daemon.screenLock
         self.events += 1
-        let actions = daemon.machine.handle(event, now: self.now)
+        var actions = daemon.machine.handle(event, now: self.now)
+        if !actions.contains(.persist) { actions = noted + actions }
         self.daemon?.machine = daemon.machine
         // A call taken back at her return while its post was out is closed, and history says so,
         // when its id arrives: the decision was the return's.
