@@ -1,0 +1,145 @@
+// ManualLoop: the loop seam's virtual twin. What the daemon relies on from sd-event holds on it,
+// and one scenario written against `Loop` runs the same on both loops.
+
+import Glibc
+import Testing
+
+@testable import SystemdKit
+
+@Suite struct ManualLoopTests {
+    let start: UInt64 = 1_796_256_000_000_000  // 2026-12-03T00:00:00Z
+
+    @Test func timersFireAtTheirTimesInOrderAsVirtualTimeAdvances() throws {
+        let loop = ManualLoop(realtime: self.start)
+        var fired: [(String, UInt64)] = []
+        let later = try loop.timer(clock: CLOCK_REALTIME, at: self.start + 3_000_000, accuracy: 1_000, description: "b")
+        {
+            fired.append(("b", loop.now(CLOCK_REALTIME)))
+        }
+        let sooner = try loop.timer(
+            clock: CLOCK_MONOTONIC, at: loop.now(CLOCK_MONOTONIC) + 1_000_000, accuracy: 1_000, description: "a"
+        ) { fired.append(("a", loop.now(CLOCK_REALTIME))) }
+        loop.advance(by: 2_000_000)
+        #expect(fired.map(\.0) == ["a"])
+        loop.advance(by: 60_000_000)
+        #expect(fired.map(\.0) == ["a", "b"])
+        #expect(fired.map(\.1) == [self.start + 1_000_000, self.start + 3_000_000])
+        _ = (later, sooner)
+    }
+
+    @Test func aOneshotTimerTurnsItselfOffUntilArmedAgainInPlace() throws {
+        let loop = ManualLoop(realtime: self.start)
+        var count = 0
+        let timer = try loop.timer(clock: CLOCK_REALTIME, at: self.start + 1_000, accuracy: 1_000, description: "t") {
+            count += 1
+        }
+        loop.advance(by: 10_000_000)
+        #expect(count == 1)
+        try timer.setTime(self.start + 20_000_000)
+        try timer.setEnabled(.oneshot)
+        loop.advance(by: 5_000_000)
+        #expect(count == 1)
+        loop.advance(by: 5_000_000)
+        #expect(count == 2)
+        timer.cancel()
+        try? timer.setEnabled(.oneshot)
+        loop.advance(by: 3_600_000_000)
+        #expect(count == 2)
+    }
+
+    @Test func aRealtimeJumpFiresTheClockJumpWatchAndMovesNoMonotonicTimer() throws {
+        let loop = ManualLoop(realtime: self.start)
+        var jumps = 0
+        var monotonicFired = false
+        let watch = try loop.clockJumps(description: "clock-jump") { jumps += 1 }
+        let timer = try loop.timer(
+            clock: CLOCK_MONOTONIC, at: loop.now(CLOCK_MONOTONIC) + 1_000_000, accuracy: 1_000, description: "m"
+        ) { monotonicFired = true }
+        let monotonic = loop.now(CLOCK_MONOTONIC)
+        loop.jumpRealtime(to: self.start + 7_200_000_000)
+        #expect(jumps == 1)
+        #expect(loop.now(CLOCK_REALTIME) == self.start + 7_200_000_000)
+        #expect(loop.now(CLOCK_MONOTONIC) == monotonic)
+        #expect(!monotonicFired)
+        _ = (watch, timer)
+    }
+
+    @Test func aDeferredSourceRunsOnceAtTheNextIterationAndAgainWhenEnabled() throws {
+        let loop = ManualLoop(realtime: self.start)
+        var runs = 0
+        let reload = try loop.deferred(description: "reload") { runs += 1 }
+        loop.runPending()
+        loop.runPending()
+        #expect(runs == 1)
+        try reload.setEnabled(.oneshot)
+        loop.runPending()
+        #expect(runs == 2)
+    }
+
+    @Test func inotifyAndPidfdTriggersReachOnlyTheirOwnSources() throws {
+        let loop = ManualLoop(realtime: self.start)
+        var seen: [String] = []
+        let display = try loop.inotify(path: "/run/d", mask: [.closeWrite, .movedTo], description: "display") {
+            seen.append("display \($0.name ?? "-")")
+        }
+        let household = try loop.inotify(path: "/home/h", mask: [.closeWrite], description: "household") {
+            seen.append("household \($0.name ?? "-")")
+        }
+        let pid = try loop.pidfdExit(42, description: "display-pid") { seen.append("exited") }
+        loop.changed(path: "/run/d", InotifyEvent(mask: .movedTo, name: "display-state"))
+        loop.changed(path: "/run/d", InotifyEvent(mask: .delete, name: "display-state"))
+        loop.exited(pidfd: 41)
+        loop.exited(pidfd: 42)
+        loop.exited(pidfd: 42)
+        #expect(seen == ["display display-state", "exited"])
+        _ = (display, household, pid)
+    }
+
+    @Test func sourcesReadyTogetherRunByPriorityThenInTheOrderTheyWereAdded() throws {
+        let loop = ManualLoop(realtime: self.start)
+        var order: [String] = []
+        let wheel = try loop.timer(
+            clock: CLOCK_REALTIME, at: self.start + 1_000_000, accuracy: 1_000, description: "wheel"
+        ) {
+            order.append("wheel")
+        }
+        let display = try loop.timer(
+            clock: CLOCK_REALTIME, at: self.start + 1_000_000, accuracy: 1_000, description: "display"
+        ) {
+            order.append("display")
+        }
+        // The display's return is seen before a start due in the same iteration.
+        try display.setPriority(-10)
+        loop.advance(by: 1_000_000)
+        #expect(order == ["display", "wheel"])
+        _ = wheel
+    }
+
+    /// One scenario written against `Loop`: a deferred reload, then a timer 20 ms on that stops.
+    static func scenario(
+        _ loop: any Loop, stop: @escaping () -> Void
+    ) throws -> (log: () -> [String], keep: [AnyObject]) {
+        final class Log { var lines: [String] = [] }
+        let log = Log()
+        let reload = try loop.deferred(description: "reload") { log.lines.append("reload") }
+        let timer = try loop.timer(
+            clock: CLOCK_MONOTONIC, at: loop.now(CLOCK_MONOTONIC) + 20_000, accuracy: 1_000, description: "wheel"
+        ) {
+            log.lines.append("wheel")
+            stop()
+        }
+        return ({ log.lines }, [reload, timer])
+    }
+
+    @Test func oneScenarioRunsTheSameOnSdEventAndOnTheManualLoop() throws {
+        let real = try EventLoop()
+        let (realLog, realKeep) = try Self.scenario(real) { try? real.exit(code: 0) }
+        #expect(try runLoop(real) == 0)
+        let manual = ManualLoop(realtime: self.start)
+        let (manualLog, manualKeep) = try Self.scenario(manual) {}
+        manual.advance(by: 20_000)
+        #expect(realLog() == ["reload", "wheel"])
+        #expect(manualLog() == realLog())
+        _ = (realKeep, manualKeep)
+    }
+}
