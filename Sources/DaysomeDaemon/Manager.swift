@@ -300,8 +300,7 @@ final class Manager {
                 self.arm(instant)
             case .log(let priority, let message):
                 self.logger.log(priority, message)
-            case .layTimers(let lay, let starts, let replacing):
-                let exact = self.machine.household?.load.household.settings.exactAlarms ?? true
+            case .layTimers(let lay, let starts, let replacing, let exact):
                 self.systemd?.lay(lay, starts: starts, replacing: replacing, exactAlarms: exact)
             case .stopTimers:
                 self.systemd?.stopAll()

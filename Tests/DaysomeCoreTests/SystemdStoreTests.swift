@@ -20,7 +20,7 @@ func managerMachine(
 /// The starts of every layTimers action.
 func laidTimers(_ actions: [MachineAction]) -> [(lay: UInt64, starts: [Start], replacing: Bool)] {
     actions.compactMap {
-        if case .layTimers(let lay, let starts, let replacing) = $0 { return (lay, starts, replacing) }
+        if case .layTimers(let lay, let starts, let replacing, _) = $0 { return (lay, starts, replacing) }
         return nil
     }
 }

@@ -60,7 +60,7 @@ extension DaemonMachine {
                 // did: what it holds is then exactly the lay, whatever it was doing when the clock moved.
                 let refresh: [MachineAction] =
                     self.config.startsLiveIn == .systemd
-                    ? [.layTimers(lay: lay.number, starts: self.laid.managerStarts, replacing: true)] : []
+                    ? [self.layTimers(lay: lay.number, starts: self.laid.managerStarts, replacing: true)] : []
                 return refresh + [
                     .log(.info, "\(reason): the plan holds the same \(remaining.count) starts; lay \(lay.number) kept")
                 ]

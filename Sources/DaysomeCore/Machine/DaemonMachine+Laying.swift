@@ -37,9 +37,9 @@ extension DaemonMachine {
         var actions: [MachineAction] = []
         if self.laid.store == .systemd {
             if replacing {
-                actions.append(.layTimers(lay: lay.number, starts: self.laid.managerStarts, replacing: true))
+                actions.append(self.layTimers(lay: lay.number, starts: self.laid.managerStarts, replacing: true))
             } else if !starts.isEmpty {
-                actions.append(.layTimers(lay: lay.number, starts: starts, replacing: false))
+                actions.append(self.layTimers(lay: lay.number, starts: starts, replacing: false))
             }
         }
         lay.laidUntil = until

@@ -291,7 +291,7 @@ public struct DaemonMachine: Sendable {
                 break
             }
             actions.append(.log(.notice, "The systemd manager lost the timers of lay \(lay.number); laying them again"))
-            actions.append(.layTimers(lay: lay.number, starts: self.laid.managerStarts, replacing: true))
+            actions.append(self.layTimers(lay: lay.number, starts: self.laid.managerStarts, replacing: true))
         case .clicked(let id, let server):
             actions += self.clicked(id, server: server, now: now)
         case .serverIdentified(let identity):
@@ -308,6 +308,13 @@ public struct DaemonMachine: Sendable {
             actions += self.serverInstanceGone(instance, now: now)
         }
         return actions + self.finish(now: now)
+    }
+
+    /// The manager's timers for a lay, under the household's exact-alarms setting.
+    func layTimers(lay: UInt64, starts: [Start], replacing: Bool) -> MachineAction {
+        .layTimers(
+            lay: lay, starts: starts, replacing: replacing,
+            exactAlarms: self.household?.load.household.settings.exactAlarms ?? true)
     }
 
     /// The actions every step ends with: the queue published and the timer armed.

@@ -111,8 +111,9 @@ public enum MachineAction: Sendable, Equatable {
     /// Log a line at a syslog priority.
     case log(LogPriority, String)
     /// Systemd backend: put these starts of a lay into the manager as one more timer; with
-    /// `replacing`, first stop every `daysome-` timer the manager holds.
-    case layTimers(lay: UInt64, starts: [Start], replacing: Bool)
+    /// `replacing`, first stop every `daysome-` timer the manager holds. `exactAlarms` is the
+    /// household's setting the lay was made under (timers to the second, or to the minute).
+    case layTimers(lay: UInt64, starts: [Start], replacing: Bool, exactAlarms: Bool)
     /// Systemd backend: stop every `daysome-` timer.
     case stopTimers
     /// Play the bell (the household's chime is on, and a call was just posted).
