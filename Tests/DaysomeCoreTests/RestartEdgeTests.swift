@@ -1,7 +1,8 @@
 // Edges the seeded simulator found (Tests/SimulationTests/Corpus), each pinned here on the
 // machine alone: a display write the daemon read is no return after a restart, a card from
 // before the daemon's restart is never brought back by a server's leaving, and a server's slow
-// answer is not told as a call made after its minute.
+// answer is not told as a call made after its minute, and a retry due before the tablet slept
+// never goes out after its window when it wakes.
 
 import DaysomeCore
 import Testing
@@ -75,5 +76,20 @@ struct RestartEdgeTests {
         daemon.reply(daemon.heldPosts.removeFirst())
         #expect(
             daemon.events(.delivered).map(\.reason) == ["the notification server answered 1800 s after it was posted"])
+    }
+
+    @Test("A call whose retry fell due while the tablet slept is never posted after its window when it wakes")
+    func aRetryDueWhileTheTabletSleptIsNotPostedAfterItsWindow() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)
+        daemon.holdReplies = true
+        daemon.run(until: self.lunch)
+        let key = daemon.heldPosts.removeFirst()
+        daemon.send(.postFailed(key, reason: "no server", failure: .serverUnavailable))
+        // Asleep for two hours: the retry (due a second later) and the card's end both passed.
+        daemon.jump(to: self.lunch.adding(seconds: 7_200))
+        daemon.send(.timer)
+        #expect(daemon.posts.count == 1)
+        #expect(daemon.events(.dropped).map(\.at) == [self.lunch])
+        #expect(daemon.events(.dropped).first?.reason?.hasPrefix("its window closed") == true)
     }
 }

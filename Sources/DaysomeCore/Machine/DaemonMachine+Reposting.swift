@@ -97,10 +97,27 @@ extension DaemonMachine {
         repost.timer = nil
         self.inHand.reposts[key] = repost
         guard self.display == .away,
-            self.persisted.delivered.contains(where: { $0.key == key && $0.notificationId == nil })
+            let call = self.persisted.delivered.first(where: { $0.key == key && $0.notificationId == nil })
         else {
             self.inHand.reposts[key] = nil
             return []
+        }
+        // Its retry was due inside rule 2's window, but nothing ran until now (the tablet slept,
+        // or the clock moved on): too late to post it at all.
+        let last = min(key.at.adding(seconds: self.config.grace), call.expiresAt.adding(seconds: -1))
+        guard now <= last else {
+            self.persisted.delivered.removeAll { $0.key == key }
+            self.cancelExpiry(key)
+            self.cancelRepost(key)
+            let reason =
+                "its window closed before a notification server took it again (nothing ran until \(now.rfc3339))"
+            return [
+                .record(
+                    HistoryRecord(
+                        time: now, event: repost.rang ? .withdrawn : .dropped, lay: key.lay, at: key.at,
+                        itemIds: call.itemIds, reason: reason)),
+                .persist,
+            ]
         }
         self.inHand.posting(key, to: self.serverIdentity, at: now)
         return [
