@@ -34,7 +34,8 @@ public enum Exploration {
     ) throws(SimTraceError)
         -> ExplorationResult
     {
-        let first = SimWorld(zone: try Households.zone(Self.zone), start: Self.start, busTimesOut: true)
+        let first = SimWorld(
+            zone: try Households.zone(Self.zone), start: Self.start, busTimesOut: true, backend: .wheel)
         var seen: Set<String> = [first.fingerprint]
         var frontier: [(world: SimWorld, path: [SimStep])] = [(first, [])]
         var transitions = 0

@@ -13,9 +13,12 @@ public struct SimScenario: Sendable, Equatable {
     /// Whether the bus answers `NoReply` to a post a hung server has held for 25 s (dbus-daemon's
     /// reply timeout); the server may still show the call when it wakes.
     public var busTimesOut: Bool
+    /// Where the lay's starts wait: the daemon's wheel, or the systemd manager's timers.
+    public var backend: StartStore
     public var steps: [SimStep]
 
-    public init(zone: String, start: Instant, busTimesOut: Bool, steps: [SimStep]) {
+    public init(zone: String, start: Instant, busTimesOut: Bool, backend: StartStore = .wheel, steps: [SimStep]) {
+        self.backend = backend
         self.zone = zone
         self.start = start
         self.busTimesOut = busTimesOut
@@ -33,6 +36,7 @@ public struct SimScenario: Sendable, Equatable {
     /// The text form: a header of `key value` lines, then one step per line.
     public var text: String {
         var lines = ["zone \(self.zone)", "start \(self.start.rfc3339)", "busTimesOut \(self.busTimesOut)"]
+        if self.backend != .wheel { lines.append("backend \(self.backend.rawValue)") }
         lines += self.steps.map(\.line)
         return lines.joined(separator: "\n") + "\n"
     }
@@ -42,6 +46,7 @@ public struct SimScenario: Sendable, Equatable {
         var zone: String?
         var start: Instant?
         var busTimesOut = false
+        var backend = StartStore.wheel
         var steps: [SimStep] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingSpaces
@@ -53,6 +58,11 @@ public struct SimScenario: Sendable, Equatable {
                 if start == nil { throw SimTraceError(line: index + 1, "is not an RFC 3339 instant: '\(line)'") }
             } else if line.hasPrefix("busTimesOut ") {
                 busTimesOut = line.hasSuffix("true")
+            } else if line.hasPrefix("backend ") {
+                guard let store = StartStore(rawValue: String(line.dropFirst(8))) else {
+                    throw SimTraceError(line: index + 1, "names no backend (wheel or systemd): '\(line)'")
+                }
+                backend = store
             } else if let step = SimStep(line: line) {
                 steps.append(step)
             } else {
@@ -61,7 +71,7 @@ public struct SimScenario: Sendable, Equatable {
         }
         guard let zone else { throw SimTraceError(line: 1, "no 'zone' line") }
         guard let start else { throw SimTraceError(line: 1, "no 'start' line") }
-        self.init(zone: zone, start: start, busTimesOut: busTimesOut, steps: steps)
+        self.init(zone: zone, start: start, busTimesOut: busTimesOut, backend: backend, steps: steps)
     }
 }
 

@@ -33,6 +33,11 @@ public enum SimStep: Sendable, Equatable {
     case powerCut
     /// The realtime clock steps by this much (NTP, a carer's hand), without time passing.
     case clockStep(seconds: Int64)
+    /// The tablet sleeps this long: nothing runs, then the overdue timer fires and the clock-jump
+    /// watch says the clock was set.
+    case suspend(seconds: Int64)
+    /// The systemd user manager restarts (systemd backend): the lay's timers are gone.
+    case managerRestart
 
     /// What the display state file holds.
     public enum FileWord: String, Sendable, CaseIterable {
@@ -60,6 +65,8 @@ public enum SimStep: Sendable, Equatable {
         case .start: "start"
         case .powerCut: "power-cut"
         case .clockStep(let seconds): "clock \(seconds)"
+        case .suspend(let seconds): "suspend \(seconds)"
+        case .managerRestart: "manager-restart"
         }
     }
 
@@ -98,6 +105,10 @@ public enum SimStep: Sendable, Equatable {
         case ("clock", 1):
             guard let seconds = Int64(rest[0]) else { return nil }
             self = .clockStep(seconds: seconds)
+        case ("suspend", 1):
+            guard let seconds = Int64(rest[0]), seconds >= 0 else { return nil }
+            self = .suspend(seconds: seconds)
+        case ("manager-restart", 0): self = .managerRestart
         default: return nil
         }
     }

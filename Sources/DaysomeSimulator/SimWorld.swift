@@ -37,7 +37,9 @@ public struct SimViolation: Error, Sendable, Equatable, CustomStringConvertible 
 public struct SimWorld: Sendable {
     let zone: Zone
     let busTimesOut: Bool
-    let config = MachineConfig()
+    let config: MachineConfig
+    /// The systemd backend's manager: the timers it holds for each lay, until each fires once.
+    var managerTimers: [UInt64: [Start]] = [:]
     public private(set) var now: Instant
     var boot = 1
     var file: SimStep.FileWord = .foreground
@@ -79,10 +81,11 @@ public struct SimWorld: Sendable {
     var stepIndex = 0
 
     /// The world at `start`, the display in front, the daemon started on household 0.
-    public init(zone: Zone, start: Instant, busTimesOut: Bool) {
+    public init(zone: Zone, start: Instant, busTimesOut: Bool, backend: StartStore) {
         self.zone = zone
         self.now = start
         self.busTimesOut = busTimesOut
+        self.config = MachineConfig(startsLiveIn: backend)
         self.fileWrittenAt = start
         self.startDaemon()
         self.drain()
@@ -135,6 +138,18 @@ public struct SimWorld: Sendable {
         case .clockStep(let seconds):
             self.now = self.now.adding(seconds: seconds)
             if self.daemon != nil { self.handle(.clockChanged(reason: "the clock jumped")) }
+        case .suspend(let seconds):
+            // Nothing runs while it sleeps; on waking the overdue timers fire, and the clock-jump
+            // watch says the clock was set.
+            self.now = self.now.adding(seconds: max(0, seconds))
+            if self.daemon != nil {
+                self.wheelTimerFired()
+                self.handle(.clockChanged(reason: "the clock jumped"))
+            }
+            self.fireManagerTimers()
+        case .managerRestart:
+            self.managerTimers = [:]
+            if self.daemon != nil { self.handle(.timersLost) }
         }
         self.drain()
         self.check()
@@ -150,7 +165,8 @@ public struct SimWorld: Sendable {
             let timeout =
                 self.busTimesOut
                 ? self.server.held.filter { !$0.timedOut }.map(\.sentAt.seconds).min().map { $0 + 25 } : nil
-            guard let next = [wheel, timeout].compactMap({ $0 }).min(), next <= target.seconds else { break }
+            let manager = self.nextManagerTimer.map(\.seconds)
+            guard let next = [wheel, timeout, manager].compactMap({ $0 }).min(), next <= target.seconds else { break }
             fired += 1
             if fired > 10_000 {
                 self.broke("livelock", "the daemon's timer fired 10000 times before \(target.rfc3339)")
@@ -159,8 +175,10 @@ public struct SimWorld: Sendable {
             self.now = Instant(seconds: max(next, self.now.seconds))
             if next == timeout {
                 self.busTimeout()
-            } else {
+            } else if next == wheel {
                 self.wheelTimerFired()
+            } else {
+                self.fireManagerTimers()
             }
             self.drain()
             self.check()
@@ -313,6 +331,10 @@ public struct SimWorld: Sendable {
             case .post(let key, let start): self.post(key, start, replacing: 0)
             case .replace(let key, let start, let replacing): self.post(key, start, replacing: replacing)
             case .close(_, let id, let stamp): self.close(id, stamp: stamp)
+            case .layTimers(let lay, let starts, let replacing, _):
+                if replacing { self.managerTimers = [:] }
+                self.managerTimers[lay, default: []] += starts
+            case .stopTimers: self.managerTimers = [:]
             case .chime:
                 if let key = delivered { self.bells[key, default: 0] += 1 }
             default: break
@@ -441,6 +463,26 @@ public struct SimWorld: Sendable {
         }
     }
 
+    /// The manager's next timer: the earliest start it holds (a transient calendar timer fires once).
+    var nextManagerTimer: Instant? {
+        self.managerTimers.values.joined().map(\.at).min()
+    }
+
+    /// Each manager timer due fires its service: `daysomectl fire --lay N` tells the running
+    /// daemon (with no daemon, the fire reaches nobody; the start is owed at its restart).
+    mutating func fireManagerTimers() {
+        let due = self.managerTimers.filter { $0.value.contains { $0.at <= self.now } }.keys.sorted()
+        for lay in due { self.managerTimers[lay]?.removeAll { $0.at <= self.now } }
+        for lay in due {
+            guard var daemon = self.daemon else { return }
+            self.events += 1
+            let (_, actions) = daemon.machine.fire(lay: lay, now: self.now)
+            self.daemon?.machine = daemon.machine
+            self.execute(actions)
+            self.drain()
+        }
+    }
+
     mutating func click() {
         guard self.server.up, !self.server.hung, let id = self.server.newestCard else { return }
         _ = self.server.close(id)
@@ -455,6 +497,8 @@ public struct SimWorld: Sendable {
         // Where neither lay.json nor the runtime directory took the state (the marker says so),
         // a card whose id is on no disk can be closed by no later daemon: the known limit.
         if self.disk.unprovenMarker {
+            // Nothing recorded them: a clock stepped back since may make them due again.
+            self.unprovable.formUnion(self.postedWhileFull)
             let kept = Set(
                 ((self.disk.lay?.delivered ?? []) + (self.disk.unsaved?.delivered ?? [])).filter {
                     $0.notificationId != nil
@@ -473,6 +517,8 @@ public struct SimWorld: Sendable {
         self.server.begin()
         self.boot += 1
         self.lockers = [:]
+        // The user manager starts again at boot: transient timers are gone with it.
+        self.managerTimers = [:]
     }
 }
 

@@ -25,12 +25,13 @@ public enum Simulation {
         let at = TimeParsing.instant(change.at, zone: utc) ?? Instant(seconds: 0)
         let start = at.adding(seconds: -Int64.random(in: 0...(36 * 3_600), using: &random))
         let busTimesOut = random.chance(50)
-        let steps = (0..<count).map { _ in Self.step(&random) }
-        return SimScenario(zone: change.zone, start: start, busTimesOut: busTimesOut, steps: steps)
+        let backend: StartStore = random.chance(30) ? .systemd : .wheel
+        let steps = (0..<count).map { _ in Self.step(&random, backend: backend) }
+        return SimScenario(zone: change.zone, start: start, busTimesOut: busTimesOut, backend: backend, steps: steps)
     }
 
     /// One random step, weighted toward time passing and the display flipping.
-    static func step(_ random: inout SimRandom) -> SimStep {
+    static func step(_ random: inout SimRandom, backend: StartStore) -> SimStep {
         let roll = Int.random(in: 0..<100, using: &random)
         switch roll {
         case 0..<40:
@@ -62,6 +63,9 @@ public enum Simulation {
         case 85..<89: return .kill
         case 89..<96: return .start
         case 96..<97: return .powerCut
+        case 97..<98:
+            return backend == .systemd && random.chance(60)
+                ? .managerRestart : .suspend(seconds: Int64.random(in: 60...36_000, using: &random))
         default:
             let seconds = Int64.random(in: 30...7_200, using: &random)
             return .clockStep(seconds: random.chance(50) ? seconds : -seconds)
@@ -81,7 +85,8 @@ public enum Simulation {
         result: SimResult, world: SimWorld
     ) {
         var world = SimWorld(
-            zone: try Households.zone(scenario.zone), start: scenario.start, busTimesOut: scenario.busTimesOut)
+            zone: try Households.zone(scenario.zone), start: scenario.start, busTimesOut: scenario.busTimesOut,
+            backend: scenario.backend)
         world.verbose = verbose
         var violation = world.violation
         var done = 0
