@@ -185,8 +185,8 @@ def unlocked(tablet):
 
 
 def unlock_with_pin(tablet):
-    """Her PIN on Phosh's keypad: a key press shows the keypad page, then the digits and Enter.
-    Returns (seconds from the typing to the daemon's unlocked, key presses typed)."""
+    """Her PIN on Phosh's keypad, typed as she would on a keyboard: the digits, then Enter.
+    Returns (seconds from the first typing to the daemon's unlocked, tries)."""
     started = time.monotonic()
     typed = 0
     for _ in range(3):
