@@ -147,4 +147,36 @@ struct UnitStateDirectoryTests {
         #expect(entries == ["d %h/.local/state/daysome 0700 - - -"])
         #expect(writable.contains { $0.hasSuffix("%h/.local/state/daysome") }, "\(writable)")
     }
+
+    /// `systemd-tmpfiles --user` (systemd 252) reads user-tmpfiles.d only from the XDG
+    /// directories: ~/.config, the runtime directory, /etc/xdg, ~/.local/share, /usr/local/share
+    /// and /usr/share. The package had its entry in /usr/lib, so a kiosk lingered after the
+    /// install never got her state directory ("State not saved: Read-only file system", seen on
+    /// the booted Phosh tablet). The real systemd-tmpfiles is asked, with those default
+    /// directories moved under a scratch root and the entry where scripts/build-deb installs it.
+    @Test func thePackageInstallsItsTmpfilesEntryWhereAUsersSystemdTmpfilesReadsIt() throws {
+        let script = readFile(repositoryRoot + "/scripts/build-deb")
+        let install = script.split(separator: "\n").first { $0.contains("systemd/daysome-tmpfiles.conf \"$root/") }
+        let destination = install.flatMap { $0.split(separator: "\"$root").last }.map { String($0.dropLast()) }
+        #expect(destination?.hasSuffix("/user-tmpfiles.d/daysome.conf") == true, "\(install ?? "no install line")")
+        guard let destination else { return }
+        let root = try TestDirectory()
+        var made = root.path
+        for part in destination.split(separator: "/").dropLast() {
+            made += "/\(part)"
+            #expect(mkdir(made, 0o755) == 0 || errno == EEXIST, "mkdir \(made)")
+        }
+        try writeFile(root.path + destination, readFile(repositoryRoot + "/systemd/daysome-tmpfiles.conf"))
+        let home = try root.makeDirectory("home")
+        let runtime = try root.makeDirectory("run")
+        let asked = shell(
+            "env -i HOME=\(home) XDG_RUNTIME_DIR=\(runtime) XDG_CONFIG_DIRS=\(root.path)/etc/xdg "
+                + "XDG_DATA_DIRS=\(root.path)/usr/local/share:\(root.path)/usr/share "
+                + "systemd-tmpfiles --user --cat-config")
+        print(
+            "[UnitStateDirectoryTests] systemd-tmpfiles --user read: "
+                + asked.output.split(separator: "\n").filter { $0.hasPrefix("# /") }.joined(separator: ", "))
+        #expect(asked.status == 0, "\(asked.output)")
+        #expect(asked.output.contains("# \(root.path)\(destination)\n"), "\(destination) is not read: \(asked.output)")
+    }
 }
