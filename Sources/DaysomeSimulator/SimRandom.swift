@@ -1,21 +1,11 @@
-// The simulator's one source of chance: SplitMix64, so a seed names a run on every machine.
+// The simulator's one source of chance: the core's SplitMix64, so a seed names a run on every machine.
+
+import DaysomeCore
 
 /// A seeded generator: the same seed gives the same run.
-public struct SimRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+public typealias SimRandom = SplitMix64
 
-    public init(seed: UInt64) {
-        self.state = seed
-    }
-
-    public mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// True with probability `percent` in a hundred.
     public mutating func chance(_ percent: Int) -> Bool {
         Int.random(in: 0..<100, using: &self) < percent
