@@ -20,7 +20,7 @@ import sys
 import time
 
 import walk
-from walk import KIOSK, UID, StepFailed, Tablet, poll, record, say
+from walk import KIOSK, UID, StepFailed, poll, record, say
 
 PIN = "4826"  # the kiosk user's password: Phosh's keypad has digits only
 SESSION_UNIT = "kiosk-phosh.service"
@@ -31,23 +31,8 @@ SERVER = "Phosh Notify Daemon"
 
 
 def prepare_tree(o):
-    say(f"== a fresh copy of {o.base}")
-    if os.path.exists(o.tree):
-        shutil.rmtree(o.tree)
-    subprocess.run(["cp", "-a", "--reflink=auto", o.base, o.tree], check=True)
-    t = o.tree
-    with open(f"{t}/etc/hostname", "w") as handle:
-        handle.write("kitchen-tablet\n")
-    # The kiosk user, lingering, with her PIN as her password (what Phosh's keypad checks, via PAM).
-    subprocess.run(["chroot", t, "useradd", "--create-home", "--uid", str(UID), "--shell", "/bin/bash", KIOSK],
-                   check=True)
-    subprocess.run(["chroot", t, "chpasswd"], input=f"{KIOSK}:{PIN}\n", text=True, check=True)
-    os.makedirs(f"{t}/var/lib/systemd/linger", exist_ok=True)
-    open(f"{t}/var/lib/systemd/linger/{KIOSK}", "w").close()
-    shutil.copy(f"{o.examples}/day-display-launcher", f"{t}/usr/local/bin/day-display-launcher")
-    os.makedirs(f"{t}/usr/local/share/daysome-check", exist_ok=True)
-    shutil.copy(f"{o.examples}/day_display.py", f"{t}/usr/local/share/daysome-check/day_display.py")
-    shutil.copy(o.new_deb, f"{t}/root/daysome-new.deb")
+    # Her PIN is her password: what Phosh's keypad checks, via PAM.
+    t = walk.fresh_tree_with_kiosk(o, password=PIN)
     # The session: phoc on its headless backend (no GPU: pixman), Phosh in it. phoc runs the shell
     # script with WAYLAND_DISPLAY set, which hands the session's variables to the user manager
     # (as docs/kiosk.md's import-environment does) before Phosh starts; Phosh locks at its start.
@@ -536,23 +521,12 @@ def main():
     os.makedirs(o.logs, exist_ok=True)
     say("== the Phosh walk")
     prepare_tree(o)
-    tablet = Tablet(o)
-    started = time.monotonic()
-    try:
-        walk_phosh(o, tablet)
-    except StepFailed as error:
-        record("the Phosh walk", False, str(error))
-    except Exception as error:  # a broken step is a failure, never a skip
-        record("the Phosh walk", False, f"{type(error).__name__}: {error}")
-    finally:
-        for name in ("bus.log",):
-            if os.path.exists(f"{o.tree}/home/{KIOSK}/{name}"):
-                shutil.copy(f"{o.tree}/home/{KIOSK}/{name}", os.path.join(o.logs, f"phosh-{name}"))
-        tablet.stop()
-    failed = [name for name, ok, _ in walk.results if not ok]
-    say(f"\ncheck-booted-tablet (Phosh): {len(walk.results) - len(failed)} of {len(walk.results)} steps passed "
-        f"in {time.monotonic() - started:.0f} s" + (f"; failed: {', '.join(failed)}" if failed else ""))
-    return 1 if failed or not walk.results else 0
+
+    def keep_bus_log():
+        if os.path.exists(f"{o.tree}{BUS_LOG}"):
+            shutil.copy(f"{o.tree}{BUS_LOG}", os.path.join(o.logs, "phosh-bus.log"))
+
+    return walk.run_walk(o, "the Phosh walk", "check-booted-tablet (Phosh)", walk_phosh, before_stop=keep_bus_log)
 
 
 if __name__ == "__main__":

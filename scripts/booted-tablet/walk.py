@@ -252,7 +252,10 @@ def events_for(tablet, item):
 
 # -- the walk ------------------------------------------------------------------------------------
 
-def prepare_tree(o):
+def fresh_tree_with_kiosk(o, password=None):
+    """A fresh copy of the base tree, named kitchen-tablet, with the lingering kiosk user (her
+    password, where given, is what a locker's keypad checks), the guide's display and launcher, and
+    HEAD's package. Both walks start from it."""
     say(f"== a fresh copy of {o.base}")
     if os.path.exists(o.tree):
         shutil.rmtree(o.tree)
@@ -263,17 +266,25 @@ def prepare_tree(o):
     with open(f"{t}/etc/hostname", "w") as handle:
         handle.write("kitchen-tablet\n")
     # The kiosk user, lingering (what `loginctl enable-linger kiosk` writes), and the kiosk's files
-    # as the kiosk guide sets them up: dunst with the package's dunstrc, the guide's display and
-    # launcher. The session unit is the display manager's autologin, with PAMName=login.
+    # as the kiosk guide sets them up: the guide's display and launcher.
     subprocess.run(["chroot", t, "useradd", "--create-home", "--uid", str(UID), "--shell", "/bin/bash", KIOSK],
                    check=True)
+    if password is not None:
+        subprocess.run(["chroot", t, "chpasswd"], input=f"{KIOSK}:{password}\n", text=True, check=True)
     os.makedirs(f"{t}/var/lib/systemd/linger", exist_ok=True)
     open(f"{t}/var/lib/systemd/linger/{KIOSK}", "w").close()
     shutil.copy(f"{o.examples}/day-display-launcher", f"{t}/usr/local/bin/day-display-launcher")
     os.makedirs(f"{t}/usr/local/share/daysome-check", exist_ok=True)
     shutil.copy(f"{o.examples}/day_display.py", f"{t}/usr/local/share/daysome-check/day_display.py")
-    for deb, name in ((o.new_deb, "daysome-new.deb"), (o.old_deb, "daysome-0.1.0.deb")):
-        shutil.copy(deb, f"{t}/root/{name}")
+    shutil.copy(o.new_deb, f"{t}/root/daysome-new.deb")
+    return t
+
+
+def prepare_tree(o):
+    # dunst with the package's dunstrc; the session unit is the display manager's autologin, with
+    # PAMName=login. The 0.1.0 package is there for the upgrade step.
+    t = fresh_tree_with_kiosk(o)
+    shutil.copy(o.old_deb, f"{t}/root/daysome-0.1.0.deb")
     with open(f"{t}/usr/local/bin/kiosk-session", "w") as handle:
         handle.write(f"""#!/bin/sh
 # The kiosk's graphical session, as docs/kiosk.md sets it up: an X server, openbox, the day
@@ -740,18 +751,25 @@ def main():
         parser.add_argument("--" + name, required=True)
     o = parser.parse_args()
     prepare_tree(o)
+    return run_walk(o, "the walk", "check-booted-tablet", walk)
+
+
+def run_walk(o, name, title, body, before_stop=lambda: None):
+    """Boots the prepared tree, runs `body(o, tablet)` (a broken step is a failure, never a skip),
+    stops the tablet, and prints how many steps passed. Returns the exit status."""
     tablet = Tablet(o)
     started = time.monotonic()
     try:
-        walk(o, tablet)
+        body(o, tablet)
     except StepFailed as error:
-        record("the walk", False, str(error))
+        record(name, False, str(error))
     except Exception as error:  # a broken step is a failure, never a skip
-        record("the walk", False, f"{type(error).__name__}: {error}")
+        record(name, False, f"{type(error).__name__}: {error}")
     finally:
+        before_stop()
         tablet.stop()
-    failed = [name for name, ok, _ in results if not ok]
-    say(f"\ncheck-booted-tablet: {len(results) - len(failed)} of {len(results)} steps passed "
+    failed = [step for step, ok, _ in results if not ok]
+    say(f"\n{title}: {len(results) - len(failed)} of {len(results)} steps passed "
         f"in {time.monotonic() - started:.0f} s" + (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed or not results else 0
 
