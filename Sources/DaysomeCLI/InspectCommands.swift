@@ -194,7 +194,7 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
         "Notifications in other apps: " + (notify ? "on" : "off (a carer turns on settings.notifyInOtherApps)"))
     // The real reason, from the daemon: a broken household with nothing kept is not a switch left off.
     if let reason = daemon.notLaidReason { lines.append("Nothing is laid: " + printable(reason)) }
-    lines.append("Can deliver: \(status.canDeliver ? "yes" : "no")")
+    lines.append(canDeliverLine(status))
     // Calls go on while the state directory cannot be written; what is behind is named.
     for error in daemon.stateWriteErrors ?? [] {
         lines.append("State not saved: " + printable(error.description))

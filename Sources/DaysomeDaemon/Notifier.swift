@@ -13,8 +13,11 @@ struct ServerInfo: Sendable, Equatable {
     var capabilities: [String]
     /// The urgency the next call gets there, and why (`OnEveryDesktop.urgency`).
     var choice: UrgencyChoice? = nil
-    /// What the server last said of its Do Not Disturb.
+    /// What the server last said of its Do Not Disturb (followed live, or read just before a call:
+    /// `doNotDisturbSource` tells which).
     var doNotDisturb: ServerDoNotDisturb = .unknown
+    /// How the daemon knows it.
+    var doNotDisturbSource: DoNotDisturbKnowledge = .unreadable
     /// Its vendor (`GetServerInformation`), for the quirks that name and vendor tell apart.
     var vendor: String? = nil
     /// Why calls wait for a server: kept from the post that found none until the calls it held
@@ -94,6 +97,10 @@ final class FreedesktopNotifier: Notifier {
     /// (MATE's quits when idle, and the post starts it again) is made for that one, since it is
     /// what the bus starts: its urgency, and the reason status gives, are that server's.
     private var lastServer: (name: String?, vendor: String?) = (nil, nil)
+    /// The subscription to the running server's Do Not Disturb signal, while it answers.
+    private var doNotDisturbWatch: DoNotDisturbWatch?
+    /// The watch on GSettings' `show-banners`, while GNOME Shell or Phosh answers.
+    private var bannersWatch: GSettingsDoNotDisturb?
 
     /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away,
     /// `takenOver` (with its instance) when another took the name over while it still runs (or it
@@ -180,6 +187,8 @@ final class FreedesktopNotifier: Notifier {
     /// The server (or the bus under it) went away: nothing can be posted until one is back.
     func serverGone() {
         self.server = ServerInfo(name: nil, present: false, capabilities: [], waiting: self.server.waiting)
+        self.doNotDisturbWatch = nil
+        self.bannersWatch = nil
     }
 
     /// Asks the running server for its name and capabilities, from the loop, without ever
@@ -192,12 +201,16 @@ final class FreedesktopNotifier: Notifier {
             case .success(let info):
                 self.retries = 0
                 // A server that answers a probe has not taken the calls that wait yet: still waiting.
+                // The same server keeps what it said of its Do Not Disturb until it says more.
+                let same = info.name == self.server.name
                 self.server = ServerInfo(
-                    name: info.name, present: true, capabilities: info.capabilities, vendor: info.vendor,
+                    name: info.name, present: true, capabilities: info.capabilities,
+                    doNotDisturb: same ? self.server.doNotDisturb : .unknown,
+                    doNotDisturbSource: same ? self.server.doNotDisturbSource : .unreadable, vendor: info.vendor,
                     waiting: self.server.waiting)
                 self.lastServer = (info.name, info.vendor)
                 self.server.choice = self.choose()
-                self.readDoNotDisturb()
+                self.followDoNotDisturb()
             case .failure:
                 // A slow server (GNOME's proxy on a busy machine) may answer the next probe. Whether
                 // one owns the name is known from NameOwnerChanged: no blocking call on the loop.
@@ -229,6 +242,62 @@ final class FreedesktopNotifier: Notifier {
             respectDoNotDisturb: self.respectDoNotDisturb())
     }
 
+    /// Subscribes to the running server's Do Not Disturb signal (once per server), then reads
+    /// its value: subscribing first, so that a switch between the two is never lost.
+    private func followDoNotDisturb() {
+        guard let name = self.server.name else { return }
+        if OnEveryDesktop.followsShowBanners(serverName: name) {
+            self.followShowBanners()
+            return
+        }
+        self.bannersWatch = nil
+        if self.doNotDisturbWatch?.serverName != name {
+            self.doNotDisturbWatch = DoNotDisturbWatch(
+                bus: self.notifications.bus, serverName: name,
+                changed: { [weak self] state in
+                    guard let self, self.server.name == name else { return }
+                    guard let state else {
+                        self.readDoNotDisturb()
+                        return
+                    }
+                    self.server.doNotDisturb = state
+                    self.server.choice = self.choose()
+                    self.learned()
+                },
+                settled: { [weak self] in
+                    guard let self, self.server.name == name else { return }
+                    self.server.doNotDisturbSource = self.doNotDisturbSource()
+                    self.learned()
+                })
+        }
+        self.server.doNotDisturbSource = self.doNotDisturbSource()
+        self.readDoNotDisturb()
+    }
+
+    /// GNOME Shell and Phosh keep their switch in GSettings, not on the bus: followed there.
+    private func followShowBanners() {
+        self.doNotDisturbWatch = nil
+        if self.bannersWatch == nil {
+            let name = self.server.name
+            self.bannersWatch = GSettingsDoNotDisturb(
+                bus: self.notifications.bus, loop: self.loop, environment: self.environment
+            ) { [weak self] state in
+                guard let self, self.server.name == name, state != self.server.doNotDisturb else { return }
+                self.server.doNotDisturb = state
+                self.server.choice = self.choose()
+                self.learned()
+            }
+        }
+        self.server.doNotDisturbSource = self.bannersWatch == nil ? .unreadable : .followed
+    }
+
+    /// How the running server's Do Not Disturb is known: followed where its signal is
+    /// subscribed, read before calls where only a query tells it, unreadable elsewhere.
+    private func doNotDisturbSource() -> DoNotDisturbKnowledge {
+        if self.doNotDisturbWatch?.followed == true { return .followed }
+        return OnEveryDesktop.doNotDisturbQuery(serverName: self.server.name) == nil ? .unreadable : .readBeforeCalls
+    }
+
     /// Reads the server's Do Not Disturb where the bus can tell it (`OnEveryDesktop.doNotDisturbQuery`:
     /// dunst's `paused`, xfce4-notifyd's xfconf setting, swaync's `GetDnd`, mako's modes), in the
     /// background; `then` runs once the answer (or its absence: a frozen server, a timeout) is in.
@@ -251,7 +320,9 @@ final class FreedesktopNotifier: Notifier {
                 }
             },
             completion: { [weak self] result in
-                if let self, case .success(let state) = result, state != .unknown {
+                // Whatever it says now, `unknown` included (mako with a mode of the user's own):
+                // an earlier answer is no longer its word.
+                if let self, case .success(let state) = result {
                     self.server.doNotDisturb = state
                     self.server.choice = self.choose()
                     self.learned()
