@@ -57,8 +57,10 @@ final class DoNotDisturbWatch {
                 self.slots.append(
                     try bus.onPropertyChanged(
                         sender: sender, path: path, interface: interface, name: property,
+                        // The whole variant is read, so that the entries after it still parse.
                         read: { message throws(Errno) -> Bool? in
-                            try message.enterContainer("v", "b") ? try message.readBool() : nil
+                            guard case .bool(let value) = try message.readVariant() else { return nil }
+                            return value
                         },
                         { value in changed(value.flatMap { $0 }.map { $0 ? .on : .off }) }))
             case .secondArgument(let sender, let path, let interface, let members):
@@ -82,7 +84,7 @@ final class DoNotDisturbWatch {
                     try bus.addMatch(base + "'PropertyChanged'") { message in
                         _ = try? message.readString()
                         _ = try? message.readString()
-                        guard (try? message.enterContainer("v", "b")) == true, let on = try? message.readBool() else {
+                        guard case .bool(let on)? = try? message.readVariant() else {
                             changed(nil)
                             return
                         }

@@ -302,7 +302,7 @@ final class FreedesktopNotifier: Notifier {
     /// dunst's `paused`, xfce4-notifyd's xfconf setting, swaync's `GetDnd`, mako's modes), in the
     /// background; `then` runs once the answer (or its absence: a frozen server, a timeout) is in.
     private func readDoNotDisturb(then: @escaping () -> Void = {}) {
-        guard let (message, shape) = self.doNotDisturbCall() else {
+        guard let (message, shape, neverSet) = self.doNotDisturbCall() else {
             then()
             return
         }
@@ -322,7 +322,13 @@ final class FreedesktopNotifier: Notifier {
             completion: { [weak self] result in
                 // Whatever it says now, `unknown` included (mako with a mode of the user's own):
                 // an earlier answer is no longer its word.
-                if let self, case .success(let state) = result {
+                let answer: ServerDoNotDisturb?
+                switch result {
+                case .success(let state): answer = state
+                case .failure(let error) where neverSet != nil && error.name == neverSet: answer = .off
+                case .failure: answer = nil
+                }
+                if let self, let state = answer {
                     self.server.doNotDisturb = state
                     self.server.choice = self.choose()
                     self.learned()
@@ -332,8 +338,9 @@ final class FreedesktopNotifier: Notifier {
     }
 
     /// The call that reads the server's Do Not Disturb, never letting the bus start a service for
-    /// it, and the shape of its reply; nil where the bus cannot tell.
-    private func doNotDisturbCall() -> (BusMessage, DoNotDisturbReply)? {
+    /// it, the shape of its reply, and the error that means the switch was never set (off); nil
+    /// where the bus cannot tell.
+    private func doNotDisturbCall() -> (BusMessage, DoNotDisturbReply, String?)? {
         guard let query = OnEveryDesktop.doNotDisturbQuery(serverName: self.server.name),
             let message = try? self.notifications.bus.newMethodCall(
                 destination: query.destination, path: query.path, interface: query.interface, member: query.member)
@@ -344,7 +351,7 @@ final class FreedesktopNotifier: Notifier {
         } catch {
             return nil
         }
-        return (message, query.reply)
+        return (message, query.reply, query.neverSetError)
     }
 
     /// Whether the session has a display a notification server could be started on: a non-empty
