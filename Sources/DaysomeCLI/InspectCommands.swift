@@ -128,7 +128,9 @@ func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
     for record in records {
         rows.append([
             record.time.rfc3339, record.event.rawValue, String(record.lay), record.at?.rfc3339 ?? "-",
-            record.itemIds.isEmpty ? "-" : record.itemIds.joined(separator: ","), printable(record.reason ?? ""),
+            record.itemIds.isEmpty ? "-" : record.itemIds.joined(separator: ","),
+            printable(
+                ([record.reason] + [record.held.map { "held: " + $0 }]).compactMap { $0 }.joined(separator: "; ")),
         ])
     }
     return CommandOutput(stdout: table(rows) + footer, stderr: warning)

@@ -61,6 +61,8 @@ extension Notifier {
 struct PostAnswer: Sendable, Equatable {
     let id: UInt32
     let instance: String?
+    /// Why the server holds the card out of sight, where it says so (`OnEveryDesktop.held`).
+    var held: String? = nil
 }
 
 /// Why a post failed, in the server's or the bus's words.
@@ -421,7 +423,11 @@ final class FreedesktopNotifier: Notifier {
         // A Do Not Disturb is read just before a call only where the household's choice needs it;
         // elsewhere it is read beside the call, so that status tells the server's word as of its
         // last call without the call waiting for it.
-        if OnEveryDesktop.doNotDisturbDecides(serverName: self.server.name, respect: self.respectDoNotDisturb()) {
+        // A server that sends no word when its switch moves (mako 1.7) is asked just before, so
+        // that history can say whether it holds the call.
+        if OnEveryDesktop.doNotDisturbDecides(serverName: self.server.name, respect: self.respectDoNotDisturb())
+            || self.server.doNotDisturbSource == .readBeforeCalls
+        {
             self.readDoNotDisturb(then: send)
         } else {
             send()
@@ -454,6 +460,9 @@ final class FreedesktopNotifier: Notifier {
         // waited for however late, and a late id is closed at once where the call was taken back.
         // The bus answers NoReply if the server leaves without answering, which proves it unseen.
         let busId = try? self.notifications.bus.busId
+        let held = OnEveryDesktop.held(
+            serverName: self.server.name, vendor: self.server.vendor, doNotDisturb: self.server.doNotDisturb,
+            urgency: choice.urgency)
         self.notifications.post(
             appName: "Daysome", replacesID: replacing, icon: "daysome", summary: text.summary, body: text.body,
             actions: ["default", "Open the day"],
@@ -469,7 +478,9 @@ final class FreedesktopNotifier: Notifier {
             switch result {
             case .success(let answer):
                 // The id is the instance's that answered: the name may have changed owner meanwhile.
-                completion(.success(PostAnswer(id: answer.id, instance: answer.server.map { "\(busId ?? "?") \($0)" })))
+                completion(
+                    .success(
+                        PostAnswer(id: answer.id, instance: answer.server.map { "\(busId ?? "?") \($0)" }, held: held)))
             case .failure(let error):
                 completion(
                     .failure(

@@ -157,4 +157,47 @@ struct DoNotDisturbFollowTests {
         #expect(GSettingsStore.locate(environment: ["HOME": "/h", "GSETTINGS_BACKEND": "memory"]) == nil)
         #expect(GSettingsStore.locate(environment: [:]) == nil)
     }
+
+    @Test(
+        "A call the server holds out of sight under its Do Not Disturb is delivered with held and why in history; one it shows, or one it cannot tell of, has no held"
+    )
+    func aCallTheServerHoldsIsRecordedHeld() throws {
+        func held(
+            _ name: String?, vendor: String? = nil, _ state: ServerDoNotDisturb, _ urgency: CallUrgency
+        )
+            -> String?
+        {
+            OnEveryDesktop.held(serverName: name, vendor: vendor, doNotDisturb: state, urgency: urgency)
+        }
+        // Held where the switch is on and the call's urgency does not pass it.
+        let mako = try #require(held("mako", .on, .normal))
+        #expect(mako == "mako's Do Not Disturb was on when it took the call: it keeps the card out of sight")
+        #expect(held("dunst", .on, .normal) != nil)
+        #expect(held("Phosh Notify Daemon", .on, .normal)?.hasPrefix("Phosh's") == true)
+        #expect(held("SwayNotificationCenter", .on, .normal)?.hasPrefix("swaync's") == true)
+        // Shown: critical through GNOME Shell's, Plasma's, swaync's and xfce4-notifyd's switch.
+        #expect(held("gnome-shell", vendor: "GNOME", .on, .critical) == nil)
+        #expect(held("Plasma", vendor: "KDE", .on, .critical) == nil)
+        #expect(held("SwayNotificationCenter", .on, .critical) == nil)
+        #expect(held("Xfce Notify Daemon", .on, .critical) == nil)
+        // Off, or not told: nothing claimed.
+        #expect(held("mako", .off, .normal) == nil)
+        #expect(held("lxqt-notificationd", .unknown, .normal) == nil)
+
+        // The machine writes it on the delivered line.
+        let morning = instant("2026-06-01T08:00:00Z")
+        let lunch = instant("2026-06-01T12:00:00Z")
+        var daemon = VirtualDaemon(lunchAndTea(), now: morning, display: .away)
+        daemon.holdReplies = true
+        daemon.run(until: lunch)
+        daemon.send(.posted(DeliveryKey(lay: 1, at: lunch), notificationId: 7, held: mako))
+        let delivered = try #require(daemon.events(.delivered).last)
+        #expect(delivered.held == mako)
+        let line = delivered.json.serialized()
+        #expect(line.hasSuffix(#","reason":null,"held":"\#(mako)"}"#), "\(line)")
+        #expect(try HistoryRecord(json: JSONParser.parse(line)) == delivered)
+        // A call the server shows keeps the line every daemon has written.
+        let shown = HistoryRecord(time: lunch, event: .delivered, lay: 1, at: lunch, itemIds: ["lunch"])
+        #expect(!shown.json.serialized().contains("held"))
+    }
 }

@@ -148,3 +148,64 @@ struct DoNotDisturbLiveTests {
         #expect(!world.daemonLog.contains("<3>"), "daysomed logged errors: \(world.daemonLog)")
     }
 }
+
+/// The servers that hold a call under their own Do Not Disturb (dunst paused, mako's mode,
+/// Phosh's banners off), and swaync, which shows one at critical through it.
+let holdingServers: [DesktopServer] = DesktopServer.selected.filter { server in
+    ["dunst", "mako", "phosh", "swaync"].contains(server.id)
+}
+
+@Suite("History tells a call the server holds from one it shows")
+struct HeldCallHistoryTests {
+    @Test(
+        "A call a server holds under its Do Not Disturb is delivered with held in history and not on screen; the next, with the switch off, is shown and has no held",
+        .timeLimit(.minutes(5)), arguments: holdingServers)
+    func aHeldCallIsToldFromAShownOne(server: DesktopServer) async throws {
+        let world = try DesktopWorld(server)
+        defer { world.stop() }
+        try await world.startServerWorld()
+        // Lunch at `minute` with the switch on, tea a minute later with it off (the wall clock's
+        // minutes: the server holds or shows in its own process, which no virtual clock drives).
+        let minute = nextMinute(leaving: 20)
+        try await world.startDaemon(household: matrixHousehold(minute))
+        try await world.signal("away")
+        let how = try await world.switchDoNotDisturbOn()
+        func delivered(_ item: String) async throws -> JSONObject {
+            try await poll("\(item) delivered", timeout: 20, interval: 0.2) { () -> JSONObject? in
+                let lines = try await world.ctlJSON(["history", "--json"] + world.daemonPaths)["history"]?.arrayValue
+                return (lines ?? []).compactMap(\.objectValue).first {
+                    $0["event"]?.stringValue == "delivered" && $0["itemIds"]?.arrayValue?.first?.stringValue == item
+                }
+            }
+        }
+        await pause(untilWall: Double(minute))
+        let lunch = try await delivered("lunch")
+        await pause(2)
+        let lunchSeen = try await world.shownCard(title: "Lunch")
+        let holds = !server.expected.throughDoNotDisturb
+        if holds {
+            #expect(
+                lunch["held"]?.stringValue?.contains("Do Not Disturb was on when it took the call") == true, "\(lunch)")
+            #expect(lunchSeen == nil, "held, yet on screen: \(lunchSeen ?? "")")
+        } else {
+            #expect(lunch["held"] == nil, "\(lunch)")
+            #expect(lunchSeen != nil, "shown through its Do Not Disturb, yet not on screen")
+        }
+        finding(
+            server,
+            "with its Do Not Disturb on (\(how)): lunch held \(lunch["held"]?.stringValue ?? "-"), on screen: \(lunchSeen ?? "no")"
+        )
+        let off = try await world.switchDoNotDisturbOff()
+        await pause(untilWall: Double(minute + 60))
+        let tea = try await delivered("tea")
+        let teaSeen = try? await poll("the tea call on screen", timeout: 10, interval: 0.2) {
+            try await world.shownCard(title: "A cup of tea")
+        }
+        #expect(tea["held"] == nil, "\(tea)")
+        #expect(teaSeen != nil, "the switch off, yet the call is not on screen")
+        finding(
+            server, "with it off (\(off)): tea held \(tea["held"]?.stringValue ?? "-"), on screen: \(teaSeen ?? "no")")
+        let text = try await world.ctl(["history"] + world.daemonPaths).stdout
+        #expect(text.contains("held: ") == holds, "\(text)")
+    }
+}

@@ -120,13 +120,15 @@ extension DaemonMachine {
         return replaced + [.persist, post]
     }
 
-    /// A server took a call: history says `delivered`, with how late it came when it was late.
-    func deliveredRecord(_ call: DeliveredCall, now: Instant, posted: Repost?) -> HistoryRecord {
+    /// A server took a call: history says `delivered`, with how late it came when it was late,
+    /// and why the server holds it out of sight where it said so.
+    func deliveredRecord(_ call: DeliveredCall, now: Instant, posted: Repost?, held: String? = nil) -> HistoryRecord {
         let lateness = now.seconds - call.key.at.seconds
         let reason =
             posted?.reason ?? (lateness > 1 ? "\(lateness) s after its minute, within the grace window" : nil)
         return HistoryRecord(
-            time: now, event: .delivered, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: reason)
+            time: now, event: .delivered, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: reason,
+            held: held)
     }
 
     mutating func expire(_ key: DeliveryKey, now: Instant) -> [MachineAction] {

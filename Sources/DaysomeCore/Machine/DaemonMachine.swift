@@ -234,7 +234,7 @@ public struct DaemonMachine: Sendable {
             }
         case .trySample:
             actions += self.trySample(now: now)
-        case .posted(let key, let id, let answeredBy):
+        case .posted(let key, let id, let answeredBy, let held):
             // The id belongs to the instance that answered, which may no longer own the name.
             let server = answeredBy ?? self.serverIdentity
             let posted = self.inHand.reposts[key]
@@ -247,7 +247,7 @@ public struct DaemonMachine: Sendable {
                 // Taken, and taken away at once: history says both, now that both are true.
                 if let left = answer.left {
                     let call = DeliveredCall(key: key, itemIds: left.itemIds, expiresAt: now)
-                    actions.append(.record(self.deliveredRecord(call, now: now, posted: posted)))
+                    actions.append(.record(self.deliveredRecord(call, now: now, posted: posted, held: held)))
                     actions.append(
                         .record(
                             HistoryRecord(
@@ -257,7 +257,9 @@ public struct DaemonMachine: Sendable {
             } else if let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) {
                 self.persisted.delivered[index].notificationId = id
                 self.persisted.delivered[index].server = server
-                actions.append(.record(self.deliveredRecord(self.persisted.delivered[index], now: now, posted: posted)))
+                actions.append(
+                    .record(self.deliveredRecord(self.persisted.delivered[index], now: now, posted: posted, held: held))
+                )
                 actions.append(.persist)
                 // The bell rings for a call the server took: heard and seen, never heard alone;
                 // and once per call, not again for its card posted anew on a restarted server.

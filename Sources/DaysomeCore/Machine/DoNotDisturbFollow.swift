@@ -110,6 +110,28 @@ extension OnEveryDesktop {
         knowledge == .followed ? state : .unknown
     }
 
+    /// Why the server holds a call it took out of sight, where it says so: its Do Not Disturb
+    /// was on when the call went out (as followed, or read just before it), and the call's
+    /// urgency does not pass it. nil where it shows the call or cannot say (mako does not know
+    /// a fullscreen app covers its cards).
+    public static func held(
+        serverName: String?, vendor: String?, doNotDisturb: ServerDoNotDisturb, urgency: CallUrgency
+    ) -> String? {
+        guard doNotDisturb == .on else { return nil }
+        if urgency == .critical && Self.criticalPassesDoNotDisturb(serverName: serverName, vendor: vendor) {
+            return nil
+        }
+        let who: String
+        switch serverName {
+        case "Phosh Notify Daemon": who = "Phosh"
+        case "SwayNotificationCenter": who = "swaync"
+        case "Xfce Notify Daemon": who = "xfce4-notifyd"
+        case nil: who = "the server"
+        case let name?: who = name
+        }
+        return "\(who)'s Do Not Disturb was on when it took the call: it keeps the card out of sight"
+    }
+
     /// Whether a call on this server passes its Do Not Disturb: the daemon posts `critical` there
     /// and the server shows critical through it (GNOME Shell, Plasma, xfce4-notifyd, swaync).
     static func criticalPassesDoNotDisturb(serverName: String?, vendor: String?) -> Bool {
