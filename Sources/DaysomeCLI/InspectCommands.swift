@@ -128,7 +128,9 @@ func runHistory(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
     for record in records {
         rows.append([
             record.time.rfc3339, record.event.rawValue, String(record.lay), record.at?.rfc3339 ?? "-",
-            record.itemIds.isEmpty ? "-" : record.itemIds.joined(separator: ","), printable(record.reason ?? ""),
+            record.itemIds.isEmpty ? "-" : record.itemIds.joined(separator: ","),
+            printable(
+                ([record.reason] + [record.held.map { "held: " + $0 }]).compactMap { $0 }.joined(separator: "; ")),
         ])
     }
     return CommandOutput(stdout: table(rows) + footer, stderr: warning)
@@ -194,7 +196,7 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
         "Notifications in other apps: " + (notify ? "on" : "off (a carer turns on settings.notifyInOtherApps)"))
     // The real reason, from the daemon: a broken household with nothing kept is not a switch left off.
     if let reason = daemon.notLaidReason { lines.append("Nothing is laid: " + printable(reason)) }
-    lines.append("Can deliver: \(status.canDeliver ? "yes" : "no")")
+    lines.append(canDeliverLine(status))
     // Calls go on while the state directory cannot be written; what is behind is named.
     for error in daemon.stateWriteErrors ?? [] {
         lines.append("State not saved: " + printable(error.description))

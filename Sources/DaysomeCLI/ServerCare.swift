@@ -14,9 +14,11 @@ public func serverCare(_ server: StatusSnapshot.NotificationServer) -> [String] 
     }
     if let urgency = server.urgency {
         lines.append("  Calls there: \(urgency) urgency: \(server.urgencyReason ?? "")")
-        if server.doNotDisturb != .unknown {
-            lines.append("  Its Do Not Disturb: \(server.doNotDisturb.rawValue)")
-        }
+    }
+    // Said whenever a server answers, `unknown` included: a carer reads that the daemon cannot
+    // tell, rather than nothing (on Phosh the line was missing while calls were hidden).
+    if server.doNotDisturbSource != nil || (server.urgency != nil && server.doNotDisturb != .unknown) {
+        lines.append("  Its Do Not Disturb: " + doNotDisturbWords(server))
     }
     if let refusal = server.lastRefusal {
         lines.append(
@@ -24,4 +26,29 @@ public func serverCare(_ server: StatusSnapshot.NotificationServer) -> [String] 
                 + printable(refusal.reason))
     }
     return lines
+}
+
+/// `on`, `off`, or `unknown` with why: a server that sends no word when it changes says what it
+/// said when last asked.
+func doNotDisturbWords(_ server: StatusSnapshot.NotificationServer) -> String {
+    let state = server.doNotDisturb.rawValue
+    switch server.doNotDisturbSource {
+    case .followed?:
+        return state
+    case .readBeforeCalls?:
+        let last = server.doNotDisturbLastRead.map { ", \($0.rawValue) when last asked" } ?? ""
+        return state + " (this server sends no word when it changes: read only just before a call\(last))"
+    case .unreadable?:
+        return state + " (this server does not tell it on the bus)"
+    case nil:
+        return state
+    }
+}
+
+/// `Can deliver: yes`, with what the server's Do Not Disturb may do to a call where the daemon
+/// cannot promise more (`notificationServer.doNotDisturbNote`).
+public func canDeliverLine(_ status: StatusSnapshot) -> String {
+    guard status.canDeliver else { return "Can deliver: no" }
+    guard let note = status.notificationServer.doNotDisturbNote else { return "Can deliver: yes" }
+    return "Can deliver: yes, " + printable(note)
 }

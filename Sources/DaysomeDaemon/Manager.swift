@@ -333,7 +333,9 @@ final class Manager {
                 // since (a post that started the server, answered before the probe did).
                 self?.syncServerIdentity()
                 self?.handle(
-                    .posted(key, notificationId: answer.id, server: answer.instance.flatMap { self?.stamp($0) }))
+                    .posted(
+                        key, notificationId: answer.id, server: answer.instance.flatMap { self?.stamp($0) },
+                        held: answer.held))
             case .failure(let error):
                 if error.failure == .unsent, let self {
                     self.lastRefusal = StatusSnapshot.Refusal(time: self.now(), at: key.at, reason: error.message)

@@ -29,7 +29,8 @@ extension Manager {
         return StatusSnapshot(
             pid: UInt64(getpid()), display: machine.display, lay: machine.currentLay?.number,
             backend: self.options.backend.rawValue, notifyInOtherApps: machine.notifyInOtherApps,
-            notificationServer: server.status(lastRefusal: self.lastRefusal),
+            notificationServer: server.status(
+                lastRefusal: self.lastRefusal, respectDoNotDisturb: self.respectsDoNotDisturb),
             canDeliver: machine.notifyInOtherApps && server.present && machine.household != nil,
             laidUntil: machine.currentLay?.laidUntil,
             nextStart: machine.laidStarts.first.map { StatusSnapshot.NextStart(at: $0.at, title: $0.title) },

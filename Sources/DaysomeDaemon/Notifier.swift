@@ -13,8 +13,11 @@ struct ServerInfo: Sendable, Equatable {
     var capabilities: [String]
     /// The urgency the next call gets there, and why (`OnEveryDesktop.urgency`).
     var choice: UrgencyChoice? = nil
-    /// What the server last said of its Do Not Disturb.
+    /// What the server last said of its Do Not Disturb (followed live, or read just before a call:
+    /// `doNotDisturbSource` tells which).
     var doNotDisturb: ServerDoNotDisturb = .unknown
+    /// How the daemon knows it.
+    var doNotDisturbSource: DoNotDisturbKnowledge = .unreadable
     /// Its vendor (`GetServerInformation`), for the quirks that name and vendor tell apart.
     var vendor: String? = nil
     /// Why calls wait for a server: kept from the post that found none until the calls it held
@@ -58,6 +61,8 @@ extension Notifier {
 struct PostAnswer: Sendable, Equatable {
     let id: UInt32
     let instance: String?
+    /// Why the server holds the card out of sight, where it says so (`OnEveryDesktop.held`).
+    var held: String? = nil
 }
 
 /// Why a post failed, in the server's or the bus's words.
@@ -94,6 +99,10 @@ final class FreedesktopNotifier: Notifier {
     /// (MATE's quits when idle, and the post starts it again) is made for that one, since it is
     /// what the bus starts: its urgency, and the reason status gives, are that server's.
     private var lastServer: (name: String?, vendor: String?) = (nil, nil)
+    /// The subscription to the running server's Do Not Disturb signal, while it answers.
+    private var doNotDisturbWatch: DoNotDisturbWatch?
+    /// The watch on GSettings' `show-banners`, while GNOME Shell or Phosh answers.
+    private var bannersWatch: GSettingsDoNotDisturb?
 
     /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away,
     /// `takenOver` (with its instance) when another took the name over while it still runs (or it
@@ -180,6 +189,8 @@ final class FreedesktopNotifier: Notifier {
     /// The server (or the bus under it) went away: nothing can be posted until one is back.
     func serverGone() {
         self.server = ServerInfo(name: nil, present: false, capabilities: [], waiting: self.server.waiting)
+        self.doNotDisturbWatch = nil
+        self.bannersWatch = nil
     }
 
     /// Asks the running server for its name and capabilities, from the loop, without ever
@@ -192,12 +203,16 @@ final class FreedesktopNotifier: Notifier {
             case .success(let info):
                 self.retries = 0
                 // A server that answers a probe has not taken the calls that wait yet: still waiting.
+                // The same server keeps what it said of its Do Not Disturb until it says more.
+                let same = info.name == self.server.name
                 self.server = ServerInfo(
-                    name: info.name, present: true, capabilities: info.capabilities, vendor: info.vendor,
+                    name: info.name, present: true, capabilities: info.capabilities,
+                    doNotDisturb: same ? self.server.doNotDisturb : .unknown,
+                    doNotDisturbSource: same ? self.server.doNotDisturbSource : .unreadable, vendor: info.vendor,
                     waiting: self.server.waiting)
                 self.lastServer = (info.name, info.vendor)
                 self.server.choice = self.choose()
-                self.readDoNotDisturb()
+                self.followDoNotDisturb()
             case .failure:
                 // A slow server (GNOME's proxy on a busy machine) may answer the next probe. Whether
                 // one owns the name is known from NameOwnerChanged: no blocking call on the loop.
@@ -229,11 +244,67 @@ final class FreedesktopNotifier: Notifier {
             respectDoNotDisturb: self.respectDoNotDisturb())
     }
 
+    /// Subscribes to the running server's Do Not Disturb signal (once per server), then reads
+    /// its value: subscribing first, so that a switch between the two is never lost.
+    private func followDoNotDisturb() {
+        guard let name = self.server.name else { return }
+        if OnEveryDesktop.followsShowBanners(serverName: name) {
+            self.followShowBanners()
+            return
+        }
+        self.bannersWatch = nil
+        if self.doNotDisturbWatch?.serverName != name {
+            self.doNotDisturbWatch = DoNotDisturbWatch(
+                bus: self.notifications.bus, serverName: name,
+                changed: { [weak self] state in
+                    guard let self, self.server.name == name else { return }
+                    guard let state else {
+                        self.readDoNotDisturb()
+                        return
+                    }
+                    self.server.doNotDisturb = state
+                    self.server.choice = self.choose()
+                    self.learned()
+                },
+                settled: { [weak self] in
+                    guard let self, self.server.name == name else { return }
+                    self.server.doNotDisturbSource = self.doNotDisturbSource()
+                    self.learned()
+                })
+        }
+        self.server.doNotDisturbSource = self.doNotDisturbSource()
+        self.readDoNotDisturb()
+    }
+
+    /// GNOME Shell and Phosh keep their switch in GSettings, not on the bus: followed there.
+    private func followShowBanners() {
+        self.doNotDisturbWatch = nil
+        if self.bannersWatch == nil {
+            let name = self.server.name
+            self.bannersWatch = GSettingsDoNotDisturb(
+                bus: self.notifications.bus, loop: self.loop, environment: self.environment
+            ) { [weak self] state in
+                guard let self, self.server.name == name, state != self.server.doNotDisturb else { return }
+                self.server.doNotDisturb = state
+                self.server.choice = self.choose()
+                self.learned()
+            }
+        }
+        self.server.doNotDisturbSource = self.bannersWatch == nil ? .unreadable : .followed
+    }
+
+    /// How the running server's Do Not Disturb is known: followed where its signal is
+    /// subscribed, read before calls where only a query tells it, unreadable elsewhere.
+    private func doNotDisturbSource() -> DoNotDisturbKnowledge {
+        if self.doNotDisturbWatch?.followed == true { return .followed }
+        return OnEveryDesktop.doNotDisturbQuery(serverName: self.server.name) == nil ? .unreadable : .readBeforeCalls
+    }
+
     /// Reads the server's Do Not Disturb where the bus can tell it (`OnEveryDesktop.doNotDisturbQuery`:
     /// dunst's `paused`, xfce4-notifyd's xfconf setting, swaync's `GetDnd`, mako's modes), in the
     /// background; `then` runs once the answer (or its absence: a frozen server, a timeout) is in.
     private func readDoNotDisturb(then: @escaping () -> Void = {}) {
-        guard let (message, shape) = self.doNotDisturbCall() else {
+        guard let (message, shape, neverSet) = self.doNotDisturbCall() else {
             then()
             return
         }
@@ -251,7 +322,15 @@ final class FreedesktopNotifier: Notifier {
                 }
             },
             completion: { [weak self] result in
-                if let self, case .success(let state) = result, state != .unknown {
+                // Whatever it says now, `unknown` included (mako with a mode of the user's own):
+                // an earlier answer is no longer its word.
+                let answer: ServerDoNotDisturb?
+                switch result {
+                case .success(let state): answer = state
+                case .failure(let error) where neverSet != nil && error.name == neverSet: answer = .off
+                case .failure: answer = nil
+                }
+                if let self, let state = answer {
                     self.server.doNotDisturb = state
                     self.server.choice = self.choose()
                     self.learned()
@@ -261,8 +340,9 @@ final class FreedesktopNotifier: Notifier {
     }
 
     /// The call that reads the server's Do Not Disturb, never letting the bus start a service for
-    /// it, and the shape of its reply; nil where the bus cannot tell.
-    private func doNotDisturbCall() -> (BusMessage, DoNotDisturbReply)? {
+    /// it, the shape of its reply, and the error that means the switch was never set (off); nil
+    /// where the bus cannot tell.
+    private func doNotDisturbCall() -> (BusMessage, DoNotDisturbReply, String?)? {
         guard let query = OnEveryDesktop.doNotDisturbQuery(serverName: self.server.name),
             let message = try? self.notifications.bus.newMethodCall(
                 destination: query.destination, path: query.path, interface: query.interface, member: query.member)
@@ -273,7 +353,7 @@ final class FreedesktopNotifier: Notifier {
         } catch {
             return nil
         }
-        return (message, query.reply)
+        return (message, query.reply, query.neverSetError)
     }
 
     /// Whether the session has a display a notification server could be started on: a non-empty
@@ -343,7 +423,11 @@ final class FreedesktopNotifier: Notifier {
         // A Do Not Disturb is read just before a call only where the household's choice needs it;
         // elsewhere it is read beside the call, so that status tells the server's word as of its
         // last call without the call waiting for it.
-        if OnEveryDesktop.doNotDisturbDecides(serverName: self.server.name, respect: self.respectDoNotDisturb()) {
+        // A server that sends no word when its switch moves (mako 1.7) is asked just before, so
+        // that history can say whether it holds the call.
+        if OnEveryDesktop.doNotDisturbDecides(serverName: self.server.name, respect: self.respectDoNotDisturb())
+            || self.server.doNotDisturbSource == .readBeforeCalls
+        {
             self.readDoNotDisturb(then: send)
         } else {
             send()
@@ -376,6 +460,9 @@ final class FreedesktopNotifier: Notifier {
         // waited for however late, and a late id is closed at once where the call was taken back.
         // The bus answers NoReply if the server leaves without answering, which proves it unseen.
         let busId = try? self.notifications.bus.busId
+        let held = OnEveryDesktop.held(
+            serverName: self.server.name, vendor: self.server.vendor, doNotDisturb: self.server.doNotDisturb,
+            urgency: choice.urgency)
         self.notifications.post(
             appName: "Daysome", replacesID: replacing, icon: "daysome", summary: text.summary, body: text.body,
             actions: ["default", "Open the day"],
@@ -391,7 +478,9 @@ final class FreedesktopNotifier: Notifier {
             switch result {
             case .success(let answer):
                 // The id is the instance's that answered: the name may have changed owner meanwhile.
-                completion(.success(PostAnswer(id: answer.id, instance: answer.server.map { "\(busId ?? "?") \($0)" })))
+                completion(
+                    .success(
+                        PostAnswer(id: answer.id, instance: answer.server.map { "\(busId ?? "?") \($0)" }, held: held)))
             case .failure(let error):
                 completion(
                     .failure(

@@ -7,11 +7,18 @@ import DaysomeCore
 extension ServerInfo {
     /// The status file's `notificationServer`: who answers, the urgency chosen and why, and its
     /// Do Not Disturb.
-    func status(lastRefusal: StatusSnapshot.Refusal?) -> StatusSnapshot.NotificationServer {
-        StatusSnapshot.NotificationServer(
+    func status(lastRefusal: StatusSnapshot.Refusal?, respectDoNotDisturb: Bool) -> StatusSnapshot.NotificationServer {
+        let published = OnEveryDesktop.publishedDoNotDisturb(self.doNotDisturb, knowledge: self.doNotDisturbSource)
+        return StatusSnapshot.NotificationServer(
             name: self.name, present: self.present, capabilities: self.capabilities,
-            urgency: self.choice?.urgency.name, urgencyReason: self.choice?.reason, doNotDisturb: self.doNotDisturb,
-            waiting: self.waiting, lastRefusal: lastRefusal)
+            urgency: self.choice?.urgency.name, urgencyReason: self.choice?.reason, doNotDisturb: published,
+            waiting: self.waiting, lastRefusal: lastRefusal,
+            doNotDisturbSource: self.present ? self.doNotDisturbSource : nil,
+            doNotDisturbLastRead: self.doNotDisturbSource == .readBeforeCalls ? self.doNotDisturb : nil,
+            doNotDisturbNote: self.present
+                ? OnEveryDesktop.doNotDisturbNote(
+                    serverName: self.name, vendor: self.vendor, published: published,
+                    knowledge: self.doNotDisturbSource, respectDoNotDisturb: respectDoNotDisturb) : nil)
     }
 }
 

@@ -44,4 +44,34 @@ struct ServerCareTests {
                     + "org.freedesktop.DBus.Error.InvalidArgs: Invalid argument"
             ])
     }
+
+    @Test(
+        "status text says the server's Do Not Disturb whenever a server answers, unknown with why, and Can deliver names the doubt"
+    )
+    func statusTextSaysDoNotDisturbEvenWhenUnknown() {
+        // Phosh before this: no line at all, and a plain "Can deliver: yes" while banners were off.
+        let phosh = StatusSnapshot.NotificationServer(
+            name: "Phosh Notify Daemon", present: true, capabilities: [], doNotDisturb: .on,
+            doNotDisturbSource: .followed, doNotDisturbNote: "but its Do Not Disturb is on and hides every card")
+        #expect(serverCare(phosh) == ["  Its Do Not Disturb: on"])
+        var status = StatusSnapshot.noDaemon(householdPath: "/h")
+        status.canDeliver = true
+        status.notificationServer = phosh
+        #expect(canDeliverLine(status) == "Can deliver: yes, but its Do Not Disturb is on and hides every card")
+        // mako 1.7 says nothing when its modes change: unknown now, with what it said when last asked.
+        let mako = StatusSnapshot.NotificationServer(
+            name: "mako", present: true, capabilities: [], urgency: "normal", urgencyReason: "why",
+            doNotDisturb: .unknown, doNotDisturbSource: .readBeforeCalls, doNotDisturbLastRead: .on)
+        #expect(
+            serverCare(mako).last
+                == "  Its Do Not Disturb: unknown (this server sends no word when it changes: read only just before a call, on when last asked)"
+        )
+        let lxqt = StatusSnapshot.NotificationServer(
+            name: "lxqt-notificationd", present: true, capabilities: [], doNotDisturbSource: .unreadable)
+        #expect(serverCare(lxqt) == ["  Its Do Not Disturb: unknown (this server does not tell it on the bus)"])
+        status.notificationServer = lxqt
+        #expect(canDeliverLine(status) == "Can deliver: yes")
+        status.canDeliver = false
+        #expect(canDeliverLine(status) == "Can deliver: no")
+    }
 }

@@ -263,6 +263,9 @@ struct DesktopMatrixTests {
         let urgency = reported["urgency"]?.stringValue ?? "?"
         finding(server, "through Do Not Disturb (\(how)): \(through); status: doNotDisturb \(dnd), urgency \(urgency)")
         #expect(dnd == server.expected.reportedDoNotDisturb, "\(reported)")
+        if let lastRead = server.expected.reportedLastRead {
+            #expect(reported["doNotDisturbLastRead"]?.stringValue == lastRead, "\(reported)")
+        }
         #expect(urgency == server.expected.urgencyThroughDoNotDisturb, "\(reported)")
         #expect(!world.daemonLog.contains("<3>"), "daysomed logged errors: \(world.daemonLog)")
     }

@@ -26,6 +26,8 @@ final class DesktopWorld: RunsTools {
     var baseline = 0
     /// Another app's window, full screen in front, while she watches a film.
     var film: SpawnedProcess?
+    /// The app holding Plasma's inhibition, while it holds it.
+    var inhibitor: SpawnedProcess?
 
     var home: String { "\(self.directory.path)/home" }
     var household: String { "\(self.directory.path)/household.json" }

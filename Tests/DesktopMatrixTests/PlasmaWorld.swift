@@ -67,6 +67,7 @@ extension DesktopWorld {
             "/usr/bin/python3", ["-c", plasmaInhibitor], environment: self.environment,
             stdoutPath: "\(self.directory.path)/inhibitor.out", stderrPath: "\(self.directory.path)/inhibitor.log")
         self.adopt(process)
+        self.inhibitor = process
         return try await poll("Plasma to say it is inhibited", timeout: 15, interval: 0.2) { () -> String? in
             if process.poll() { throw HarnessError("the inhibitor exited: " + self.directory.read("inhibitor.log")) }
             let result = try await self.gdbus([

@@ -15,7 +15,8 @@ server: the calls queue, and it answers them when it runs again.
 Options after LOG: --allow-replacement lets a later server take the name over from it (it then
 keeps running, and its cards stay, closable by its unique name); --replace takes the name over
 from a server that allows it. Two of them make a takeover, as a second server started with
-replacement while the first still runs.
+replacement while the first still runs. --name=NAME is the name GetServerInformation gives (the
+daemon follows a server's Do Not Disturb by that name: "Phosh Notify Daemon").
 """
 
 import sys
@@ -29,8 +30,9 @@ INTERFACE = "org.freedesktop.Notifications"
 
 
 class Server(dbus.service.Object):
-    def __init__(self, bus, delay, log):
+    def __init__(self, bus, delay, log, name="slow-stand-in"):
         super().__init__(bus, "/org/freedesktop/Notifications")
+        self.name = name
         self.delay = delay
         self.log = log
         self.next_id = 1
@@ -38,7 +40,7 @@ class Server(dbus.service.Object):
 
     @dbus.service.method(INTERFACE, out_signature="ssss")
     def GetServerInformation(self):
-        return ("slow-stand-in", "daysome tests", "1", "1.2")
+        return (self.name, "daysome tests", "1", "1.2")
 
     @dbus.service.method(INTERFACE, out_signature="as")
     def GetCapabilities(self):
@@ -81,7 +83,8 @@ def main():
     delay, log, options = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SessionBus()
-    server = Server(bus, delay, log)
+    names = [option[len("--name="):] for option in options if option.startswith("--name=")]
+    server = Server(bus, delay, log, *names[-1:])
     name = dbus.service.BusName(  # noqa: F841 (kept: the name goes with it)
         INTERFACE, bus, do_not_queue=True, allow_replacement="--allow-replacement" in options,
         replace_existing="--replace" in options)

@@ -120,11 +120,13 @@ extension DaemonMachine {
         return replaced + [.persist, post]
     }
 
-    /// A server took a call: history says `delivered`, with how late it came when it was late.
+    /// A server took a call: history says `delivered`, with how late it came when it was late,
+    /// and why the server holds it out of sight where it said so.
     /// - Parameter sentAt: when the post the server answered went out: a hung server's answer
     ///   hours after a post made at its minute is no call made after its minute.
-    func deliveredRecord(_ call: DeliveredCall, now: Instant, posted: Repost?, sentAt: Instant? = nil) -> HistoryRecord
-    {
+    func deliveredRecord(
+        _ call: DeliveredCall, now: Instant, posted: Repost?, sentAt: Instant? = nil, held: String? = nil
+    ) -> HistoryRecord {
         let sent = sentAt ?? now
         let lateness = sent.seconds - call.key.at.seconds
         let answer = now.seconds - sent.seconds
@@ -134,7 +136,8 @@ extension DaemonMachine {
         ].compactMap { $0 }
         let reason = posted?.reason ?? (words.isEmpty ? nil : words.joined(separator: "; "))
         return HistoryRecord(
-            time: now, event: .delivered, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: reason)
+            time: now, event: .delivered, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: reason,
+            held: held)
     }
 
     mutating func expire(_ key: DeliveryKey, now: Instant) -> [MachineAction] {

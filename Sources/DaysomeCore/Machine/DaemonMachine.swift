@@ -235,7 +235,7 @@ public struct DaemonMachine: Sendable {
             }
         case .trySample:
             actions += self.trySample(now: now)
-        case .posted(let key, let id, let answeredBy):
+        case .posted(let key, let id, let answeredBy, let held):
             // The id belongs to the instance that answered, which may no longer own the name.
             let server = answeredBy ?? self.serverIdentity
             let posted = self.inHand.reposts[key]
@@ -249,7 +249,8 @@ public struct DaemonMachine: Sendable {
                 // Taken, and taken away at once: history says both, now that both are true.
                 if let left = answer.left {
                     let call = DeliveredCall(key: key, itemIds: left.itemIds, expiresAt: now)
-                    actions.append(.record(self.deliveredRecord(call, now: now, posted: posted, sentAt: sentAt)))
+                    actions.append(
+                        .record(self.deliveredRecord(call, now: now, posted: posted, sentAt: sentAt, held: held)))
                     actions.append(
                         .record(
                             HistoryRecord(
@@ -262,7 +263,7 @@ public struct DaemonMachine: Sendable {
                 actions.append(
                     .record(
                         self.deliveredRecord(
-                            self.persisted.delivered[index], now: now, posted: posted, sentAt: sentAt)))
+                            self.persisted.delivered[index], now: now, posted: posted, sentAt: sentAt, held: held)))
                 actions.append(.persist)
                 // The bell rings for a call the server took: heard and seen, never heard alone;
                 // and once per call, not again for its card posted anew on a restarted server.

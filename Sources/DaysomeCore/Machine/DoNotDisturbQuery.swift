@@ -38,10 +38,13 @@ public struct DoNotDisturbQuery: Sendable, Equatable {
     /// String arguments, in order.
     public let arguments: [String]
     public let reply: DoNotDisturbReply
+    /// The D-Bus error that means the switch was never set, so it is off (xfconfd's
+    /// `PropertyNotFound` until someone first switches xfce4-notifyd's on).
+    public let neverSetError: String?
 
     public init(
         destination: String, path: String, interface: String, member: String, arguments: [String],
-        reply: DoNotDisturbReply = .propertyBoolean
+        reply: DoNotDisturbReply = .propertyBoolean, neverSetError: String? = nil
     ) {
         self.destination = destination
         self.path = path
@@ -49,6 +52,7 @@ public struct DoNotDisturbQuery: Sendable, Equatable {
         self.member = member
         self.arguments = arguments
         self.reply = reply
+        self.neverSetError = neverSetError
     }
 }
 
@@ -75,7 +79,8 @@ extension OnEveryDesktop {
         case "Xfce Notify Daemon":
             return DoNotDisturbQuery(
                 destination: "org.xfce.Xfconf", path: "/org/xfce/Xfconf", interface: "org.xfce.Xfconf",
-                member: "GetProperty", arguments: ["xfce4-notifyd", "/do-not-disturb"])
+                member: "GetProperty", arguments: ["xfce4-notifyd", "/do-not-disturb"],
+                neverSetError: "org.xfce.Xfconf.Error.PropertyNotFound")
         case "Plasma":
             return DoNotDisturbQuery(
                 destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",

@@ -13,9 +13,15 @@ public struct HistoryRecord: Sendable, Equatable {
     public let at: Instant?
     public let itemIds: [String]
     public let reason: String?
+    /// On a `delivered` call the server took and said it holds out of sight (its Do Not Disturb
+    /// on, and the call's urgency does not pass it): why. Absent where the server shows it or
+    /// cannot say (a fullscreen app over mako's cards is not something mako knows). Added after
+    /// 0.1.0, and written only when set, so every other line stays as it was.
+    public let held: String?
 
     public init(
-        time: Instant, event: Event, lay: UInt64, at: Instant? = nil, itemIds: [String] = [], reason: String? = nil
+        time: Instant, event: Event, lay: UInt64, at: Instant? = nil, itemIds: [String] = [], reason: String? = nil,
+        held: String? = nil
     ) {
         self.time = time
         self.event = event
@@ -23,16 +29,18 @@ public struct HistoryRecord: Sendable, Equatable {
         self.at = at
         self.itemIds = itemIds
         self.reason = reason
+        self.held = held
     }
 
     public var json: JSONValue {
-        .object(
-            JSONObject([
-                ("time", .string(self.time.rfc3339)), ("event", .string(self.event.rawValue)),
-                ("lay", .number(Double(self.lay))), ("at", self.at.map { .string($0.rfc3339) } ?? .null),
-                ("itemIds", .array(self.itemIds.map { .string($0) })),
-                ("reason", self.reason.map { .string($0) } ?? .null),
-            ]))
+        var members: [(key: String, value: JSONValue)] = [
+            ("time", .string(self.time.rfc3339)), ("event", .string(self.event.rawValue)),
+            ("lay", .number(Double(self.lay))), ("at", self.at.map { .string($0.rfc3339) } ?? .null),
+            ("itemIds", .array(self.itemIds.map { .string($0) })),
+            ("reason", self.reason.map { .string($0) } ?? .null),
+        ]
+        if let held = self.held { members.append(("held", .string(held))) }
+        return .object(JSONObject(members))
     }
 
     /// Reads a history line back; every key the encoder writes is required (every daemon has
@@ -48,7 +56,7 @@ public struct HistoryRecord: Sendable, Equatable {
         self.init(
             time: try reader.instant("time"), event: try reader.word("event", as: Event.self),
             lay: try reader.count("lay"), at: try reader.optionalInstant("at"), itemIds: try reader.strings("itemIds"),
-            reason: try reader.optionalString("reason"))
+            reason: try reader.optionalString("reason"), held: try reader.addedLaterString("held"))
     }
 }
 

@@ -125,6 +125,13 @@ struct SnapshotReader {
         self.has(key) ? try self.optionalString(key) : nil
     }
 
+    /// A word naming one case of `T` that a 0.1.0 writer did not write: nil when absent or null.
+    func addedLaterWord<T: RawRepresentable>(_ key: String, as type: T.Type = T.self) throws(SnapshotProblem) -> T?
+    where T.RawValue == String {
+        guard try self.addedLaterString(key) != nil else { return nil }
+        return try self.word(key, as: type)
+    }
+
     /// A string naming one case of `T` (a display state, a lock source).
     func word<T: RawRepresentable>(_ key: String, as type: T.Type) throws(SnapshotProblem) -> T
     where T.RawValue == String {

@@ -12,8 +12,17 @@ extension StatusSnapshot {
         public var urgency: String?
         /// Why that urgency, written only by a running daemon.
         public var urgencyReason: String?
-        /// What the server last said of its Do Not Disturb, written only by a running daemon.
+        /// What the server says of its Do Not Disturb now, written only by a running daemon:
+        /// `unknown` wherever it is not followed live (a value read at a call is stale).
         public var doNotDisturb: ServerDoNotDisturb
+        /// How the daemon knows it (`followed`, `readBeforeCalls`, `unreadable`): added after 0.1.0.
+        public var doNotDisturbSource: DoNotDisturbKnowledge?
+        /// What the server said when last asked, where it is read only at calls and at its start
+        /// (mako 1.7): added after 0.1.0.
+        public var doNotDisturbLastRead: ServerDoNotDisturb?
+        /// What "Can deliver: yes" must add about the switch so as never to claim more than the
+        /// daemon knows (`OnEveryDesktop.doNotDisturbNote`): added after 0.1.0.
+        public var doNotDisturbNote: String?
         /// Why the last call found no server to take it, while calls wait for one (nil once a
         /// server took one): written only by a running daemon, added after 0.1.0.
         public var waiting: String?
@@ -24,7 +33,8 @@ extension StatusSnapshot {
         public init(
             name: String?, present: Bool, capabilities: [String], urgency: String? = nil,
             urgencyReason: String? = nil, doNotDisturb: ServerDoNotDisturb = .unknown, waiting: String? = nil,
-            lastRefusal: Refusal? = nil
+            lastRefusal: Refusal? = nil, doNotDisturbSource: DoNotDisturbKnowledge? = nil,
+            doNotDisturbLastRead: ServerDoNotDisturb? = nil, doNotDisturbNote: String? = nil
         ) {
             self.name = name
             self.present = present
@@ -34,6 +44,9 @@ extension StatusSnapshot {
             self.doNotDisturb = doNotDisturb
             self.waiting = waiting
             self.lastRefusal = lastRefusal
+            self.doNotDisturbSource = doNotDisturbSource
+            self.doNotDisturbLastRead = doNotDisturbLastRead
+            self.doNotDisturbNote = doNotDisturbNote
         }
 
         func json(running: Bool) -> JSONValue {
@@ -46,6 +59,9 @@ extension StatusSnapshot {
                     ("urgency", .stringOrNull(self.urgency)), ("urgencyReason", .stringOrNull(self.urgencyReason)),
                     ("doNotDisturb", .string(self.doNotDisturb.rawValue)), ("waiting", .stringOrNull(self.waiting)),
                     ("lastRefusal", self.lastRefusal?.json ?? .null),
+                    ("doNotDisturbSource", .stringOrNull(self.doNotDisturbSource?.rawValue)),
+                    ("doNotDisturbLastRead", .stringOrNull(self.doNotDisturbLastRead?.rawValue)),
+                    ("doNotDisturbNote", .stringOrNull(self.doNotDisturbNote)),
                 ]
             }
             return .object(JSONObject(members))
@@ -60,6 +76,9 @@ extension StatusSnapshot {
             self.doNotDisturb = running ? try reader.word("doNotDisturb", as: ServerDoNotDisturb.self) : .unknown
             self.waiting = running ? try reader.addedLaterString("waiting") : nil
             self.lastRefusal = try running ? reader.addedLaterObject("lastRefusal").map(Refusal.init) : nil
+            self.doNotDisturbSource = try running ? reader.addedLaterWord("doNotDisturbSource") : nil
+            self.doNotDisturbLastRead = try running ? reader.addedLaterWord("doNotDisturbLastRead") : nil
+            self.doNotDisturbNote = running ? try reader.addedLaterString("doNotDisturbNote") : nil
         }
     }
 
