@@ -268,6 +268,7 @@ def walk_phosh(o, tablet):
     watch_bus(tablet)
 
     late_user_step(tablet)
+    off_switch_step(tablet)
 
     # Phosh's lock at session start: the daemon says locked, by Phosh's word, and calls nothing.
     say("== her Phosh session: phoc (headless), Phosh locked at its start")
@@ -456,6 +457,38 @@ def dnd_step(tablet):
                            f"text {lines}")
     # A figure, not a verdict: live Do Not Disturb is another branch's (issue 26).
     record("Do Not Disturb through Phosh (printed, not judged)", True, "; ".join(figures))
+
+
+def off_switch_step(tablet):
+    """docs/kiosk.md's off switch for one user: masked as that user, her daemon stops and stays off
+    when her manager starts again (the package's global link does not bring it back), while the
+    kiosk's runs on; unmasked, it starts again."""
+    say(f"== the off switch for {LATE_USER} alone (docs/kiosk.md: systemctl --user mask --now)")
+
+    def hers(*arguments):
+        return tablet.run(["systemctl", "--user", "-M", f"{LATE_USER}@", *arguments], check=False)
+
+    def manager_active():
+        return tablet.run(["systemctl", "is-active", f"user@{LATE_UID}.service"],
+                          check=False).stdout.strip() == "active" or None
+
+    masked = hers("mask", "--now", "daysomed.service")
+    stopped = hers("is-active", "daysomed.service").stdout.strip()
+    # Her manager starts again, as at her next login or a reboot.
+    tablet.run(["systemctl", "restart", f"user@{LATE_UID}.service"], check=False)
+    poll(f"{LATE_USER}'s manager again", 30, manager_active)
+    time.sleep(3)
+    after = hers("is-active", "daysomed.service").stdout.strip()
+    kiosks = tablet.run(["systemctl", "--user", "-M", f"{KIOSK}@", "is-active", "daysomed.service"],
+                        check=False).stdout.strip()
+    hers("unmask", "daysomed.service")
+    hers("start", "daysomed.service")
+    back = poll(f"daysomed in {LATE_USER}'s manager once unmasked", 30,
+                lambda: hers("is-active", "daysomed.service").stdout.strip() == "active" or None)
+    record(f"the off switch for one user ({LATE_USER}: mask)",
+           masked.returncode == 0 and stopped != "active" and after != "active" and kiosks == "active" and back,
+           f"mask --now exit {masked.returncode}, hers {stopped}; after her manager started again: hers {after}, "
+           f"kiosk's {kiosks}; unmasked and started: hers active")
 
 
 def reboot_step(o, tablet):
