@@ -211,17 +211,14 @@ final class Manager {
     // MARK: The world, read into events
 
     func handle(_ event: MachineEvent) {
-        var event = event
-        var noted: [MachineAction] = []
         // What the file says, combined with the lock: a locked session is away (LockWatch.swift).
         if case .display(let said) = event {
-            event = .display(self.screenLock.fileSays(said))
-            // Kept, so that a restart replays a return only for a write no daemon read: by the
-            // step's own write of the state where it has one (one fsync per flip, not two).
-            noted = self.machine.displayWritten(at: self.displayStateWritten())
+            self.execute(
+                self.machine.displayRead(
+                    self.screenLock.fileSays(said), writtenAt: self.displayStateWritten(), now: self.now()))
+        } else {
+            self.execute(self.machine.handle(event, now: self.now()))
         }
-        let actions = self.machine.handle(event, now: self.now())
-        self.execute(actions.contains(.persist) ? actions : noted + actions)
         switch event {
         case .serverRestarted, .serverTakenOver:
             self.execute(self.machine.handle(.serverIdentified(self.serverIdentity()), now: self.now()))

@@ -257,16 +257,16 @@ public struct SimWorld: Sendable {
 
     mutating func handle(_ event: MachineEvent) {
         guard var daemon = self.daemon else { return }
-        var event = event
-        var noted: [MachineAction] = []
-        if case .display(let said) = event {
-            event = .display(daemon.screenLock.fileSays(said))
-            noted = daemon.machine.displayWritten(at: self.file == .missing ? nil : self.fileWrittenAt)
-        }
-        self.daemon?.screenLock = daemon.screenLock
         self.events += 1
-        var actions = daemon.machine.handle(event, now: self.now)
-        if !actions.contains(.persist) { actions = noted + actions }
+        let actions: [MachineAction]
+        if case .display(let said) = event {
+            actions = daemon.machine.displayRead(
+                daemon.screenLock.fileSays(said), writtenAt: self.file == .missing ? nil : self.fileWrittenAt,
+                now: self.now)
+            self.daemon?.screenLock = daemon.screenLock
+        } else {
+            actions = daemon.machine.handle(event, now: self.now)
+        }
         self.daemon?.machine = daemon.machine
         // A call taken back at her return while its post was out is closed, and history says so,
         // when its id arrives: the decision was the return's.

@@ -128,6 +128,17 @@ extension DaemonMachine {
     }
 }
 
+extension DaemonMachine {
+    /// The display's word from the file written at `writtenAt`: handled, and that write kept so
+    /// that a restart never takes it for a return made while no daemon ran. It is kept by the
+    /// step's own state write where the step has one: one fsync per flip, not two.
+    public mutating func displayRead(_ display: DisplayState, writtenAt: Instant?, now: Instant) -> [MachineAction] {
+        let noted = self.displayWritten(at: writtenAt)
+        let actions = self.handle(.display(display), now: now)
+        return actions.contains(.persist) ? actions : noted + actions
+    }
+}
+
 extension MachineAction {
     /// Actions without their publication: for a step whose state is not the settled one yet.
     public static func unpublished(_ actions: [MachineAction]) -> [MachineAction] {
