@@ -50,6 +50,10 @@ let package = Package(
         .testTarget(
             name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles", "DaysomeTestSupport"],
             swiftSettings: strict),
+        // The real Manager embedded: a manual loop, a fake server and real files, on virtual time.
+        .testTarget(
+            name: "EmbeddedTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles"],
+            swiftSettings: strict),
         .testTarget(
             name: "ReplayTests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         // The integration targets' one test world: it starts the services a test names, spawns the

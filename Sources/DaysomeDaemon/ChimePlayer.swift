@@ -9,7 +9,7 @@ import Glibc
 import SystemdKit
 
 /// Plays a sound file with the first player that works.
-final class ChimePlayer {
+final class ChimePlayer: BellPlayer {
     let file: String
     /// The players to try, in order: `--player`, else every candidate found on PATH.
     let players: [String]
@@ -25,7 +25,7 @@ final class ChimePlayer {
     /// The player the next call starts with, for status; nil when there is none.
     var player: String? { self.players.isEmpty ? nil : self.players[self.current] }
 
-    init(options: DaemonOptions, environment: [String: String], loop: EventLoop, logger: Logger) {
+    init(options: DaemonOptions, environment: [String: String], loop: any Loop, logger: Logger) {
         self.logger = logger
         self.children = ChildProcesses(loop: loop, logger: logger)
         if let file = options.chimeFile {
@@ -96,11 +96,11 @@ final class ChimePlayer {
 /// SIGINT, and a blocked mask is inherited across exec), and is reaped through a pidfd when it
 /// exits, so none stays behind as a zombie.
 final class ChildProcesses {
-    private let loop: EventLoop
+    private let loop: any Loop
     private let logger: Logger
-    private var running: [pid_t: (fd: Pidfd, source: EventSource)] = [:]
+    private var running: [pid_t: (fd: Pidfd, source: any LoopSource)] = [:]
 
-    init(loop: EventLoop, logger: Logger) {
+    init(loop: any Loop, logger: Logger) {
         self.loop = loop
         self.logger = logger
     }
@@ -131,9 +131,9 @@ final class ChildProcesses {
         }
         do {
             let fd = try Pidfd.open(pid: pid)
-            let source = try self.loop.addPidfdExit(fd.rawValue, description: what) { [weak self] source in
+            let source = try self.loop.pidfdExit(fd.rawValue, description: what) { [weak self] in
                 // Off the loop before its fd closes, then reaped.
-                source.cancel()
+                self?.running[pid]?.source.cancel()
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 self?.running[pid] = nil

@@ -17,14 +17,14 @@ final class ControlSocket {
 
     private let fd: Int32
     private let path: String
-    private let loop: EventLoop
+    private let loop: any Loop
     private let handler: (String) -> String
-    private var source: EventSource?
+    private var source: (any LoopSource)?
     /// The clients still saying their line, by descriptor.
     private var clients: [Int32: ControlClient] = [:]
 
     /// Binds `path` (replacing a stale socket: the caller holds the runtime directory's lock).
-    init(path: String, loop: EventLoop, handler: @escaping (String) -> String) throws(FileError) {
+    init(path: String, loop: any Loop, handler: @escaping (String) -> String) throws(FileError) {
         let address = try UnixSocketAddress(path: path, operation: "bind")
         unlink(path)
         let fd = socket(
@@ -40,7 +40,7 @@ final class ControlSocket {
         self.loop = loop
         self.handler = handler
         do {
-            self.source = try loop.addIO(fd: fd, events: .readable, description: "control") { [weak self] _, _ in
+            self.source = try loop.io(fd: fd, events: .readable, description: "control") { [weak self] _ in
                 self?.acceptAll()
             }
         } catch {
@@ -73,13 +73,13 @@ final class ControlSocket {
     private func watch(_ client: Int32) {
         let pending = ControlClient(fd: client)
         do {
-            pending.io = try self.loop.addIO(fd: client, events: .readable, description: "control-client") {
-                [weak self] _, _ in
+            pending.io = try self.loop.io(fd: client, events: .readable, description: "control-client") {
+                [weak self] _ in
                 self?.read(client)
             }
-            pending.deadline = try self.loop.addTimer(
+            pending.deadline = try self.loop.timer(
                 clock: CLOCK_MONOTONIC, after: Self.deadline, description: "control-client-deadline"
-            ) { [weak self] _ in
+            ) { [weak self] in
                 self?.finish(client)
             }
         } catch {
@@ -125,8 +125,8 @@ final class ControlSocket {
 private final class ControlClient {
     let fd: Int32
     var line: [UInt8] = []
-    var io: EventSource?
-    var deadline: EventSource?
+    var io: (any LoopSource)?
+    var deadline: (any LoopSource)?
 
     init(fd: Int32) {
         self.fd = fd

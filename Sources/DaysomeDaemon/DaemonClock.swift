@@ -13,11 +13,12 @@ protocol DaemonClock: AnyObject {
     func realtime() -> UInt64
 }
 
-/// The production clock: the time of the event loop's current iteration.
-final class EventLoopClock: DaemonClock {
-    private let loop: EventLoop
+/// The loop's clock: the time of its current iteration (sd-event's cached time in production, the
+/// manual loop's virtual time in the embedded world).
+final class LoopClock: DaemonClock {
+    private let loop: any Loop
 
-    init(_ loop: EventLoop) {
+    init(_ loop: any Loop) {
         self.loop = loop
     }
 

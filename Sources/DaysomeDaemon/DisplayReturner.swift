@@ -8,8 +8,12 @@ import Glibc
 import SystemdKit
 
 /// Brings the display back by the configured means.
-final class DisplayReturner {
+final class DisplayReturner: DisplayBringer {
     private let unit: String?
+    /// The loop a manager connection and the player's pidfd go on.
+    private let eventLoop: EventLoop?
+    /// The daemon's session bus, when it has one: asked to wake the screen.
+    private let sessionBus: () -> Bus?
     private let command: String?
     private let logger: Logger
     private let environment: [String: String]
@@ -18,7 +22,12 @@ final class DisplayReturner {
     private var session: Bus?
     private var children: ChildProcesses?
 
-    init(options: DaemonOptions, environment: [String: String], logger: Logger) {
+    init(
+        options: DaemonOptions, environment: [String: String], logger: Logger, eventLoop: EventLoop?,
+        sessionBus: @escaping () -> Bus?
+    ) {
+        self.eventLoop = eventLoop
+        self.sessionBus = sessionBus
         self.unit = options.displayUnit
         self.command = options.displayCommand
         self.environment = environment
@@ -33,7 +42,9 @@ final class DisplayReturner {
     }
 
     /// Brings the display back now.
-    func bringBack(loop: EventLoop, sessionBus: Bus?, reason: String) {
+    func bringBack(reason: String) {
+        guard let loop = self.eventLoop else { return }
+        let sessionBus = self.sessionBus()
         guard let means = self.means else {
             self.logger.log(
                 .notice, "Would bring the day back (\(reason)), but neither --display-unit nor --display-command is set"

@@ -9,8 +9,9 @@ import SystemdKit
 extension Manager {
     /// Stops every `daysome-` timer and service the user's manager holds (wheel backend only).
     func stopLeftoverTimers() {
-        guard let manager = try? SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"]),
-            (try? manager.bus.attach(to: self.loop)) != nil
+        guard let eventLoop = self.eventLoop,
+            let manager = try? SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"]),
+            (try? manager.bus.attach(to: eventLoop)) != nil
         else { return }
         self.leftoverTimers = (manager, [], nil)
         manager.listUnits(matching: ["daysome-*.timer", "daysome-*.service"]) { [weak self] result in
@@ -41,7 +42,7 @@ extension Manager {
     /// Drops the connection once its last answer came: on the next iteration, not inside its own
     /// dispatch. The defer source is held with the connection and goes with it.
     private func forgetLeftoverTimers() {
-        let done = try? self.loop.addDefer(description: "leftover-timers-done") { [weak self] _ in
+        let done = try? self.loop.deferred(description: "leftover-timers-done") { [weak self] in
             self?.leftoverTimers = nil
         }
         self.leftoverTimers?.done = done

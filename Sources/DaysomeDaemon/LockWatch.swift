@@ -263,7 +263,13 @@ extension Manager {
             self.logger.log(
                 .warning, "Failed to remove '\(self.options.paths.lockRequestFile)': errno \(errno), ignoring")
         }
-        let watch = LockWatch(loop: self.loop, logger: self.logger, uid: getuid()) { [weak self] source, locked in
+        // The embedded world opens no bus: its lockers give their start-up word here, and speak
+        // through `lockChanged` after.
+        guard let eventLoop = self.eventLoop else {
+            self.peers.lockersAtStart?(self)
+            return
+        }
+        let watch = LockWatch(loop: eventLoop, logger: self.logger, uid: getuid()) { [weak self] source, locked in
             self?.lockChanged(source, locked)
         }
         self.lockWatch = watch
@@ -303,9 +309,9 @@ extension Manager {
                 try timer.setTime(deadline)
                 try timer.setEnabled(.oneshot)
             } else {
-                self.lockRequestTimer = try self.loop.addTimer(
+                self.lockRequestTimer = try self.loop.timer(
                     clock: CLOCK_REALTIME, at: deadline, description: "lock-request"
-                ) { [weak self] _ in self?.lockRequestWindowClosed() }
+                ) { [weak self] in self?.lockRequestWindowClosed() }
             }
         } catch {
             self.logger.log(.error, "Failed to arm the lock request timer: \(error), ignoring")

@@ -11,9 +11,12 @@ import SystemdKit
 final class Logger {
     private let useJournal: Bool
     private let prefixPriority: Bool
+    /// Where every line goes instead, with its fields: the embedded world's record of the log.
+    private let sink: ((LogPriority, String, [(String, String)]) -> Void)?
 
-    init() {
-        self.useJournal = Journal.isAvailable
+    init(sink: ((LogPriority, String, [(String, String)]) -> Void)? = nil) {
+        self.sink = sink
+        self.useJournal = sink == nil && Journal.isAvailable
         // A terminal reads plain lines; a pipe or a service manager reads the priority prefix.
         self.prefixPriority = isatty(2) == 0
     }
@@ -21,6 +24,10 @@ final class Logger {
     /// Logs one message with optional `DAYSOME_*` fields.
     func log(_ priority: LogPriority, _ message: @autoclosure () -> String, fields: [(String, String)] = []) {
         let text = message()
+        if let sink = self.sink {
+            sink(priority, text, fields)
+            return
+        }
         if self.useJournal {
             var entries = [
                 ("MESSAGE", text), ("PRIORITY", String(priority.rawValue)), ("SYSLOG_IDENTIFIER", "daysomed"),

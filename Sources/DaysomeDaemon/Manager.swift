@@ -1,18 +1,24 @@
-// The daemon's owner object, in the manner of timesyncd's Manager: one sd-event loop, one
-// source per watch or timer (re-armed in place, never stacked), and the core's state machine.
-// The machine decides; this file only reads the world into events and executes actions.
+// The daemon's owner object, in the manner of timesyncd's Manager: one loop it is given (sd-event
+// in production, a manual one in the embedded world), one source per watch or timer (re-armed in
+// place, never stacked), and the core's state machine. The machine decides; this file only reads
+// the world into events and executes actions.
 
 import DaysomeCore
 import DaysomeFiles
 import Glibc
 import SystemdKit
 
-/// Owns the loop, the watches, the notifier and the machine.
+/// Owns the watches, the notifier and the machine, on a loop it is given (ManagerPeers.swift).
 final class Manager {
     let options: DaemonOptions
     let environment: [String: String]
-    let logger = Logger()
-    let loop: EventLoop
+    let logger: Logger
+    let loop: any Loop
+    /// The sd-event loop the process runs on, where buses attach and the control socket is polled;
+    /// nil in an embedded world, which opens no bus and is given its peers instead.
+    let eventLoop: EventLoop?
+    /// What the embedded world gives in place of the session's real peers.
+    let peers: ManagerPeers
     /// Every read of the time goes through here (DaemonClock.swift).
     let clock: any DaemonClock
     let publisher: Publisher
@@ -24,14 +30,14 @@ final class Manager {
     let lock: DaemonLock
 
     /// The one realtime timer: armed at the wheel's next deadline only.
-    var wheelTimer: EventSource?
-    var displayWatch: EventSource?
-    var householdWatch: EventSource?
+    var wheelTimer: (any LoopSource)?
+    var displayWatch: (any LoopSource)?
+    var householdWatch: (any LoopSource)?
     /// The directory the household watch is on: the household's own, or an ancestor while it is missing.
     var householdWatchedPath: String?
-    var zoneWatch: EventSource?
-    var clockWatch: ClockJumpWatch?
-    var displayPid: (pid: Int32, fd: Pidfd, source: EventSource)?
+    var zoneWatch: (any LoopSource)?
+    var clockWatch: AnyObject?
+    var displayPid: (pid: Int32, fd: Pidfd, source: any LoopSource)?
     var lastDisplayLine: DisplayStateLine?
     /// The display state file's unusable line, shown in `status` until a good line is read.
     var displayFileProblem: DisplayFileProblem?
@@ -41,10 +47,10 @@ final class Manager {
     var screenLock = ScreenLock()
     var lockWatch: LockWatch?
     /// Republishes status when a Lock request's answer window closes (LockWatch.swift).
-    var lockRequestTimer: EventSource?
+    var lockRequestTimer: (any LoopSource)?
     /// Set once the first decision is made: a lock source's word before it is only recorded.
     var decided = false
-    var reloadHousehold: EventSource?
+    var reloadHousehold: (any LoopSource)?
     /// With `--backend systemd`: the manager that holds the starts.
     var systemd: SystemdBackend?
     var control: ControlSocket?
@@ -52,8 +58,8 @@ final class Manager {
     var managerDisconnected: BusSlot?
     var sessionReconnector: Reconnector?
     var sessionDisconnected: BusSlot?
-    var chimePlayer: ChimePlayer?
-    var returner: DisplayReturner?
+    var chimePlayer: (any BellPlayer)?
+    var returner: (any DisplayBringer)?
     /// The last call the bus refused to send: Daysome's own message, shown in status until the daemon stops.
     var lastRefusal: StatusSnapshot.Refusal?
     /// State files that could not be trusted at start-up (set aside), for status.
@@ -76,14 +82,26 @@ final class Manager {
     var stateLockFailed = false
     /// The manager connection that stops what a systemd-backend daemon left (wheel only), kept
     /// until its answers came (LeftoverTimers.swift).
-    var leftoverTimers: (manager: SystemdManager, slots: [BusSlot], done: EventSource?)?
+    var leftoverTimers: (manager: SystemdManager, slots: [BusSlot], done: (any LoopSource)?)?
     /// Whether the state read at start-up is on record with everything called before the restart.
     let stateProven: Bool
 
-    /// - Parameter clock: Where the time is read; nil for the event loop's (a test passes its own).
-    init(options: DaemonOptions, environment: [String: String], clock: (any DaemonClock)? = nil) throws(DaemonError) {
+    /// - Parameters:
+    ///   - clock: Where the time is read; nil for the loop's (a test passes its own).
+    ///   - peers: The loop, and what stands for the session's peers; nil for production's own
+    ///     (a new sd-event loop, the buses, the bell and the returner).
+    init(
+        options: DaemonOptions, environment: [String: String], clock: (any DaemonClock)? = nil,
+        peers: ManagerPeers? = nil
+    ) throws(DaemonError) {
         self.options = options
         self.environment = environment
+        let chosen: ManagerPeers
+        if let peers { chosen = peers } else { chosen = try ManagerPeers.production() }
+        self.peers = chosen
+        self.loop = chosen.loop
+        self.eventLoop = chosen.eventLoop
+        self.logger = Logger(sink: chosen.log)
         let paths = options.paths
         do {
             try preparePrivateDirectory(paths.runtimeDirectory)
@@ -99,12 +117,7 @@ final class Manager {
         } catch {
             throw .setup("another daysomed already owns '\(paths.runtimeDirectory)' (\(error.reason))")
         }
-        do {
-            self.loop = try EventLoop()
-        } catch {
-            throw .setup("Failed to create the event loop: \(error)")
-        }
-        self.clock = clock ?? EventLoopClock(self.loop)
+        self.clock = clock ?? LoopClock(self.loop)
         self.publisher = Publisher(paths: paths)
         self.writes = StateWrites(
             paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop, clock: self.clock)
@@ -146,20 +159,54 @@ final class Manager {
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
     func run() throws(DaemonError) -> Int32 {
+        guard let eventLoop = self.eventLoop else {
+            throw .setup("run() needs the sd-event loop: drive start() instead")
+        }
         // A client that hangs up before reading its answer must not end the daemon (EPIPE instead).
         signal(SIGPIPE, SIG_IGN)
+        do {
+            try eventLoop.enableSignalExit()
+            _ = try eventLoop.setWatchdog(true)
+        } catch {
+            throw .setup("\(error)")
+        }
+        try self.start()
+        let code: Int32
+        do {
+            code = try eventLoop.run()
+        } catch {
+            throw .runtime("The event loop failed: \(error)")
+        }
+        _ = ServiceManager.notify("STOPPING=1")
+        self.logger.log(.info, "Stopping")
+        return code
+    }
+
+    /// Everything before the loop runs: the notifier, the watches, the peers, each locker's word,
+    /// and the first decision; then READY. The embedded world calls it and drives its own loop.
+    func start() throws(DaemonError) {
         self.writes.onRetry = { [weak self] in self?.retryStateWrites() }
         self.writes.onDirectoryMade = { [weak self] in self?.stateDirectoryCameBack() }
         do {
-            try self.loop.enableSignalExit()
-            _ = try self.loop.setWatchdog(true)
             try self.connectNotifier()
             try self.watch()
-            try self.openControlSocket()
-            self.chimePlayer = ChimePlayer(
-                options: self.options, environment: self.environment, loop: self.loop, logger: self.logger)
-            self.returner = DisplayReturner(options: self.options, environment: self.environment, logger: self.logger)
-            if self.options.backend == .systemd { try self.connectManager() } else { self.stopLeftoverTimers() }
+            // The control socket is polled by sd-event; the embedded world calls `control` itself.
+            if self.eventLoop != nil { try self.openControlSocket() }
+            self.chimePlayer =
+                self.peers.bell
+                ?? ChimePlayer(
+                    options: self.options, environment: self.environment, loop: self.loop, logger: self.logger)
+            self.returner =
+                self.peers.returner
+                ?? DisplayReturner(
+                    options: self.options, environment: self.environment, logger: self.logger,
+                    eventLoop: self.eventLoop,
+                    sessionBus: { [weak self] in self?.bus })
+            if self.options.backend == .systemd {
+                try self.connectManager()
+            } else if self.eventLoop != nil {
+                self.stopLeftoverTimers()
+            }
         } catch let error as DaemonError {
             throw error
         } catch {
@@ -177,15 +224,6 @@ final class Manager {
             .info,
             "Started: display \(display.rawValue)\(self.screenLock.locked ? " (locked; the file says \(self.screenLock.file.rawValue))" : ""), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
         )
-        let code: Int32
-        do {
-            code = try self.loop.run()
-        } catch {
-            throw .runtime("The event loop failed: \(error)")
-        }
-        _ = ServiceManager.notify("STOPPING=1")
-        self.logger.log(.info, "Stopping")
-        return code
     }
 
     /// The first decision, before the loop runs: the display, the household and the remembered
@@ -304,7 +342,7 @@ final class Manager {
             case .chime:
                 self.playChime()
             case .bringDisplayBack(let reason):
-                self.returner?.bringBack(loop: self.loop, sessionBus: self.bus, reason: reason)
+                self.returner?.bringBack(reason: reason)
             }
         }
         flushRecords()

@@ -9,6 +9,10 @@ import SystemdKit
 
 extension Manager {
     func connectNotifier() throws(DaemonError) {
+        if let given = self.peers.notifier {
+            self.notifier = given(self)
+            return
+        }
         switch self.options.notifier {
         case .log:
             self.notifier = LogNotifier(logger: self.logger)
@@ -30,33 +34,45 @@ extension Manager {
     /// Opens the session bus and the notifier on it, and watches for the bus itself to go away
     /// (`systemctl --user restart dbus`): every later post would fail with ENOTCONN.
     func connectSessionBus(startingUp: Bool = false) throws(Errno) {
+        guard let eventLoop = self.eventLoop else { throw Errno(rawValue: ENOTSUP) }
         let bus = try Bus.openUser()
-        try bus.attach(to: self.loop)
+        try bus.attach(to: eventLoop)
         let notifier = try FreedesktopNotifier(
-            bus: bus, loop: self.loop, environment: self.environment,
+            bus: bus, loop: eventLoop, environment: self.environment,
             respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
-            closedByServer: { [weak self] id, reason, sender in
-                guard let self else { return }
-                self.handle(.serverClosed(notificationId: id, reason: reason, server: sender.map(self.stamp)))
-            },
-            clicked: { [weak self] id, sender in
-                guard let self else { return }
-                self.handle(.clicked(notificationId: id, server: sender.map(self.stamp)))
-            },
+            closedByServer: { [weak self] id, reason, sender in self?.serverClosed(id, reason: reason, by: sender) },
+            clicked: { [weak self] id, sender in self?.clicked(id, by: sender) },
             restarted: { [weak self] in self?.handle(.serverRestarted) },
-            takenOver: { [weak self] previous in
-                guard let self else { return }
-                self.handle(.serverTakenOver(previous: self.stamp(previous)))
-            },
-            left: { [weak self] previous in
-                guard let self else { return }
-                self.handle(.serverInstanceGone(self.stamp(previous)))
-            },
+            takenOver: { [weak self] previous in self?.serverTakenOver(previous: previous) },
+            left: { [weak self] previous in self?.serverLeft(previous) },
             appeared: { [weak self] in self?.syncServerIdentity() },
             learned: { [weak self] in self?.serverLearned() }, askOwnerNow: startingUp)
         self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.sessionBusLost() }
         self.bus = bus
         self.notifier = notifier
+    }
+
+    // What a notifier hears from its server, each with the instance (`Notifier.instance`'s form)
+    // that said it: the session bus's notifier and the embedded world's server say it alike.
+
+    /// The server closed a card itself (expired, dismissed), with the spec's reason.
+    func serverClosed(_ id: UInt32, reason: UInt32, by sender: String?) {
+        self.handle(.serverClosed(notificationId: id, reason: reason, server: sender.map(self.stamp)))
+    }
+
+    /// She activated a card (its `default` action).
+    func clicked(_ id: UInt32, by sender: String?) {
+        self.handle(.clicked(notificationId: id, server: sender.map(self.stamp)))
+    }
+
+    /// Another server took the name over while `previous` still runs: its cards stay, and only it closes them.
+    func serverTakenOver(previous: String) {
+        self.handle(.serverTakenOver(previous: self.stamp(previous)))
+    }
+
+    /// A server another took the name over from left the bus, its cards with it.
+    func serverLeft(_ previous: String) {
+        self.handle(.serverInstanceGone(self.stamp(previous)))
     }
 
     /// A probe answered: publish what is known of the server, and tell the machine which instance
@@ -83,8 +99,9 @@ extension Manager {
     func connectManager() throws(DaemonError) {
         var reconnecting = false
         do {
+            guard let eventLoop = self.eventLoop else { throw Errno(rawValue: ENOTSUP) }
             let manager = try SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"])
-            try manager.bus.attach(to: self.loop)
+            try manager.bus.attach(to: eventLoop)
             if let backend = self.systemd {
                 reconnecting = true
                 backend.reconnect(manager)

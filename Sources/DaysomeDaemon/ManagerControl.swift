@@ -40,7 +40,7 @@ extension Manager {
     /// Returns what happened, in words for `try` to pass on.
     @discardableResult
     func playChime() -> String {
-        if (self.notifier as? FreedesktopNotifier)?.holdsTheBell() == true {
+        if self.notifier?.holdsTheBell() == true {
             self.logger.log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent")
             return "the bell stays silent: the notification server is paused (Do Not Disturb, respected)"
         }
@@ -58,7 +58,7 @@ extension Manager {
         let sound: String
         if !chimeOn {
             sound = "the bell is off (settings.chime)"
-        } else if let notifier = self.notifier as? FreedesktopNotifier {
+        } else if let notifier = self.notifier, notifier.readsDoNotDisturb {
             // The bell waits for the server's word on its Do Not Disturb, never the loop.
             notifier.readDoNotDisturbForTheBell { [weak self] in self?.playChime() }
             sound =

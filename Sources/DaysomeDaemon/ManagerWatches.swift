@@ -9,19 +9,19 @@ import SystemdKit
 extension Manager {
     func watch() throws {
         let paths = self.options.paths
-        self.wheelTimer = try self.loop.addTimer(
+        self.wheelTimer = try self.loop.timer(
             clock: CLOCK_REALTIME, at: UInt64.max, accuracy: 1_000, description: "wheel"
         ) {
-            [weak self] _ in self?.wheelTimerFired()
+            [weak self] in self?.wheelTimerFired()
         }
         try self.wheelTimer?.setEnabled(.off)
         let changes: InotifyMask = [.closeWrite, .movedTo, .movedFrom, .delete, .create]
         let displayName = basename(of: paths.displayState)
         do {
-            self.displayWatch = try self.loop.addInotify(
+            self.displayWatch = try self.loop.inotify(
                 path: directory(of: paths.displayState), mask: changes, description: "display-state"
             ) {
-                [weak self] _, event in
+                [weak self] event in
                 if event.name == displayName { self?.displayFileChanged() }
             }
         } catch {
@@ -31,19 +31,19 @@ extension Manager {
         }
         // The display's return must be seen before a start that is due in the same iteration.
         try self.displayWatch?.setPriority(-10)
-        self.reloadHousehold = try self.loop.addDefer(description: "household-reload") { [weak self] _ in
+        self.reloadHousehold = try self.loop.deferred(description: "household-reload") { [weak self] in
             self?.householdChanged()
         }
         try self.reloadHousehold?.setEnabled(.off)
         self.watchHouseholdDirectory()
-        self.clockWatch = try ClockJumpWatch(loop: self.loop) { [weak self] in
+        self.clockWatch = try self.loop.clockJumps(description: "clock-jump") { [weak self] in
             self?.handle(.clockChanged(reason: "the clock jumped"))
         }
         // The system zone: /etc/localtime is replaced by a new symlink when it changes.
-        self.zoneWatch = try? self.loop.addInotify(
+        self.zoneWatch = try? self.loop.inotify(
             path: "/etc", mask: [.closeWrite, .movedTo, .create, .delete], description: "zone"
         ) {
-            [weak self] _, event in
+            [weak self] event in
             if event.name == "localtime" || event.name == "timezone" { self?.zoneChanged() }
         }
     }
@@ -138,7 +138,7 @@ extension Manager {
                 self.logger.log(.notice, "The display's process \(pid) has exited; the display is away")
                 return .away
             }
-            let source = try self.loop.addPidfdExit(fd.rawValue, description: "display-pid") { [weak self] _ in
+            let source = try self.loop.pidfdExit(fd.rawValue, description: "display-pid") { [weak self] in
                 self?.displayProcessExited(pid)
             }
             self.displayPid = (pid, fd, source)
@@ -280,8 +280,8 @@ extension Manager {
             ? [.closeWrite, .movedTo, .movedFrom, .delete, .create, .deleteSelf, .moveSelf]
             : [.create, .movedTo, .deleteSelf, .moveSelf]
         do {
-            self.householdWatch = try self.loop.addInotify(path: watched, mask: mask, description: "household") {
-                [weak self] _, event in
+            self.householdWatch = try self.loop.inotify(path: watched, mask: mask, description: "household") {
+                [weak self] event in
                 // The watched directory itself went: watch again from where the path now ends.
                 if !event.mask.isDisjoint(with: [.deleteSelf, .moveSelf]) { self?.householdWatchedPath = nil }
                 if event.name == wanted || event.name == nil { self?.scheduleHouseholdReload() }

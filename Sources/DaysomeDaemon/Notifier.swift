@@ -45,9 +45,24 @@ protocol Notifier: AnyObject {
     func close(_ id: UInt32, on instance: String?)
     /// No call waits for a server any more (each was posted, or dropped): why they waited is over.
     func noCallWaits()
+    /// Whether it asks a server for its Do Not Disturb (the bell then waits for the answer).
+    var readsDoNotDisturb: Bool { get }
+    /// Reads the server's Do Not Disturb afresh where a respected one could hold the bell, then
+    /// runs `then` from the loop: for a bell with no call before it (`daysomectl try`).
+    func readDoNotDisturbForTheBell(then: @escaping () -> Void)
+    /// Whether a respected Do Not Disturb holds the bell now.
+    func holdsTheBell() -> Bool
 }
 
 extension Notifier {
+    var readsDoNotDisturb: Bool { false }
+
+    func readDoNotDisturbForTheBell(then: @escaping () -> Void) {
+        then()
+    }
+
+    func holdsTheBell() -> Bool { false }
+
     /// Posts a call that takes no other's place.
     func post(_ start: Start, now: Instant, completion: @escaping (Result<PostAnswer, NotifierError>) -> Void) {
         self.post(start, replacing: 0, now: now, mayStartServer: true, stillWanted: { true }, completion: completion)
@@ -74,6 +89,7 @@ struct NotifierError: Error, Sendable {
 
 /// org.freedesktop.Notifications on the session bus.
 final class FreedesktopNotifier: Notifier {
+    let readsDoNotDisturb = true
     private let notifications: Notifications
     private(set) var server = ServerInfo(name: nil, present: false, capabilities: [])
     private(set) var instance: String?

@@ -9,15 +9,15 @@ import SystemdKit
 
 /// Retries one connection with backoff until `connect` succeeds.
 final class Reconnector {
-    private let loop: EventLoop
+    private let loop: any Loop
     private let logger: Logger
     private let peer: String
     private let connect: () -> Bool
-    private var retry: EventSource?
+    private var retry: (any LoopSource)?
     private var backoff = RetryBackoff(first: 1_000_000, longest: 5_000_000)
 
     /// `peer` names what was lost, for the log; `connect` returns whether it connected.
-    init(loop: EventLoop, logger: Logger, peer: String, connect: @escaping () -> Bool) {
+    init(loop: any Loop, logger: Logger, peer: String, connect: @escaping () -> Bool) {
         self.loop = loop
         self.logger = logger
         self.peer = peer
@@ -33,9 +33,9 @@ final class Reconnector {
 
     private func schedule() {
         do {
-            self.retry = try self.loop.addTimer(
+            self.retry = try self.loop.timer(
                 clock: CLOCK_MONOTONIC, after: self.backoff.delay, description: "reconnect"
-            ) { [weak self] _ in self?.attempt() }
+            ) { [weak self] in self?.attempt() }
         } catch {
             self.logger.log(.error, "Failed to arm the retry for the \(self.peer): \(error)")
         }

@@ -15,10 +15,10 @@ final class StateWrites {
     private let paths: Paths
     private let publisher: Publisher
     private let logger: Logger
-    private let loop: EventLoop
+    private let loop: any Loop
     private let clock: any DaemonClock
     /// The one retry timer: nil while nothing is behind.
-    private var retryTimer: EventSource?
+    private var retryTimer: (any LoopSource)?
     /// One second, doubling to a minute: a disk freed by hand is caught up within a minute, and a
     /// disk that stays full costs one failed write a minute.
     private var backoff = RetryBackoff(first: 1_000_000, longest: 60_000_000)
@@ -42,7 +42,7 @@ final class StateWrites {
     /// last good household in it again.
     var onDirectoryMade: () -> Void = {}
 
-    init(paths: Paths, publisher: Publisher, logger: Logger, loop: EventLoop, clock: any DaemonClock) {
+    init(paths: Paths, publisher: Publisher, logger: Logger, loop: any Loop, clock: any DaemonClock) {
         self.paths = paths
         self.publisher = publisher
         self.logger = logger
@@ -193,9 +193,9 @@ final class StateWrites {
     private func armRetry(now: Instant) {
         if let delay = self.backoff.failed(now: now) {
             do {
-                self.retryTimer = try self.loop.addTimer(
+                self.retryTimer = try self.loop.timer(
                     clock: CLOCK_MONOTONIC, after: delay, description: "state-write-retry"
-                ) { [weak self] _ in self?.retryTimerFired() }
+                ) { [weak self] in self?.retryTimerFired() }
             } catch {
                 self.backoff.notArmed()
                 self.logger.log(.error, "Failed to arm the state write retry: \(error); retrying on the next change")

@@ -45,6 +45,26 @@ public protocol Loop: AnyObject {
     /// The realtime clock was set (stepped, or resumed from suspend). Keep what is returned: the
     /// watch ends with it.
     func clockJumps(description: String, _ handler: @escaping () -> Void) throws(Errno) -> AnyObject
+    /// Ends the loop's run with `code` once the current iteration is over.
+    func exit(code: Int32) throws(Errno)
+}
+
+extension Loop {
+    /// A timer `usec` from the current iteration's time on `clock`, enabled for one dispatch.
+    public func timer(
+        clock: clockid_t, after usec: UInt64, accuracy: UInt64 = 1_000, description: String,
+        _ handler: @escaping () -> Void
+    ) throws(Errno) -> any LoopSource {
+        try self.timer(
+            clock: clock, at: self.now(clock) + usec, accuracy: accuracy, description: description, handler)
+    }
+
+    /// A timer at `usec` on `clock`, to the millisecond.
+    public func timer(
+        clock: clockid_t, at usec: UInt64, description: String, _ handler: @escaping () -> Void
+    ) throws(Errno) -> any LoopSource {
+        try self.timer(clock: clock, at: usec, accuracy: 1_000, description: description, handler)
+    }
 }
 
 extension EventLoop: Loop {

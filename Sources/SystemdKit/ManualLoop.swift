@@ -84,6 +84,8 @@ public final class ManualLoop: Loop {
     private var added = 0
     /// Handlers run so far, by source description: what a test reads back.
     public private(set) var dispatched: [String] = []
+    /// The code the daemon asked its run to end with (`exit(code:)`), once it asked.
+    public private(set) var exitCode: Int32?
 
     /// Starts at `realtime` (microseconds since the epoch) and `monotonic` (microseconds since boot).
     public init(realtime: UInt64, monotonic: UInt64 = 1_000_000_000) {
@@ -145,6 +147,10 @@ public final class ManualLoop: Loop {
 
     public func clockJumps(description: String, _ handler: @escaping () -> Void) throws(Errno) -> AnyObject {
         self.add(.clockJump, description, .on) { _ in handler() }
+    }
+
+    public func exit(code: Int32) throws(Errno) {
+        self.exitCode = code
     }
 
     // MARK: Driving it

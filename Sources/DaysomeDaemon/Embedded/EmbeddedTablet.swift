@@ -1,0 +1,228 @@
+// The embedded world: the real Manager, with its real files in a scratch directory, on a
+// ManualLoop whose time moves only when the test says so, beside a FakeNotificationServer, a bell
+// and a returner that record, and lockers that speak through the Manager's own entry point. What
+// a test does to it is what happens to a tablet: the display app writes its file (by rename, with
+// the virtual time as its mtime, and inotify says so), the family edits the household, the clock
+// moves or jumps, the session locks, the server misbehaves, the daemon is killed and started again.
+// What only real processes can show (sd-bus wire formats, a real systemd manager, sound, real
+// servers, power cuts) stays in the integration suites.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+import SystemdKit
+
+/// A tablet on one virtual time, running the real daemon embedded.
+public final class EmbeddedTablet {
+    /// Where the tablet's files live: household, display state, runtime and state directories.
+    public let root: String
+    public let paths: Paths
+    /// The daemon's command line, without its paths (`--grace 600`, `--dnd respect`).
+    public let arguments: [String]
+    /// The loop of the daemon running now; a restarted daemon gets a new one at the same time.
+    public private(set) var loop: ManualLoop
+    /// The session's notification server: it outlives the daemon's restarts, cards and all.
+    public let server = FakeNotificationServer()
+    /// Every log line, oldest first, across restarts.
+    public private(set) var log: [(priority: LogPriority, message: String)] = []
+    /// Each ring of the bell.
+    public private(set) var bells = 0
+    /// Each request to bring the day back, with its reason.
+    public private(set) var returns: [String] = []
+    var manager: Manager?
+    /// What each locker says now, kept across the daemon's restarts: a new daemon asks them.
+    public private(set) var lockers: [LockSource: Bool] = [:]
+
+    /// A tablet at `now` with `household` (nil: none yet) and `display` (nil: no file yet); the
+    /// daemon is not running until `startDaemon`.
+    public init(
+        root: String, at now: Instant, household: String?, display: String?, arguments: [String] = []
+    ) throws {
+        self.root = root
+        self.arguments = arguments
+        self.loop = ManualLoop(realtime: UInt64(now.seconds) * 1_000_000)
+        var paths = Paths(environment: ["HOME": root])
+        paths.household = root + "/config/household.json"
+        paths.displayState = root + "/run/display-app/display"
+        paths.runtimeDirectory = root + "/run/daysome"
+        paths.stateDirectory = root + "/state"
+        self.paths = paths
+        try FileIO.makeDirectories(root + "/config", mode: 0o700)
+        try FileIO.makeDirectories(root + "/run/display-app", mode: 0o700)
+        if let household { try self.writeHousehold(household) }
+        if let display { try self.writeDisplay(display) }
+    }
+
+    public var now: Instant { Instant(seconds: Int64(self.loop.realtime / 1_000_000)) }
+
+    // MARK: The daemon
+
+    /// Starts the daemon as systemd would: a new process (a new Manager on a new loop, at the
+    /// same time), which reads its files and makes its first decision.
+    public func startDaemon() throws {
+        precondition(self.manager == nil, "the daemon is already running")
+        let argv =
+            [
+                "--household", self.paths.household, "--display-state", self.paths.displayState, "--runtime-dir",
+                self.paths.runtimeDirectory, "--state-dir", self.paths.stateDirectory,
+            ] + self.arguments
+        let environment = ["HOME": self.root, "PATH": "/usr/bin:/bin"]
+        guard case .run(let options) = try DaemonOptions.parse(argv, environment: environment) else {
+            throw EmbeddedError("the daemon's arguments did not parse to a run: \(argv)")
+        }
+        guard options.backend == .wheel else { throw EmbeddedError("the embedded daemon runs the wheel backend") }
+        let loop = ManualLoop(realtime: self.loop.realtime, monotonic: self.loop.monotonic)
+        self.loop = loop
+        let bell = RecordingBell { [weak self] in self?.bells += 1 }
+        let returner = RecordingReturner { [weak self] reason in self?.returns.append(reason) }
+        var peers = ManagerPeers(loop: loop, eventLoop: nil)
+        let server = self.server
+        peers.notifier = { manager in
+            server.attach(loop: loop, manager: manager)
+            return server
+        }
+        peers.lockersAtStart = { [weak self] manager in
+            for (source, locked) in self?.lockers ?? [:] { manager.lockChanged(source, locked) }
+        }
+        peers.bell = bell
+        peers.returner = returner
+        peers.log = { [weak self] priority, message, _ in self?.log.append((priority, message)) }
+        let manager = try Manager(options: options, environment: environment, peers: peers)
+        self.manager = manager
+        try manager.start()
+        loop.runPending()
+    }
+
+    /// SIGKILL: the process is gone at once, its loop and locks with it; every file stays (a
+    /// kill keeps the page cache). The server keeps showing what it showed.
+    public func killDaemon() {
+        self.manager = nil
+        self.loop = ManualLoop(realtime: self.loop.realtime, monotonic: self.loop.monotonic)
+    }
+
+    /// Whether the daemon asked its loop to end (another daemon holds its new state directory).
+    public var exitCode: Int32? { self.loop.exitCode }
+
+    /// A control request (`fire 3`, `try`, `ping`), as daysomectl sends it over the socket.
+    public func control(_ line: String) -> String {
+        let answer = self.manager?.control(line) ?? "error: no daemon"
+        self.loop.runPending()
+        return answer
+    }
+
+    // MARK: Time
+
+    /// Lets `seconds` pass, every timer firing at its own time.
+    public func advance(seconds: Int64) {
+        self.loop.advance(by: UInt64(seconds) * 1_000_000)
+    }
+
+    /// Lets time pass until `instant`.
+    public func advance(to instant: Instant) {
+        precondition(instant >= self.now, "time runs forward: use jumpClock for a step back")
+        self.advance(seconds: instant.seconds - self.now.seconds)
+    }
+
+    /// The wall clock set (a step either way, or a resume after a suspend): the monotonic clock
+    /// does not move, and the daemon's clock-jump watch fires.
+    public func jumpClock(to instant: Instant) {
+        self.loop.jumpRealtime(to: UInt64(instant.seconds) * 1_000_000)
+    }
+
+    // MARK: Her world
+
+    /// The display app writes its state (`foreground`, `away`, `foreground 1234`), by rename,
+    /// at the tablet's time.
+    public func writeDisplay(_ line: String) throws {
+        try self.write(self.paths.displayState, line + "\n")
+        self.loop.changed(path: directory(of: self.paths.displayState), InotifyEvent(mask: .movedTo, name: "display"))
+    }
+
+    /// The display app's file removed (an uninstall, a cleaner): missing means away.
+    public func removeDisplay() {
+        unlink(self.paths.displayState)
+        self.loop.changed(path: directory(of: self.paths.displayState), InotifyEvent(mask: .delete, name: "display"))
+    }
+
+    /// The family's app saves the household, by rename.
+    public func writeHousehold(_ text: String) throws {
+        try self.write(self.paths.household, text)
+        self.loop.changed(
+            path: directory(of: self.paths.household), InotifyEvent(mask: .movedTo, name: "household.json"))
+    }
+
+    /// A locker's word (`nil`: it left the bus), as the lock watch would pass it on; said while
+    /// no daemon runs, the next one hears it at its start.
+    public func lock(_ source: LockSource, _ locked: Bool?) {
+        if source.isLocker { self.lockers[source] = locked }
+        self.manager?.lockChanged(source, locked)
+        self.loop.runPending()
+    }
+
+    // MARK: What a tester reads
+
+    /// status.json, typed, as daysomectl reads it.
+    public func status() throws -> StatusSnapshot {
+        try StatusSnapshot(json: JSONParser.parse(FileIO.read(self.paths.statusFile, limit: 1 << 20)))
+    }
+
+    /// queue.json, typed.
+    public func queue() throws -> QueueSnapshot {
+        try QueueSnapshot(json: JSONParser.parse(FileIO.read(self.paths.queueFile, limit: 1 << 20)))
+    }
+
+    /// history.jsonl.
+    public func history() -> [HistoryRecord] {
+        HistoryFile.read(path: self.paths.historyFile)
+    }
+
+    /// Writes `text` to `path` by rename, its mtime the tablet's time: the daemon compares a
+    /// file's time with its own clock.
+    private func write(_ path: String, _ text: String) throws {
+        try FileIO.writeAtomically(path, text)
+        let usec = self.loop.realtime
+        let time = timespec(tv_sec: Int(usec / 1_000_000), tv_nsec: Int(usec % 1_000_000) * 1_000)
+        var times = [time, time]
+        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else {
+            throw EmbeddedError("failed to set the time of '\(path)': errno \(errno)")
+        }
+    }
+}
+
+/// What the embedded world could not do.
+public struct EmbeddedError: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A bell that counts its rings.
+final class RecordingBell: BellPlayer {
+    let file = "/embedded/bell.wav"
+    let player: String? = "embedded"
+    private let rang: () -> Void
+
+    init(_ rang: @escaping () -> Void) {
+        self.rang = rang
+    }
+
+    func play() {
+        self.rang()
+    }
+}
+
+/// A returner that records each request.
+final class RecordingReturner: DisplayBringer {
+    let means: String? = "embedded"
+    private let asked: (String) -> Void
+
+    init(_ asked: @escaping (String) -> Void) {
+        self.asked = asked
+    }
+
+    func bringBack(reason: String) {
+        self.asked(reason)
+    }
+}

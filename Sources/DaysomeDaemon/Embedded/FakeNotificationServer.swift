@@ -1,0 +1,201 @@
+// The embedded world's notification server: the notifier and the server behind it in one object,
+// as the daemon sees them through `Notifier`. Its replies come back on the loop's next iteration,
+// as a bus's do; its knobs are the faults a real one has: it hangs and wakes, restarts and wipes
+// its cards, stops, is taken over, closes a card itself, is clicked, switches Do Not Disturb.
+
+import DaysomeCore
+import SystemdKit
+
+/// A notification server and its notifier, on the embedded world's loop.
+public final class FakeNotificationServer: Notifier {
+    /// A card on its screen.
+    public struct Card: Sendable, Equatable {
+        public let id: UInt32
+        public let summary: String
+        public let body: String
+        /// The start it calls, as the daemon said.
+        public let at: Instant
+        /// Whether a Do Not Disturb held it out of sight.
+        public let held: Bool
+    }
+
+    /// A server that sends no word when its switch moves is read before calls; this one signals.
+    let readsDoNotDisturb = true
+    private(set) var server = ServerInfo(name: "fake", present: true, capabilities: ["body"])
+    private(set) var instance: String?
+    /// Every card on screen, oldest first.
+    public private(set) var cards: [Card] = []
+    /// Every Notify it answered, in order: what "never twice" counts.
+    public private(set) var notified: [Card] = []
+    /// Every id the daemon closed.
+    public private(set) var closed: [UInt32] = []
+    /// Whether it answers now; a hung server keeps each reply until it wakes.
+    public private(set) var hung = false
+    /// The Do Not Disturb it reports, respected only where the household asks.
+    public private(set) var doNotDisturb: ServerDoNotDisturb = .off
+    /// Requests it has not handled yet, while hung.
+    private var held: [() -> Void] = []
+    private var nextId: UInt32 = 1
+    private var generation = 1
+    /// The daemon connected now, and its loop; a new daemon connects anew (`attach`).
+    private var loop: (any Loop)?
+    private weak var manager: Manager?
+    /// Counts the daemon's connections: a reply to an older one goes nowhere (its process died).
+    private var connection = 0
+    private var replies: [any LoopSource] = []
+
+    init() {
+        self.server.doNotDisturbSource = .followed
+        self.server.doNotDisturb = .off
+        self.instance = "fake :1.\(self.generation)"
+    }
+
+    /// A new daemon connected: its words go to `manager`, on `loop`.
+    func attach(loop: any Loop, manager: Manager) {
+        self.connection += 1
+        self.loop = loop
+        self.manager = manager
+        self.replies = []
+    }
+
+    // MARK: Notifier
+
+    func post(
+        _ start: Start, replacing: UInt32, now: Instant, mayStartServer: Bool, stillWanted: @escaping () -> Bool,
+        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
+    ) {
+        guard self.instance != nil else {
+            let reason = "no notification server on the session bus: waiting for a server"
+            self.server.waiting = reason
+            completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+            return
+        }
+        let respect = self.manager?.respectsDoNotDisturb ?? false
+        let connection = self.connection
+        // The daemon reads the server's switch first, and asks just before the Notify goes out
+        // whether the call is still wanted (a return meanwhile sends nothing).
+        self.onLoop { [weak self] in
+            guard let self else { return }
+            guard stillWanted() else {
+                completion(.failure(NotifierError(message: "taken back before it was posted")))
+                return
+            }
+            self.handle {
+                let instance = self.instance
+                if replacing != 0 { self.cards.removeAll { $0.id == replacing } }
+                let id = replacing != 0 ? replacing : self.nextId
+                if replacing == 0 { self.nextId += 1 }
+                let text = Content.notification(start, markup: false)
+                let holds = self.doNotDisturb == .on && respect
+                let card = Card(id: id, summary: text.summary, body: text.body, at: start.at, held: holds)
+                self.cards.append(card)
+                self.notified.append(card)
+                let answer = PostAnswer(id: id, instance: instance, held: holds ? "Do Not Disturb is on" : nil)
+                guard connection == self.connection else { return }
+                self.onLoop { completion(.success(answer)) }
+            }
+        }
+    }
+
+    func close(_ id: UInt32, on instance: String?) {
+        // An id of another instance means nothing here: only its giver can close it.
+        guard instance == nil || instance == self.instance else { return }
+        self.handle {
+            self.closed.append(id)
+            self.cards.removeAll { $0.id == id }
+        }
+    }
+
+    func noCallWaits() {
+        self.server.waiting = nil
+    }
+
+    func holdsTheBell() -> Bool {
+        (self.manager?.respectsDoNotDisturb ?? false) && self.doNotDisturb == .on
+    }
+
+    func readDoNotDisturbForTheBell(then: @escaping () -> Void) {
+        self.onLoop(then)
+    }
+
+    /// The server handles a request now, or when it wakes.
+    private func handle(_ request: @escaping () -> Void) {
+        if self.hung {
+            self.held.append(request)
+        } else {
+            request()
+        }
+    }
+
+    /// Runs `work` on the daemon's loop's next iteration: a reply off the bus.
+    private func onLoop(_ work: @escaping () -> Void) {
+        guard let loop = self.loop, let source = try? loop.deferred(description: "server-reply", work) else { return }
+        self.replies.append(source)
+        if self.replies.count > 64 { self.replies.removeFirst(32) }
+    }
+
+    // MARK: Knobs
+
+    /// Stops answering: every reply waits until `wake`.
+    public func hang() {
+        self.hung = true
+    }
+
+    /// Answers again: every request it held is handled in order, and its reply sent.
+    public func wake() {
+        self.hung = false
+        let requests = self.held
+        self.held = []
+        for request in requests { request() }
+    }
+
+    /// Exits and is started again: its cards are gone, and so are the requests it held.
+    public func restart() {
+        self.cards = []
+        self.held = []
+        self.hung = false
+        self.generation += 1
+        self.instance = "fake :1.\(self.generation)"
+        self.server.present = true
+        self.manager?.handle(.serverRestarted)
+        self.manager?.serverLearned()
+    }
+
+    /// Exits and stays away: calls wait for a server.
+    public func stop() {
+        self.cards = []
+        self.held = []
+        self.instance = nil
+        self.server.present = false
+        self.manager?.handle(.serverRestarted)
+    }
+
+    /// A server owns the name again after `stop`: calls that waited go to it.
+    public func start() {
+        guard self.instance == nil else { return }
+        self.generation += 1
+        self.instance = "fake :1.\(self.generation)"
+        self.server.present = true
+        self.manager?.syncServerIdentity()
+        self.manager?.serverLearned()
+    }
+
+    /// The card `id` closed on the server's side: expired (1) or dismissed by her (2).
+    public func closeItself(_ id: UInt32, reason: UInt32 = 2) {
+        guard self.cards.contains(where: { $0.id == id }) else { return }
+        self.cards.removeAll { $0.id == id }
+        self.manager?.serverClosed(id, reason: reason, by: self.instance)
+    }
+
+    /// She clicked the card `id`.
+    public func click(_ id: UInt32) {
+        self.manager?.clicked(id, by: self.instance)
+    }
+
+    /// Her Do Not Disturb switch, said on the server's signal.
+    public func setDoNotDisturb(_ on: Bool) {
+        self.doNotDisturb = on ? .on : .off
+        self.server.doNotDisturb = self.doNotDisturb
+        self.manager?.serverLearned()
+    }
+}

@@ -1,0 +1,50 @@
+// What a Manager is given rather than makes: the loop it runs on, and, in the embedded world
+// (EmbeddedDaemon.swift), what stands for the session's peers: a notification server, the bell,
+// the display's return and the journal. Production's are the sd-event loop and the real ones.
+
+import DaysomeCore
+import SystemdKit
+
+/// Plays the bell (ChimePlayer.swift), or records that it rang.
+protocol BellPlayer: AnyObject {
+    /// The sound file played.
+    var file: String { get }
+    /// The player the next ring starts with; nil when there is none (the bell is silent).
+    var player: String? { get }
+    func play()
+}
+
+/// Brings the day display back (DisplayReturner.swift), or records that it was asked to.
+protocol DisplayBringer: AnyObject {
+    /// How, for status; nil when no means is configured.
+    var means: String? { get }
+    func bringBack(reason: String)
+}
+
+/// The loop a Manager runs on and the peers it is given.
+struct ManagerPeers {
+    let loop: any Loop
+    /// The sd-event loop behind `loop` in production: buses attach to it. Nil in the embedded world,
+    /// which opens no bus: its notifier is given, its lockers speak through `Manager.lockChanged`,
+    /// and it runs on the wheel.
+    let eventLoop: EventLoop?
+    /// Makes the notifier, given the Manager its server's words go to; nil to open the session bus's.
+    var notifier: ((Manager) -> any Notifier)? = nil
+    var bell: (any BellPlayer)? = nil
+    var returner: (any DisplayBringer)? = nil
+    /// Gives a new Manager each locker's word before its first decision, as the lock watch's
+    /// start-up answers do (`Manager.lockChanged`); nil where the lock watch asks the buses.
+    var lockersAtStart: ((Manager) -> Void)? = nil
+    /// Takes every log line instead of the journal.
+    var log: ((LogPriority, String, [(String, String)]) -> Void)? = nil
+
+    /// Production's: a new sd-event loop, and the session's own peers, opened by the Manager.
+    static func production() throws(DaemonError) -> ManagerPeers {
+        do {
+            let loop = try EventLoop()
+            return ManagerPeers(loop: loop, eventLoop: loop)
+        } catch {
+            throw .setup("Failed to create the event loop: \(error)")
+        }
+    }
+}

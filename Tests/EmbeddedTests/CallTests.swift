@@ -1,0 +1,117 @@
+// The calls themselves, on the embedded daemon: at their minute and not before, never over the
+// day display, all taken back when she returns, late only within grace, never twice.
+
+import DaysomeCore
+import DaysomeDaemon
+import Testing
+
+@Suite("Calls, on the embedded daemon")
+struct CallTests {
+    @Test func aCallComesAtItsMinuteAndNotASecondBefore() throws {
+        let tablet = try tablet("minute", at: "2026-06-01T11:58:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T11:59:59Z"))
+        #expect(tablet.shown.isEmpty)
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown == ["Lunch"])
+        #expect(tablet.bells == 1)
+        let delivered = tablet.events(.delivered)
+        #expect(delivered.map(\.time) == [at("2026-06-01T12:00:00Z")], "\(delivered)")
+        #expect(delivered.map(\.itemIds) == [["lunch"]])
+        #expect(try tablet.status().daemon?.delivered == 1)
+    }
+
+    @Test func nothingIsShownOrRungWhileTheDayDisplayIsInFront() throws {
+        let tablet = try tablet("front", at: "2026-06-01T11:58:00Z", display: "foreground")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T16:00:00Z"))
+        #expect(tablet.server.notified.isEmpty)
+        #expect(tablet.bells == 0)
+        #expect(try tablet.queue().pending.isEmpty)
+        #expect(tablet.events(.delivered).isEmpty)
+    }
+
+    @Test func herReturnTakesEveryCallAwayAndLeavesNothingPending() throws {
+        let tablet = try tablet("return", at: "2026-06-01T11:58:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:00:30Z"))
+        #expect(tablet.shown == ["Lunch"])
+        let id = try #require(tablet.server.cards.first?.id)
+        let lay = try tablet.status().lay
+
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown.isEmpty, "a card stayed over the day display")
+        #expect(tablet.server.closed == [id])
+        #expect(try tablet.queue().pending.isEmpty)
+        #expect(try tablet.status().display == .foreground)
+        #expect(tablet.events(.withdrawn).map(\.itemIds) == [["lunch"]])
+        #expect(tablet.events(.cleared).map(\.lay) == [lay].compactMap { $0 })
+    }
+
+    @Test func aReturnThenAwayAgainLaysANewWeekUnderTheNextNumber() throws {
+        let tablet = try tablet("relay", at: "2026-06-01T10:00:00Z")
+        defer { tablet.remove() }
+        let first = try #require(try tablet.status().lay)
+        try tablet.writeDisplay("foreground")
+        try tablet.writeDisplay("away")
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 1)
+        #expect(try tablet.queue().pending.isEmpty)
+        try tablet.writeDisplay("away")
+        tablet.advance(seconds: 1)
+        let queue = try tablet.queue()
+        let latest = try #require(queue.lay)
+        #expect(latest > first)
+        #expect(!queue.pending.isEmpty && queue.pending.allSatisfy { $0.lay == latest }, "\(queue.pending)")
+        let laid = tablet.events(.laid).map(\.lay)
+        #expect(zip(laid, laid.dropFirst()).allSatisfy { $0 < $1 }, "lay numbers must only grow: \(laid)")
+    }
+
+    @Test func aCardLeavesAtItsEnd() throws {
+        let tablet = try tablet("end", at: "2026-06-01T11:58:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:44:59Z"))
+        #expect(tablet.shown == ["Lunch"])
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown.isEmpty)
+        #expect(tablet.events(.expired).map(\.at) == [at("2026-06-01T12:00:00Z")])
+    }
+
+    @Test func aStartMissedBySuspendIsCalledLateOnceWithinGraceAndDroppedBeyondIt() throws {
+        let tablet = try tablet("suspend", at: "2026-06-01T11:00:00Z")
+        defer { tablet.remove() }
+        // Asleep over lunch, woken three minutes after it: within the grace window.
+        tablet.jumpClock(to: at("2026-06-01T12:03:00Z"))
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown == ["Lunch"])
+        // Asleep over tea, woken an hour after it: beyond grace, dropped without a word on screen.
+        tablet.jumpClock(to: at("2026-06-01T16:00:00Z"))
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.notified.map(\.summary) == ["Lunch"])
+        #expect(tablet.events(.dropped).map(\.itemIds) == [["tea"]])
+    }
+
+    @Test func aClockStepBackNeverCallsAStartTwice() throws {
+        let tablet = try tablet("step-back", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:01:00Z"))
+        #expect(tablet.server.notified.count == 1)
+        tablet.jumpClock(to: at("2026-06-01T11:50:00Z"))
+        tablet.advance(to: at("2026-06-01T12:10:00Z"))
+        #expect(tablet.server.notified.count == 1, "\(tablet.server.notified)")
+        #expect(tablet.events(.delivered).count == 1)
+    }
+
+    @Test func aCarersTryIsShownAndTakenAwayAfterTenSeconds() throws {
+        let tablet = try tablet("try", at: "2026-06-01T10:00:00Z")
+        defer { tablet.remove() }
+        let answer = tablet.control("try")
+        #expect(answer.contains("a sample call is shown for ten seconds"), "\(answer)")
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.cards.count == 1)
+        #expect(tablet.bells == 1)
+        tablet.advance(seconds: 10)
+        #expect(tablet.server.cards.isEmpty)
+    }
+}

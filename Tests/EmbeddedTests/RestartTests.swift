@@ -1,0 +1,143 @@
+// The daemon killed and started again around her calls, on the embedded daemon: the files stay
+// (a SIGKILL keeps the page cache), the server keeps its cards, the lockers keep their word.
+
+import DaysomeCore
+import DaysomeDaemon
+import Testing
+
+@Suite("Restarts, on the embedded daemon")
+struct RestartTests {
+    @Test func aRestartWithinGraceCallsTheMissedStartOnce() throws {
+        let tablet = try tablet("grace", at: "2026-06-01T11:58:00Z")
+        defer { tablet.remove() }
+        tablet.killDaemon()
+        tablet.advance(to: at("2026-06-01T12:03:00Z"))
+        try tablet.startDaemon()
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown == ["Lunch"])
+        // Killed and started again at once: the call is on record and is not made again.
+        tablet.killDaemon()
+        try tablet.startDaemon()
+        tablet.advance(seconds: 60)
+        #expect(tablet.server.notified.count == 1, "\(tablet.server.notified)")
+        #expect(tablet.events(.delivered).count == 1)
+    }
+
+    @Test func aRestartBeyondGraceDropsTheMissedStartSilently() throws {
+        let tablet = try tablet("beyond", at: "2026-06-01T11:58:00Z")
+        defer { tablet.remove() }
+        tablet.killDaemon()
+        tablet.advance(to: at("2026-06-01T13:00:00Z"))
+        try tablet.startDaemon()
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.notified.isEmpty)
+        #expect(tablet.events(.dropped).map(\.itemIds) == [["lunch"]])
+    }
+
+    @Test func aRestartAfterSeveralMissedStartsCallsOnlyTheLatest() throws {
+        let text = household([
+            Item(id: "one", label: "One", time: "12:00"), Item(id: "two", label: "Two", time: "12:02"),
+            Item(id: "three", label: "Three", time: "12:04"),
+        ])
+        let tablet = try tablet("several", at: "2026-06-01T11:58:00Z", household: text)
+        defer { tablet.remove() }
+        tablet.killDaemon()
+        tablet.advance(to: at("2026-06-01T12:05:00Z"))
+        try tablet.startDaemon()
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.notified.map(\.summary) == ["Three"])
+    }
+
+    @Test func aReturnWhileTheDaemonWasDownWithdrawsWhatItShowed() throws {
+        let tablet = try tablet("down-return", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:01:00Z"))
+        #expect(tablet.shown == ["Lunch"])
+        tablet.killDaemon()
+        tablet.advance(seconds: 30)
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 30)
+        try tablet.startDaemon()
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown.isEmpty, "the card stayed over the day display after the restart")
+        #expect(tablet.events(.withdrawn).map(\.itemIds) == [["lunch"]])
+    }
+
+    @Test func aReturnWhileTheDaemonWasDownMeansNoCatchUp() throws {
+        let tablet = try tablet("no-catch-up", at: "2026-06-01T11:58:00Z")
+        defer { tablet.remove() }
+        tablet.killDaemon()
+        try tablet.writeDisplay("foreground")
+        tablet.advance(to: at("2026-06-01T12:02:00Z"))
+        try tablet.writeDisplay("away")
+        tablet.advance(seconds: 10)
+        try tablet.startDaemon()
+        tablet.advance(seconds: 60)
+        #expect(tablet.server.notified.isEmpty, "a start missed while she was in front was called after")
+    }
+
+    @Test func theDaemonsRestartAloneNeverWithdrawsACallShownWhileSheIsAway() throws {
+        let tablet = try tablet("restart-away", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:00:10Z"))
+        let id = try #require(tablet.server.cards.first?.id)
+        tablet.killDaemon()
+        tablet.advance(seconds: 5)
+        try tablet.startDaemon()
+        tablet.advance(seconds: 60)
+        #expect(tablet.server.cards.map(\.id) == [id])
+        #expect(tablet.events(.withdrawn).isEmpty)
+        // And her return after the restart still takes it away: the id was kept.
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown.isEmpty)
+    }
+
+    // MARK: The combinations of issue 25, on the real Manager
+
+    @Test func anUnlockWhileTheDaemonWasStoppedLetsTheFileDecideAfterTheRestart() throws {
+        let tablet = try tablet("unlock-down", at: "2026-06-01T11:50:00Z", display: "foreground")
+        defer { tablet.remove() }
+        tablet.lock(.logind, true)
+        #expect(try tablet.status().display == .away)
+        tablet.killDaemon()
+        tablet.lock(.logind, false)
+        tablet.advance(seconds: 30)
+        try tablet.startDaemon()
+        tablet.advance(to: at("2026-06-01T12:01:00Z"))
+        #expect(try tablet.status().display == .foreground)
+        #expect(tablet.server.notified.isEmpty, "lunch went over the day display after an unlock")
+    }
+
+    @Test func aRestartWhileLockedWithACallOnScreenKeepsTheCall() throws {
+        let tablet = try tablet("locked-restart", at: "2026-06-01T11:50:00Z", display: "foreground")
+        defer { tablet.remove() }
+        tablet.lock(.gnomeScreenSaver, true)
+        tablet.advance(to: at("2026-06-01T12:00:00Z"))
+        #expect(tablet.shown == ["Lunch"])
+        tablet.killDaemon()
+        tablet.advance(seconds: 5)
+        try tablet.startDaemon()
+        tablet.advance(seconds: 30)
+        #expect(tablet.shown == ["Lunch"], "the call was withdrawn after a restart while locked")
+        #expect(tablet.events(.withdrawn).isEmpty)
+        // Her PIN: unlocked, the file says foreground, and every call goes.
+        tablet.lock(.gnomeScreenSaver, false)
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown.isEmpty)
+    }
+
+    @Test func aServerHungPastTheBusTimeoutShowsOneCardAndItIsTheOneClosed() throws {
+        let tablet = try tablet("hung", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.server.hang()
+        tablet.advance(to: at("2026-06-01T12:01:00Z"))
+        #expect(tablet.server.notified.isEmpty)
+        tablet.server.wake()
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.notified.count == 1, "posted again while the server hung: \(tablet.server.notified)")
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown.isEmpty, "a card stayed: \(tablet.server.cards)")
+    }
+}

@@ -1,0 +1,76 @@
+// The embedded tests' one way in: a tablet (EmbeddedTablet) in a scratch directory under
+// .testrun/, at a virtual time, with a small UTC household the test names. Nothing here waits on
+// the wall clock: time moves when a test says so.
+
+import DaysomeCore
+import DaysomeDaemon
+import DaysomeFiles
+import Glibc
+import Testing
+
+private let repositoryRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+
+/// An instant from its RFC 3339 text (UTC), which a test writes as it reads.
+func at(_ text: String) -> Instant {
+    parseUTC(text)!
+}
+
+/// One item of a test household: daily, at `time` (UTC).
+struct Item {
+    var id: String
+    var label: String
+    var time: String
+    var end: String? = nil
+    var kind = "meal"
+}
+
+/// A UTC household of `items`, calls in other apps on, with `settings` added to its settings.
+func household(_ items: [Item], settings: String = "") -> String {
+    let lines = items.map { item in
+        var fields = [
+            "\"id\": \"\(item.id)\"", "\"label\": \"\(item.label)\"", "\"kind\": \"\(item.kind)\"",
+            "\"time\": \"\(item.time)\"", "\"repeat\": \"daily\"",
+        ]
+        if let end = item.end { fields.append("\"end\": \"\(end)\"") }
+        return "{ " + fields.joined(separator: ", ") + " }"
+    }
+    return """
+        { "version": 1, "timeZone": "UTC", "clock": "24h",
+          "settings": { "notifyInOtherApps": true\(settings.isEmpty ? "" : ", " + settings) },
+          "items": [ \(lines.joined(separator: ",\n")) ] }
+        """
+}
+
+/// Lunch at 12:00 until 12:45, and a drink at 15:00, every day.
+let lunchAndTea = household([
+    Item(id: "lunch", label: "Lunch", time: "12:00", end: "12:45"),
+    Item(id: "tea", label: "Tea", time: "15:00", kind: "drink"),
+])
+
+/// A tablet in its own scratch directory, removed when the test ends (`remove`).
+func tablet(
+    _ name: String, at now: String, household text: String? = lunchAndTea, display: String? = "away",
+    arguments: [String] = [], start: Bool = true
+) throws -> EmbeddedTablet {
+    let root = repositoryRoot + "/.testrun/embedded-\(name)-\(getpid())"
+    _ = system("rm -rf '\(root)'")
+    let tablet = try EmbeddedTablet(root: root, at: at(now), household: text, display: display, arguments: arguments)
+    if start { try tablet.startDaemon() }
+    return tablet
+}
+
+extension EmbeddedTablet {
+    /// Removes the tablet's files.
+    func remove() {
+        self.killDaemon()
+        _ = system("rm -rf '\(self.root)'")
+    }
+
+    /// The history lines of one event, as `event at lay` for a short expectation.
+    func events(_ event: HistoryRecord.Event) -> [HistoryRecord] {
+        self.history().filter { $0.event == event }
+    }
+
+    /// The summaries of the cards on screen now.
+    var shown: [String] { self.server.cards.map(\.summary) }
+}
