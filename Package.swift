@@ -29,7 +29,9 @@ let package = Package(
             name: "DaysomeCLI", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict),
         // The seeded simulator: the machine and the daemon's start-up, lock and state decisions
         // against a simulated tablet with random faults, every rule checked after every step.
-        .target(name: "DaysomeSimulator", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
+        .target(
+            name: "DaysomeSimulator", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeDaemon"],
+            swiftSettings: strict),
         .executableTarget(name: "daysome-simulate", dependencies: ["DaysomeSimulator"], swiftSettings: strict),
         .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon"], swiftSettings: strict),
         .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI"], swiftSettings: strict),

@@ -10,7 +10,8 @@ public enum SimulateCommand {
     static let usage = """
         Usage: daysome-simulate [--seeds N | --seconds N | --seed S] [--first-seed S] [--steps K]
                                 [--failures DIR]
-               daysome-simulate --replay FILE... [--verbose]
+                                [--embedded]
+               daysome-simulate --replay FILE... [--verbose] [--embedded]
                daysome-simulate --explore DEPTH
 
         Runs the seeded simulator: the daemon's machine and its start-up, lock and state decisions
@@ -25,6 +26,9 @@ public enum SimulateCommand {
           --failures DIR  where a failing run's shrunk trace is written (default .build/simulate)
           --replay FILE   run the traces (the corpus's files) instead of seeds
           --verbose       with --replay: print each step, and each post and history line
+          --embedded      play each scenario on the real daemon embedded (the Manager on a manual
+                          loop, a fake server, real files under $TMPDIR) instead of the model;
+                          scenarios of the systemd backend are skipped, full disks are not played
           --explore D     every sequence of the exploration's steps up to depth D, around the night
                           London's clocks go back, each world checked against every rule
           --help          this text
@@ -39,6 +43,7 @@ public enum SimulateCommand {
         var replay: [String] = []
         var verbose = false
         var explore: Int?
+        var embedded: String?
         var index = 0
         func value() -> String? {
             index += 1
@@ -66,6 +71,9 @@ public enum SimulateCommand {
                 guard let n = value().flatMap(Int.init), n > 0 else { return bad("--steps needs a count") }
                 steps = n
             case "--verbose": verbose = true
+            case "--embedded":
+                let temporary = processEnvironment()["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+                embedded = "\(temporary)/daysome-simulate-\(getpid())"
             case "--explore":
                 guard let n = value().flatMap(Int.init), n > 0 else { return bad("--explore needs a depth") }
                 explore = n
@@ -95,7 +103,9 @@ public enum SimulateCommand {
                     writeText("daysome-simulate: '\(path)': \(error)\n", to: 2)
                     return 2
                 }
-                guard let result = runOne(scenario, into: &total, label: path, verbose: verbose) else { return 2 }
+                guard
+                    let result = runOne(scenario, into: &total, label: path, verbose: verbose, embedded: embedded)
+                else { return 2 }
                 if let violation = result.violation {
                     print("FAIL \(path): \(violation)")
                     return 1
@@ -105,9 +115,12 @@ public enum SimulateCommand {
             var seed = first
             while seconds.map({ monotonicSeconds() - began < $0 }) ?? (seed < first &+ seeds) {
                 let scenario = Simulation.scenario(seed: seed, steps: steps)
-                guard let result = runOne(scenario, into: &total, label: "seed \(seed)") else { return 2 }
+                guard let result = runOne(scenario, into: &total, label: "seed \(seed)", embedded: embedded) else {
+                    return 2
+                }
                 if let violation = result.violation {
-                    report(violation, seed: seed, steps: steps, scenario: scenario, failures: failures)
+                    report(
+                        violation, seed: seed, steps: steps, scenario: scenario, failures: failures, embedded: embedded)
                     return 1
                 }
                 seed &+= 1
@@ -123,6 +136,8 @@ public enum SimulateCommand {
         var simulated: Int64 = 0
         var events = 0
         var posts = 0
+        /// Scenarios the embedded world cannot play (the systemd backend's).
+        var skipped = 0
 
         func print(wall: Double) {
             let days = Double(self.simulated) / 86_400
@@ -133,16 +148,27 @@ public enum SimulateCommand {
                     pad(self.posts, 6), pad(fixed(wall, 2), 7), pad(fixed(days / wall, 0), 7),
                     pad(fixed(Double(self.steps) / wall, 0), 8), pad(fixed(Double(self.events) / wall, 0), 8),
                 ].joined(separator: "  "))
+            if self.skipped > 0 { Swift.print("skipped \(self.skipped) scenarios of the systemd backend (embedded)") }
         }
     }
 
     static func runOne(
-        _ scenario: SimScenario, into total: inout Totals, label: String, verbose: Bool = false
+        _ scenario: SimScenario, into total: inout Totals, label: String, verbose: Bool = false,
+        embedded: String? = nil
     )
         -> SimResult?
     {
         do {
-            let result = try Simulation.run(scenario, verbose: verbose)
+            let result: SimResult
+            if let root = embedded {
+                guard EmbeddedRun.plays(scenario) else {
+                    total.skipped += 1
+                    return SimResult(violation: nil, simulatedSeconds: 0, events: 0, posts: 0, steps: 0)
+                }
+                result = try EmbeddedRun.run(scenario, root: root)
+            } else {
+                result = try Simulation.run(scenario, verbose: verbose)
+            }
             total.runs += 1
             total.steps += result.steps
             total.simulated += result.simulatedSeconds
@@ -155,10 +181,14 @@ public enum SimulateCommand {
         }
     }
 
-    static func report(_ violation: SimViolation, seed: UInt64, steps: Int, scenario: SimScenario, failures: String) {
+    static func report(
+        _ violation: SimViolation, seed: UInt64, steps: Int, scenario: SimScenario, failures: String, embedded: String?
+    ) {
         print("FAIL seed \(seed): \(violation)")
-        print("replay: scripts/simulate --seed \(seed) --steps \(steps)")
-        let shrunk = Simulation.shrink(scenario, rule: violation.rule)
+        print("replay: scripts/simulate --seed \(seed) --steps \(steps)\(embedded == nil ? "" : " --embedded")")
+        let shrunk =
+            embedded.map { EmbeddedRun.shrink(scenario, rule: violation.rule, root: $0) }
+            ?? Simulation.shrink(scenario, rule: violation.rule)
         let path = "\(failures)/seed-\(seed).trace"
         let header = "# seed \(seed), \(steps) steps, shrunk to \(shrunk.steps.count): \(violation.rule)\n"
         do {

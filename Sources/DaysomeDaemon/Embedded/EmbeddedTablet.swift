@@ -96,9 +96,25 @@ public final class EmbeddedTablet {
     /// SIGKILL: the process is gone at once, its loop and locks with it; every file stays (a
     /// kill keeps the page cache). The server keeps showing what it showed.
     public func killDaemon() {
+        self.server.detach()
         self.manager = nil
         self.loop = ManualLoop(realtime: self.loop.realtime, monotonic: self.loop.monotonic)
     }
+
+    /// A power cut and the boot after it: the daemon and the server die, the runtime directory
+    /// (the display's file with it) is gone, and no locker has spoken yet. The state directory
+    /// keeps what its writes made durable; the embedded world's files are all written, so this
+    /// is the cut after every write reached the disk (the lost-write cut is the integration suite's).
+    public func powerCut() throws {
+        self.killDaemon()
+        self.server.reboot()
+        self.lockers = [:]
+        _ = system("rm -rf '\(self.root)/run'")
+        try FileIO.makeDirectories(self.root + "/run/display-app", mode: 0o700)
+    }
+
+    /// Whether a daemon runs now.
+    public var running: Bool { self.manager != nil }
 
     /// Whether the daemon asked its loop to end (another daemon holds its new state directory).
     public var exitCode: Int32? { self.loop.exitCode }

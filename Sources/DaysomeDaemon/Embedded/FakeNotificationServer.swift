@@ -4,6 +4,7 @@
 // its cards, stops, is taken over, closes a card itself, is clicked, switches Do Not Disturb.
 
 import DaysomeCore
+import Glibc
 import SystemdKit
 
 /// A notification server and its notifier, on the embedded world's loop.
@@ -17,12 +18,22 @@ public final class FakeNotificationServer: Notifier {
         public let at: Instant
         /// Whether a Do Not Disturb held it out of sight.
         public let held: Bool
+        /// When the daemon sent its Notify.
+        public let sentAt: Instant
+        /// When the server put it up: later than `sentAt` where it hung.
+        public let postedAt: Instant
+        /// When the call's card is over (`Start.expiresAt`): the daemon takes it down then.
+        public let expiresAt: Instant
+        /// Whether the daemon that posted it had died before the server answered (a hung server
+        /// woke after a kill): no daemon holds its id, so none can close it.
+        public let orphaned: Bool
     }
 
     /// A server that sends no word when its switch moves is read before calls; this one signals.
     let readsDoNotDisturb = true
     private(set) var server = ServerInfo(name: "fake", present: true, capabilities: ["body"])
-    private(set) var instance: String?
+    /// The instance answering now (`fake :1.N`, a new N per start); nil while none runs.
+    public private(set) var instance: String?
     /// Every card on screen, oldest first.
     public private(set) var cards: [Card] = []
     /// Every Notify it answered, in order: what "never twice" counts.
@@ -58,6 +69,17 @@ public final class FakeNotificationServer: Notifier {
         self.replies = []
     }
 
+    /// The tablet's time, as the connected daemon's loop has it.
+    private var now: Instant { Instant(seconds: Int64((self.loop?.now(CLOCK_REALTIME) ?? 0) / 1_000_000)) }
+
+    /// The daemon's process died: its connection with it, and every reply owed to it.
+    func detach() {
+        self.connection += 1
+        self.loop = nil
+        self.manager = nil
+        self.replies = []
+    }
+
     // MARK: Notifier
 
     func post(
@@ -80,6 +102,7 @@ public final class FakeNotificationServer: Notifier {
                 completion(.failure(NotifierError(message: "taken back before it was posted")))
                 return
             }
+            let sentAt = self.now
             self.handle {
                 let instance = self.instance
                 if replacing != 0 { self.cards.removeAll { $0.id == replacing } }
@@ -87,7 +110,9 @@ public final class FakeNotificationServer: Notifier {
                 if replacing == 0 { self.nextId += 1 }
                 let text = Content.notification(start, markup: false)
                 let holds = self.doNotDisturb == .on && respect
-                let card = Card(id: id, summary: text.summary, body: text.body, at: start.at, held: holds)
+                let card = Card(
+                    id: id, summary: text.summary, body: text.body, at: start.at, held: holds, sentAt: sentAt,
+                    postedAt: self.now, expiresAt: start.expiresAt, orphaned: connection != self.connection)
                 self.cards.append(card)
                 self.notified.append(card)
                 let answer = PostAnswer(id: id, instance: instance, held: holds ? "Do Not Disturb is on" : nil)
@@ -159,6 +184,19 @@ public final class FakeNotificationServer: Notifier {
         self.server.present = true
         self.manager?.handle(.serverRestarted)
         self.manager?.serverLearned()
+    }
+
+    /// The machine lost power: the server is gone with its cards and what it held, and the next
+    /// boot starts another; no daemon is told (none runs).
+    public func reboot() {
+        self.cards = []
+        self.held = []
+        self.hung = false
+        self.generation += 1
+        self.instance = "fake :1.\(self.generation)"
+        self.server.present = true
+        self.connection += 1
+        self.manager = nil
     }
 
     /// Exits and stays away: calls wait for a server.

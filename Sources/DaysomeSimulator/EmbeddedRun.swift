@@ -1,0 +1,247 @@
+// A scenario played on the real daemon: the same seeded steps as `Simulation.run`, executed by the
+// real Manager embedded (EmbeddedTablet: the manual loop, a fake server, real files at a virtual
+// time) instead of SimWorld's model of it. So the simulator's model and the daemon's shell are
+// checked against the same rules, and a sequencing of the Manager's that SimWorld does not mirror
+// is still tried. What the embedded world cannot do yet is skipped and said: the systemd backend,
+// a full disk, a bus that answers NoReply (see docs/reliability.md).
+
+import DaysomeCore
+import DaysomeDaemon
+import DaysomeFiles
+import Glibc
+
+/// Plays scenarios on the real daemon embedded.
+public enum EmbeddedRun {
+    /// Whether the embedded world can play `scenario` (it runs the wheel backend).
+    public static func plays(_ scenario: SimScenario) -> Bool {
+        scenario.backend == .wheel
+    }
+
+    /// Runs `scenario` in a scratch directory under `root`, removed after, to its end or its first
+    /// broken rule.
+    public static func run(_ scenario: SimScenario, root: String) throws -> SimResult {
+        _ = system("rm -rf '\(root)'")
+        defer { _ = system("rm -rf '\(root)'") }
+        let tablet = try EmbeddedTablet(
+            root: root, at: scenario.start, household: Households.text(0, zone: scenario.zone), display: "away")
+        var world = EmbeddedWorld(tablet: tablet, zone: try Households.zone(scenario.zone))
+        try tablet.startDaemon()
+        world.grace = Int64((try? tablet.status().daemon?.grace) ?? 600)
+        var violation: SimViolation?
+        var done = 0
+        for (index, step) in scenario.steps.enumerated() where violation == nil {
+            violation = try world.apply(step, index: index)
+            done = index + 1
+        }
+        return SimResult(
+            violation: violation, simulatedSeconds: tablet.now.seconds - scenario.start.seconds,
+            events: tablet.log.count, posts: tablet.server.notified.count, steps: done)
+    }
+
+    /// The fewest steps (found greedily) that still break `rule` on the real daemon.
+    public static func shrink(_ scenario: SimScenario, rule: String, root: String) -> SimScenario {
+        var best = scenario
+        var chunk = max(1, best.steps.count / 2)
+        while chunk >= 1 {
+            var start = 0
+            var removed = false
+            while start < best.steps.count {
+                var trial = best
+                trial.steps.removeSubrange(start..<min(start + chunk, trial.steps.count))
+                if let result = try? Self.run(trial, root: root), result.violation?.rule == rule {
+                    best = trial
+                    removed = true
+                } else {
+                    start += chunk
+                }
+            }
+            if !removed { chunk /= 2 }
+        }
+        if let result = try? Self.run(best, root: root), let step = result.violation?.step {
+            best.steps = Array(best.steps.prefix(step + 1))
+        }
+        return best
+    }
+}
+
+/// What the run knows of the tablet besides the daemon: her file's word, the lockers, the
+/// server's faults, and the households written; the rules are judged from these and from what
+/// the fake server shows and the daemon's files say.
+struct EmbeddedWorld {
+    let tablet: EmbeddedTablet
+    let zone: Zone
+    var grace: Int64 = 600
+    var file: SimStep.FileWord = .away
+    var lockers: [LockSource: Bool] = [:]
+    /// Each good household variant written, with when: a call is judged against the one in force
+    /// when the daemon sent it, or the one before (a start owed across a restart).
+    var households: [(since: Instant, variant: Int)]
+    /// Cards the server's leaving wiped, by call (its start and title).
+    var wiped: [String: Int] = [:]
+    /// Notifies already judged, and history lines already read.
+    var judged = 0
+    var historyRead = 0
+    var stepIndex = 0
+
+    init(tablet: EmbeddedTablet, zone: Zone) {
+        self.tablet = tablet
+        self.zone = zone
+        self.households = [(tablet.now, 0)]
+    }
+
+    mutating func apply(_ step: SimStep, index: Int) throws -> SimViolation? {
+        self.stepIndex = index
+        let tablet = self.tablet
+        switch step {
+        case .advance(let seconds): tablet.advance(seconds: seconds)
+        case .display(let word):
+            self.file = word
+            switch word {
+            case .foreground: try tablet.writeDisplay("foreground")
+            case .away: try tablet.writeDisplay("away")
+            case .garbage: try tablet.writeDisplay("sideways")
+            case .missing: tablet.removeDisplay()
+            }
+        case .household(let variant):
+            let index = variant % Households.count
+            try tablet.writeHousehold(Households.text(index, zone: self.zone.name))
+            if index != 3 && index != self.households.last?.variant {
+                self.households.append((tablet.now, index))
+            }
+        case .locker(let source, let locked):
+            self.lockers[source] = locked
+            tablet.lock(source, locked)
+        case .lockRequest(let lock, let answered):
+            tablet.lock(.logindLockSignal, lock)
+            if answered {
+                self.lockers[.gnomeScreenSaver] = lock
+                tablet.lock(.gnomeScreenSaver, lock)
+            }
+        case .server(let change):
+            switch change {
+            case .restart:
+                self.wipe()
+                tablet.server.restart()
+            case .stop:
+                self.wipe()
+                tablet.server.stop()
+            case .begin: tablet.server.start()
+            case .hang: tablet.server.hang()
+            case .wake: tablet.server.wake()
+            }
+            tablet.advance(seconds: 0)
+        case .click:
+            if let card = tablet.server.cards.last { tablet.server.click(card.id) }
+            tablet.advance(seconds: 0)
+        case .diskFull, .runtimeFull, .managerRestart:
+            // Not modelled by the embedded world yet (no file seam; the wheel backend only).
+            break
+        case .kill: if tablet.running { tablet.killDaemon() }
+        case .start: if !tablet.running { try tablet.startDaemon() }
+        case .powerCut:
+            self.wipe()
+            try tablet.powerCut()
+            self.lockers = [:]
+            self.file = .missing
+            try tablet.startDaemon()
+        case .clockStep(let seconds):
+            tablet.jumpClock(to: tablet.now.adding(seconds: seconds))
+            tablet.advance(seconds: 0)
+        case .suspend(let seconds):
+            tablet.jumpClock(to: tablet.now.adding(seconds: max(0, seconds)))
+            tablet.advance(seconds: 0)
+        }
+        return self.check(after: step)
+    }
+
+    /// The server's leaving takes its cards: each may be posted once more.
+    mutating func wipe() {
+        for card in self.tablet.server.cards { self.wiped[Self.call(card), default: 0] += 1 }
+    }
+
+    static func call(_ card: FakeNotificationServer.Card) -> String { "\(card.at.rfc3339) \(card.summary)" }
+
+    /// She sees the day: its file says foreground and no locker covers it.
+    var seesTheDay: Bool { self.file == .foreground && !self.lockers.values.contains(true) }
+
+    func broke(_ rule: String, _ message: String) -> SimViolation {
+        SimViolation(rule: rule, message: message, step: self.stepIndex)
+    }
+
+    mutating func check(after step: SimStep) -> SimViolation? {
+        let tablet = self.tablet
+        let cards = tablet.server.notified
+        // Never twice, and nothing stale, for each Notify the server took since the last step.
+        for card in cards[self.judged...] {
+            let made = cards.filter { Self.call($0) == Self.call(card) }.count
+            if made > 1 + (self.wiped[Self.call(card)] ?? 0) {
+                return self.broke("never-twice", "the call at \(card.at.rfc3339) was shown \(made) times")
+            }
+            // Judged when the daemon sent it: a hung server may put it up hours later, and the
+            // daemon then takes it down (checked below).
+            let again = made > 1
+            if (!again && card.sentAt < card.at) || (!again && card.sentAt > card.at.adding(seconds: self.grace)) {
+                return self.broke("nothing-stale", "the call at \(card.at.rfc3339) was sent at \(card.sentAt.rfc3339)")
+            }
+            let inForce = self.households.lastIndex { $0.since <= card.sentAt } ?? 0
+            let planners = self.households[max(0, inForce - 1)...inForce].map(\.variant)
+            let planned = planners.contains { variant in
+                guard case .success(let loaded) = Households.variant(variant, zone: self.zone, now: card.sentAt)
+                else { return false }
+                return Planner.plan(loaded.load.household, after: card.at.adding(seconds: -1), through: card.at).starts
+                    .contains { $0.at == card.at && $0.title == card.summary }
+            }
+            if !planned {
+                return self.broke(
+                    "nothing-stale", "the call at \(card.at.rfc3339) (\(card.summary)) is not in the household in force"
+                )
+            }
+        }
+        self.judged = cards.count
+        guard tablet.running else { return nil }
+        // Nothing stale on screen: a card past its end is taken down (a hung server's late card
+        // once it answers).
+        if tablet.server.instance != nil && !tablet.server.hung,
+            let card = tablet.server.cards.first(where: { !$0.orphaned && $0.expiresAt < tablet.now })
+        {
+            return self.broke(
+                "nothing-stale",
+                "card \(card.id) for the call at \(card.at.rfc3339) is still up at \(tablet.now.rfc3339), past its end \(card.expiresAt.rfc3339)"
+            )
+        }
+        // Rule 1: nothing over the day, once the daemon has had its word.
+        if self.seesTheDay && tablet.server.instance != nil && !tablet.server.hung,
+            let card = tablet.server.cards.first(where: { !$0.orphaned })
+        {
+            return self.broke(
+                "never-over-the-day", "card \(card.id) for the call at \(card.at.rfc3339) is on screen over the day")
+        }
+        // Withdrawn only when she may be back: a step that moved nothing of hers withdraws nothing.
+        let history = tablet.history()
+        let new = history.count >= self.historyRead ? history[self.historyRead...] : []
+        self.historyRead = history.count
+        if Self.movesNothingOfHers(step), !self.seesTheDay, self.file != .garbage,
+            let withdrawn = new.first(where: { $0.event == .withdrawn && ($0.reason ?? "").hasPrefix("display") })
+        {
+            return self.broke(
+                "withdrawn-while-away",
+                "the call at \(withdrawn.at?.rfc3339 ?? "?") was withdrawn while she cannot see the day")
+        }
+        // Never silent: no start stays pending past its grace window.
+        if let queue = try? tablet.queue(), let first = queue.pending.first,
+            first.at.adding(seconds: self.grace) < tablet.now
+        {
+            return self.broke(
+                "never-silent", "the start at \(first.at.rfc3339) is still pending at \(tablet.now.rfc3339)")
+        }
+        return nil
+    }
+
+    /// Steps after which no return of hers can be read: time, the server, a click.
+    static func movesNothingOfHers(_ step: SimStep) -> Bool {
+        switch step {
+        case .advance, .server, .click, .clockStep, .suspend: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,75 @@
+// The corpus and new seeds played on the real daemon embedded (EmbeddedRun): the Manager's own
+// sequencing, not SimWorld's model of it, against the same rules. Each run's files live in a
+// scratch directory under .testrun/, removed after.
+
+import DaysomeCore
+import Glibc
+import Testing
+
+@testable import DaysomeSimulator
+
+private let scratch: String = {
+    let file = #filePath
+    return "/" + file.split(separator: "/").dropLast(3).joined(separator: "/") + "/.testrun/embedded-run-\(getpid())"
+}()
+
+@Suite struct EmbeddedRunTests {
+    @Test(arguments: corpusTraces)
+    func everyTraceInTheCorpusKeepsEveryRuleOnTheRealDaemon(_ name: String) throws {
+        let scenario = try corpusScenario(name)
+        try #require(EmbeddedRun.plays(scenario), "\(name) is of a backend the embedded world does not run")
+        let result = try EmbeddedRun.run(scenario, root: "\(scratch)-\(name)")
+        #expect(result.violation == nil, "\(name): \(result.violation.map(String.init(describing:)) ?? "")")
+        #expect(result.steps == scenario.steps.count)
+    }
+
+    /// New seeds on every run, as the model's budget (CorpusTests) but fewer: the real daemon
+    /// writes real files at every step. The first seed comes from the clock, or DAYSOME_SIM_FIRST_SEED.
+    @Test func aFixedBudgetOfNewSeedsKeepsEveryRuleOnTheRealDaemon() throws {
+        let first =
+            getenv("DAYSOME_SIM_FIRST_SEED").flatMap { UInt64(String(cString: $0)) }
+            ?? UInt64(time(nil)) &* 1_000
+        let seeds: UInt64 = 24
+        let steps = 300
+        var stepsRun = 0
+        var played = 0
+        for seed in first..<(first + seeds) {
+            let scenario = Simulation.scenario(seed: seed, steps: steps)
+            guard EmbeddedRun.plays(scenario) else { continue }
+            played += 1
+            let result = try EmbeddedRun.run(scenario, root: "\(scratch)-seed")
+            stepsRun += result.steps
+            if let violation = result.violation {
+                let shrunk = EmbeddedRun.shrink(scenario, rule: violation.rule, root: "\(scratch)-seed")
+                Issue.record(
+                    """
+                    seed \(seed): \(violation)
+                    replay: scripts/simulate --seed \(seed) --steps \(steps) --embedded
+                    shrunk to \(shrunk.steps.count) steps:
+                    \(shrunk.text)
+                    """)
+                return
+            }
+        }
+        #expect(played > 0)
+        print("embedded: seeds \(first)..<\(first + seeds), \(played) played, \(stepsRun) steps: every rule held")
+    }
+
+    /// The embedded run's oracle sees a card over the day: a server that hangs before her return
+    /// keeps the card up, and once it wakes the close goes through (not a violation while hung).
+    @Test func aCardAServerHeldWhileItHungIsTakenDownOnceItWakes() throws {
+        let scenario = try SimScenario(
+            text: """
+                zone UTC
+                start 2026-12-03T12:29:00Z
+                busTimesOut false
+                advance 90
+                server hang
+                display foreground
+                server wake
+                """)
+        let result = try EmbeddedRun.run(scenario, root: "\(scratch)-hang")
+        #expect(result.violation == nil, "\(result.violation.map(String.init(describing:)) ?? "")")
+        #expect(result.posts == 1)
+    }
+}
