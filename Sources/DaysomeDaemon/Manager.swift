@@ -118,7 +118,7 @@ final class Manager {
             throw .setup("another daysomed already owns '\(paths.runtimeDirectory)' (\(error.reason))")
         }
         self.clock = clock ?? LoopClock(self.loop)
-        self.publisher = Publisher(paths: paths)
+        self.publisher = Publisher(paths: paths, faults: chosen.disk ?? DiskFaults())
         self.writes = StateWrites(
             paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop, clock: self.clock)
         // A state directory that cannot be created is reported and retried, as a read-only one is:

@@ -35,6 +35,8 @@ struct ManagerPeers {
     /// Gives a new Manager each locker's word before its first decision, as the lock watch's
     /// start-up answers do (`Manager.lockChanged`); nil where the lock watch asks the buses.
     var lockersAtStart: ((Manager) -> Void)? = nil
+    /// Where the embedded world fails the state files' writes; nil for none but the kernel's.
+    var disk: DiskFaults? = nil
     /// Takes every log line instead of the journal.
     var log: ((LogPriority, String, [(String, String)]) -> Void)? = nil
 

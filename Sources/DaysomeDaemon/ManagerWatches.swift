@@ -228,6 +228,7 @@ extension Manager {
                 let copy = LastGoodHousehold.keeping(
                     fileBytes: read.bytes, source: self.options.paths.household, since: household.loadedAt)
             else { return }
+            try self.publisher.faults.check(path)
             try copy.save(to: path)
             self.keptDigest = household.digest
             self.keptCopy = copy

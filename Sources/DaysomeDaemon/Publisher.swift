@@ -9,9 +9,12 @@ import Glibc
 final class Publisher {
     let paths: Paths
     private var history: HistoryFile
+    /// Asked before each state write (DiskFaults.swift).
+    let faults: DiskFaults
 
-    init(paths: Paths) {
+    init(paths: Paths, faults: DiskFaults = DiskFaults()) {
         self.paths = paths
+        self.faults = faults
         self.history = HistoryFile(path: paths.historyFile)
     }
 
@@ -71,6 +74,7 @@ final class Publisher {
     }
 
     func persist(_ state: PersistedState) throws(FileError) {
+        try self.faults.check(self.paths.layFile)
         try FileIO.writeAtomically(self.paths.layFile, state.json.serialized(pretty: true) + "\n", durable: true)
     }
 
@@ -79,6 +83,7 @@ final class Publisher {
     func keepUnsaved(_ state: PersistedState) throws(FileError) {
         let kept = JSONValue.object(
             JSONObject([("stateDirectory", .string(self.paths.stateDirectory)), ("state", state.json)]))
+        try self.faults.check(self.paths.unsavedLayFile)
         try FileIO.writeAtomically(self.paths.unsavedLayFile, kept.serialized(pretty: true) + "\n")
     }
 
@@ -99,6 +104,7 @@ final class Publisher {
     }
 
     func record(_ records: [HistoryRecord]) throws(FileError) {
+        try self.faults.check(self.paths.historyFile)
         try self.history.append(records)
     }
 

@@ -45,6 +45,7 @@ extension Manager {
         let path = LastGoodHousehold.path(in: self.options.paths)
         guard let copy = self.keptCopy, !FileIO.exists(path) else { return }
         do {
+            try self.publisher.faults.check(path)
             try copy.save(to: path)
             self.logger.log(.notice, "Kept the last good household again in '\(path)': the state directory had lost it")
             self.writes.kept(path, nil, now: self.now())

@@ -63,6 +63,9 @@ final class StateWrites {
     @discardableResult
     func makeDirectory(now: Instant) -> Bool {
         do {
+            if !FileIO.exists(self.paths.stateDirectory) {
+                try self.publisher.faults.check(self.paths.stateDirectory, operation: "create directory")
+            }
             try FileIO.makeDirectories(self.paths.stateDirectory, mode: 0o700)
         } catch {
             self.directoryMissing = true

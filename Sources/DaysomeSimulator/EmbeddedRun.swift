@@ -2,8 +2,8 @@
 // real Manager embedded (EmbeddedTablet: the manual loop, a fake server, real files at a virtual
 // time) instead of SimWorld's model of it. So the simulator's model and the daemon's shell are
 // checked against the same rules, and a sequencing of the Manager's that SimWorld does not mirror
-// is still tried. What the embedded world cannot do yet is skipped and said: the systemd backend,
-// a full disk, a bus that answers NoReply (see docs/reliability.md).
+// is still tried. What the embedded world cannot do yet is skipped and said: the systemd backend
+// (see docs/reliability.md).
 
 import DaysomeCore
 import DaysomeDaemon
@@ -17,21 +17,44 @@ public enum EmbeddedRun {
         scenario.backend == .wheel
     }
 
+    /// Where runs keep their files: $TMPDIR, else /dev/shm (the daemon fsyncs lay.json at every
+    /// change, which a tmpfs makes free), else /tmp.
+    public static func scratchDirectory(_ environment: [String: String]) -> String {
+        if let temporary = environment["TMPDIR"], !temporary.isEmpty { return temporary }
+        return FileIO.exists("/dev/shm") ? "/dev/shm" : "/tmp"
+    }
+
     /// Runs `scenario` in a scratch directory under `root`, removed after, to its end or its first
     /// broken rule.
-    public static func run(_ scenario: SimScenario, root: String) throws -> SimResult {
+    /// With `verbose`, each step, the daemon's log lines and its history lines are printed.
+    public static func run(_ scenario: SimScenario, root: String, verbose: Bool = false) throws -> SimResult {
         _ = system("rm -rf '\(root)'")
         defer { _ = system("rm -rf '\(root)'") }
         let tablet = try EmbeddedTablet(
             root: root, at: scenario.start, household: Households.text(0, zone: scenario.zone), display: "away")
+        tablet.server.busTimesOut = scenario.busTimesOut
         var world = EmbeddedWorld(tablet: tablet, zone: try Households.zone(scenario.zone))
         try tablet.startDaemon()
         world.grace = Int64((try? tablet.status().daemon?.grace) ?? 600)
         var violation: SimViolation?
         var done = 0
+        var logged = 0
+        var recorded = 0
         for (index, step) in scenario.steps.enumerated() where violation == nil {
             violation = try world.apply(step, index: index)
             done = index + 1
+            if verbose {
+                print("\(index + 1). \(step.line)  [\(tablet.now.rfc3339)]")
+                for line in tablet.log[logged...] { print("   log: \(line.message)") }
+                let history = tablet.history()
+                for record in history[min(recorded, history.count)...] {
+                    print(
+                        "   history: \(record.time.rfc3339) \(record.event.rawValue) lay \(record.lay) \(record.at?.rfc3339 ?? "")\(record.reason.map { ": \($0)" } ?? "")"
+                    )
+                }
+                logged = tablet.log.count
+                recorded = history.count
+            }
         }
         return SimResult(
             violation: violation, simulatedSeconds: tablet.now.seconds - scenario.start.seconds,
@@ -78,9 +101,18 @@ struct EmbeddedWorld {
     var households: [(since: Instant, variant: Int)]
     /// Cards the server's leaving wiped, by call (its start and title).
     var wiped: [String: Int] = [:]
-    /// Notifies already judged, and history lines already read.
+    /// Whether the state directory's disk, and the runtime directory, are full.
+    var stateFull = false
+    var runtimeFull = false
+    /// Calls posted while the state disk was full, and those a kill then left unprovable (no disk
+    /// holds them: a clock stepped back may make them due again), by call.
+    var postedWhileFull: Set<String> = []
+    var unprovable: Set<String> = []
+    /// Cards whose ids no later daemon can know (the known limit: both disks full, then a kill).
+    var unreachable: Set<UInt32> = []
+    /// Notifies already judged, and log lines already read.
     var judged = 0
-    var historyRead = 0
+    var logRead = 0
     var stepIndex = 0
 
     init(tablet: EmbeddedTablet, zone: Zone) {
@@ -133,13 +165,23 @@ struct EmbeddedWorld {
         case .click:
             if let card = tablet.server.cards.last { tablet.server.click(card.id) }
             tablet.advance(seconds: 0)
-        case .diskFull, .runtimeFull, .managerRestart:
-            // Not modelled by the embedded world yet (no file seam; the wheel backend only).
+        case .diskFull(let full):
+            self.stateFull = full
+            tablet.failStateDisk(full ? ENOSPC : nil)
+            tablet.advance(seconds: 0)
+        case .runtimeFull(let full):
+            self.runtimeFull = full
+            tablet.failRuntime(full ? ENOSPC : nil)
+            tablet.advance(seconds: 0)
+        case .managerRestart:
+            // The wheel backend holds no timer in a manager.
             break
-        case .kill: if tablet.running { tablet.killDaemon() }
+        case .kill: if tablet.running { self.kill() }
         case .start: if !tablet.running { try tablet.startDaemon() }
         case .powerCut:
             self.wipe()
+            self.unprovable.formUnion(self.postedWhileFull)
+            self.runtimeFull = false
             try tablet.powerCut()
             self.lockers = [:]
             self.file = .missing
@@ -152,6 +194,16 @@ struct EmbeddedWorld {
             tablet.advance(seconds: 0)
         }
         return self.check(after: step)
+    }
+
+    /// SIGKILL. Where neither lay.json nor the runtime directory took the state (the marker
+    /// says so), what was posted meanwhile is on no disk: the known limit.
+    mutating func kill() {
+        if self.tablet.unprovenMarker {
+            self.unprovable.formUnion(self.postedWhileFull)
+            for card in self.tablet.server.cards { self.unreachable.insert(card.id) }
+        }
+        self.tablet.killDaemon()
     }
 
     /// The server's leaving takes its cards: each may be posted once more.
@@ -173,6 +225,8 @@ struct EmbeddedWorld {
         let cards = tablet.server.notified
         // Never twice, and nothing stale, for each Notify the server took since the last step.
         for card in cards[self.judged...] {
+            if self.stateFull { self.postedWhileFull.insert(Self.call(card)) }
+            guard !self.unprovable.contains(Self.call(card)) else { continue }
             let made = cards.filter { Self.call($0) == Self.call(card) }.count
             if made > 1 + (self.wiped[Self.call(card)] ?? 0) {
                 return self.broke("never-twice", "the call at \(card.at.rfc3339) was shown \(made) times")
@@ -202,7 +256,9 @@ struct EmbeddedWorld {
         // Nothing stale on screen: a card past its end is taken down (a hung server's late card
         // once it answers).
         if tablet.server.instance != nil && !tablet.server.hung,
-            let card = tablet.server.cards.first(where: { !$0.orphaned && $0.expiresAt < tablet.now })
+            let card = tablet.server.cards.first(where: {
+                !$0.orphaned && !self.unreachable.contains($0.id) && $0.expiresAt < tablet.now
+            })
         {
             return self.broke(
                 "nothing-stale",
@@ -211,21 +267,26 @@ struct EmbeddedWorld {
         }
         // Rule 1: nothing over the day, once the daemon has had its word.
         if self.seesTheDay && tablet.server.instance != nil && !tablet.server.hung,
-            let card = tablet.server.cards.first(where: { !$0.orphaned })
+            let card = tablet.server.cards.first(where: {
+                !$0.orphaned && !self.unreachable.contains($0.id) && !self.unprovable.contains(Self.call($0))
+            })
         {
             return self.broke(
                 "never-over-the-day", "card \(card.id) for the call at \(card.at.rfc3339) is on screen over the day")
         }
         // Withdrawn only when she may be back: a step that moved nothing of hers withdraws nothing.
-        let history = tablet.history()
-        let new = history.count >= self.historyRead ? history[self.historyRead...] : []
-        self.historyRead = history.count
+        // Read from the journal's fields, written as the daemon acts (its history line may wait
+        // for a full disk).
+        let new = tablet.log[min(self.logRead, tablet.log.count)...]
+        self.logRead = tablet.log.count
         if Self.movesNothingOfHers(step), !self.seesTheDay, self.file != .garbage,
-            let withdrawn = new.first(where: { $0.event == .withdrawn && ($0.reason ?? "").hasPrefix("display") })
+            let withdrawn = new.first(where: {
+                $0.fields["DAYSOME_EVENT"] == "withdrawn" && ($0.fields["DAYSOME_REASON"] ?? "").hasPrefix("display")
+            })
         {
             return self.broke(
                 "withdrawn-while-away",
-                "the call at \(withdrawn.at?.rfc3339 ?? "?") was withdrawn while she cannot see the day")
+                "the call at \(withdrawn.fields["DAYSOME_START"] ?? "?") was withdrawn while she cannot see the day")
         }
         // Never silent: no start stays pending past its grace window.
         if let queue = try? tablet.queue(), let first = queue.pending.first,

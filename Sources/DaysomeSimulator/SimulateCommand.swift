@@ -27,7 +27,7 @@ public enum SimulateCommand {
           --replay FILE   run the traces (the corpus's files) instead of seeds
           --verbose       with --replay: print each step, and each post and history line
           --embedded      play each scenario on the real daemon embedded (the Manager on a manual
-                          loop, a fake server, real files under $TMPDIR) instead of the model;
+                          loop, a fake server, real files under $TMPDIR or /dev/shm) instead of the model;
                           scenarios of the systemd backend are skipped, full disks are not played
           --explore D     every sequence of the exploration's steps up to depth D, around the night
                           London's clocks go back, each world checked against every rule
@@ -72,8 +72,7 @@ public enum SimulateCommand {
                 steps = n
             case "--verbose": verbose = true
             case "--embedded":
-                let temporary = processEnvironment()["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-                embedded = "\(temporary)/daysome-simulate-\(getpid())"
+                embedded = "\(EmbeddedRun.scratchDirectory(processEnvironment()))/daysome-simulate-\(getpid())"
             case "--explore":
                 guard let n = value().flatMap(Int.init), n > 0 else { return bad("--explore needs a depth") }
                 explore = n
@@ -165,7 +164,7 @@ public enum SimulateCommand {
                     total.skipped += 1
                     return SimResult(violation: nil, simulatedSeconds: 0, events: 0, posts: 0, steps: 0)
                 }
-                result = try EmbeddedRun.run(scenario, root: root)
+                result = try EmbeddedRun.run(scenario, root: root, verbose: verbose)
             } else {
                 result = try Simulation.run(scenario, verbose: verbose)
             }

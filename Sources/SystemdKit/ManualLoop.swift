@@ -4,7 +4,8 @@
 // virtual realtime clock and fires the clock-jump watches, never touching the host's clock;
 // `changed(path:_:)` and `exited(pidfd:)` are the kernel's inotify and pidfd. Where sd-event
 // would fire an `on` timer or defer source in every iteration, this one fires it once per
-// arming (the daemon arms them oneshot).
+// arming (the daemon arms them oneshot). As with sd-event, a source lives while its owner keeps
+// it: the loop holds each weakly, so one dropped is gone (a long run never piles up old ones).
 
 import Glibc
 
@@ -80,7 +81,8 @@ public final class ManualSource: LoopSource {
 public final class ManualLoop: Loop {
     public private(set) var realtime: UInt64
     public private(set) var monotonic: UInt64
-    private var sources: [ManualSource] = []
+    /// Every source added and still kept by its owner.
+    private var sources: [WeakSource] = []
     private var added = 0
     /// Handlers run so far, by source description: what a test reads back.
     public private(set) var dispatched: [String] = []
@@ -105,7 +107,7 @@ public final class ManualLoop: Loop {
         let source = ManualSource(
             kind: kind, description: description, enablement: enablement, order: self.added, handler: handler)
         if case .deferred = kind { source.pending = [.fire] }
-        self.sources.append(source)
+        self.sources.append(WeakSource(source: source))
         return source
     }
 
@@ -185,7 +187,7 @@ public final class ManualLoop: Loop {
     /// Sets the virtual realtime clock (monotonic time does not move) and fires each clock-jump watch.
     public func jumpRealtime(to usec: UInt64) {
         self.realtime = usec
-        for source in self.sources where !source.isCancelled && source.enablement != .off {
+        for source in self.live where source.enablement != .off {
             if case .clockJump = source.kind { source.pending.append(.fire) }
         }
         self.runPending()
@@ -193,7 +195,7 @@ public final class ManualLoop: Loop {
 
     /// The kernel's inotify: `event` under `path` reaches the watches whose mask it matches.
     public func changed(path: String, _ event: InotifyEvent) {
-        for source in self.sources where !source.isCancelled && source.enablement != .off {
+        for source in self.live where source.enablement != .off {
             if case .inotify(let watched, let mask) = source.kind, watched == path, !mask.isDisjoint(with: event.mask) {
                 source.pending.append(.inotify(event))
             }
@@ -203,7 +205,7 @@ public final class ManualLoop: Loop {
 
     /// The process behind `pidfd` exited, or `fd` became ready for `events`.
     public func ready(fd: Int32, _ events: IOEvents = .readable) {
-        for source in self.sources where !source.isCancelled && source.enablement != .off {
+        for source in self.live where source.enablement != .off {
             if case .io(let watched, let wanted) = source.kind, watched == fd, !wanted.isDisjoint(with: events) {
                 source.pending.append(.io(events))
             }
@@ -217,7 +219,13 @@ public final class ManualLoop: Loop {
     }
 
     /// Live sources: what a leak check counts.
-    public var liveSources: Int { self.sources.filter { !$0.isCancelled }.count }
+    public var liveSources: Int { self.live.count }
+
+    /// The sources neither dropped nor cancelled; the others are forgotten.
+    private var live: [ManualSource] {
+        self.sources.removeAll { $0.source == nil || $0.source?.isCancelled == true }
+        return self.sources.compactMap(\.source)
+    }
 
     private func move(by usec: UInt64) {
         self.monotonic += usec
@@ -225,8 +233,7 @@ public final class ManualLoop: Loop {
     }
 
     private func ready() -> [ManualSource] {
-        self.sources = self.sources.filter { !$0.isCancelled }
-        return self.sources.filter { source in
+        return self.live.filter { source in
             guard source.enablement != .off else { return false }
             if case .timer(let clock, let at) = source.kind {
                 return at <= self.now(clock) && source.firedTime != at
@@ -237,14 +244,19 @@ public final class ManualLoop: Loop {
 
     /// The enabled timer due soonest, and how far (in microseconds) the clocks must move to reach it.
     private func nextTimer() -> (ManualSource, UInt64)? {
-        self.sources.compactMap { source -> (ManualSource, UInt64)? in
-            guard !source.isCancelled, source.enablement != .off, case .timer(let clock, let at) = source.kind,
+        self.live.compactMap { source -> (ManualSource, UInt64)? in
+            guard source.enablement != .off, case .timer(let clock, let at) = source.kind,
                 source.firedTime != at
             else { return nil }
             let now = self.now(clock)
             return (source, at > now ? at - now : 0)
         }.min { ($0.1, $0.0.priority, $0.0.order) < ($1.1, $1.0.priority, $1.0.order) }
     }
+}
+
+/// A source as the loop holds it: its owner keeps it alive.
+private struct WeakSource {
+    weak var source: ManualSource?
 }
 
 @available(*, unavailable)

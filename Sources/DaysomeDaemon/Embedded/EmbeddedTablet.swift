@@ -23,13 +23,17 @@ public final class EmbeddedTablet {
     public private(set) var loop: ManualLoop
     /// The session's notification server: it outlives the daemon's restarts, cards and all.
     public let server = FakeNotificationServer()
-    /// Every log line, oldest first, across restarts.
-    public private(set) var log: [(priority: LogPriority, message: String)] = []
+    /// Every log line, oldest first, across restarts, with its journal fields (`DAYSOME_EVENT`,
+    /// `DAYSOME_REASON`, …; the first value of each).
+    public private(set) var log: [(priority: LogPriority, message: String, fields: [String: String])] = []
     /// Each ring of the bell.
     public private(set) var bells = 0
     /// Each request to bring the day back, with its reason.
     public private(set) var returns: [String] = []
     var manager: Manager?
+    /// The state directory's and the runtime directory's faults, kept across restarts (a full
+    /// disk stays full).
+    let disk = DiskFaults()
     /// What each locker says now, kept across the daemon's restarts: a new daemon asks them.
     public private(set) var lockers: [LockSource: Bool] = [:]
 
@@ -84,9 +88,12 @@ public final class EmbeddedTablet {
         peers.lockersAtStart = { [weak self] manager in
             for (source, locked) in self?.lockers ?? [:] { manager.lockChanged(source, locked) }
         }
+        peers.disk = self.disk
         peers.bell = bell
         peers.returner = returner
-        peers.log = { [weak self] priority, message, _ in self?.log.append((priority, message)) }
+        peers.log = { [weak self] priority, message, fields in
+            self?.log.append((priority, message, Dictionary(fields) { first, _ in first }))
+        }
         let manager = try Manager(options: options, environment: environment, peers: peers)
         self.manager = manager
         try manager.start()
@@ -109,9 +116,25 @@ public final class EmbeddedTablet {
         self.killDaemon()
         self.server.reboot()
         self.lockers = [:]
+        // A new tmpfs: whatever filled the old one is gone.
+        self.failRuntime(nil)
         _ = system("rm -rf '\(self.root)/run'")
         try FileIO.makeDirectories(self.root + "/run/display-app", mode: 0o700)
     }
+
+    /// The state directory's disk full (ENOSPC), or freed (nil); or another error (EROFS, EIO).
+    public func failStateDisk(_ errno: Int32?) {
+        self.disk.fail(self.paths.stateDirectory, with: errno)
+    }
+
+    /// The runtime directory's tmpfs full (ENOSPC), or freed (nil).
+    public func failRuntime(_ errno: Int32?) {
+        self.disk.fail(self.paths.runtimeDirectory, with: errno)
+    }
+
+    /// Whether the daemon left its marker: neither lay.json nor the runtime directory took its
+    /// state, and a restart cannot prove what was called.
+    public var unprovenMarker: Bool { FileIO.exists(self.paths.unprovenMarkerFile) }
 
     /// Whether a daemon runs now.
     public var running: Bool { self.manager != nil }

@@ -42,6 +42,12 @@ public final class FakeNotificationServer: Notifier {
     public private(set) var closed: [UInt32] = []
     /// Whether it answers now; a hung server keeps each reply until it wakes.
     public private(set) var hung = false
+    /// Whether the bus answers NoReply for a Notify this server has held 25 s while hung
+    /// (dbus-daemon's reply timeout): the daemon then cannot know whether the card shows, and the
+    /// server may still put it up when it wakes, with an id no daemon learns.
+    public var busTimesOut = false
+    /// dbus-daemon's reply timeout, in microseconds.
+    static let busReplyTimeout: UInt64 = 25_000_000
     /// The Do Not Disturb it reports, respected only where the household asks.
     public private(set) var doNotDisturb: ServerDoNotDisturb = .off
     /// Requests it has not handled yet, while hung.
@@ -103,7 +109,22 @@ public final class FakeNotificationServer: Notifier {
                 return
             }
             let sentAt = self.now
+            // Once the bus said NoReply, the server's late answer reaches nobody.
+            var timedOut = false
+            var handled = false
+            if self.hung && self.busTimesOut {
+                self.onLoop(after: Self.busReplyTimeout) {
+                    guard !handled, connection == self.connection else { return }
+                    timedOut = true
+                    completion(
+                        .failure(
+                            NotifierError(
+                                message: "Did not receive a reply (the bus's reply timeout)",
+                                failure: PostFailure(busErrorName: "org.freedesktop.DBus.Error.NoReply"))))
+                }
+            }
             self.handle {
+                handled = true
                 let instance = self.instance
                 if replacing != 0 { self.cards.removeAll { $0.id == replacing } }
                 let id = replacing != 0 ? replacing : self.nextId
@@ -112,11 +133,11 @@ public final class FakeNotificationServer: Notifier {
                 let holds = self.doNotDisturb == .on && respect
                 let card = Card(
                     id: id, summary: text.summary, body: text.body, at: start.at, held: holds, sentAt: sentAt,
-                    postedAt: self.now, expiresAt: start.expiresAt, orphaned: connection != self.connection)
+                    postedAt: self.now, expiresAt: start.expiresAt, orphaned: timedOut || connection != self.connection)
                 self.cards.append(card)
                 self.notified.append(card)
                 let answer = PostAnswer(id: id, instance: instance, held: holds ? "Do Not Disturb is on" : nil)
-                guard connection == self.connection else { return }
+                guard connection == self.connection, !timedOut else { return }
                 self.onLoop { completion(.success(answer)) }
             }
         }
@@ -152,11 +173,21 @@ public final class FakeNotificationServer: Notifier {
         }
     }
 
-    /// Runs `work` on the daemon's loop's next iteration: a reply off the bus.
-    private func onLoop(_ work: @escaping () -> Void) {
-        guard let loop = self.loop, let source = try? loop.deferred(description: "server-reply", work) else { return }
-        self.replies.append(source)
-        if self.replies.count > 64 { self.replies.removeFirst(32) }
+    /// Runs `work` on the daemon's loop's next iteration (a reply off the bus), or `after`
+    /// microseconds; the source is kept until it ran, as the loop holds it only while kept.
+    private func onLoop(after usec: UInt64? = nil, _ work: @escaping () -> Void) {
+        guard let loop = self.loop else { return }
+        var source: (any LoopSource)?
+        let run = { [weak self] in
+            self?.replies.removeAll { $0 === source }
+            work()
+        }
+        if let usec {
+            source = try? loop.timer(clock: CLOCK_MONOTONIC, after: usec, description: "bus-reply-timeout", run)
+        } else {
+            source = try? loop.deferred(description: "server-reply", run)
+        }
+        if let source { self.replies.append(source) }
     }
 
     // MARK: Knobs
