@@ -52,7 +52,7 @@ final class Manager {
     var decided = false
     var reloadHousehold: (any LoopSource)?
     /// With `--backend systemd`: the manager that holds the starts.
-    var systemd: SystemdBackend?
+    var systemd: (any StartTimers)?
     var control: ControlSocket?
     var managerReconnector: Reconnector?
     var managerDisconnected: BusSlot?

@@ -97,13 +97,28 @@ extension Manager {
     /// Connects to the user's systemd manager, stops what an earlier daemon left there, and
     /// watches for the connection to drop (the manager restarted: its transient units are gone).
     func connectManager() throws(DaemonError) {
-        var reconnecting = false
+        let reconnecting = self.systemd != nil
+        if let given = self.peers.timers {
+            if self.systemd == nil { self.systemd = given(self) }
+        } else {
+            try self.connectUserManager()
+        }
+        // A lay number the manager still holds is used: the counter starts above it (lay.json may
+        // have been lost or set aside). Then whatever an earlier daemon left is stopped, and the
+        // machine lays the current plan again.
+        // Only at start-up, before the loop runs: a running daemon's own counter is ahead of
+        // anything the manager holds, and a reconnect from the loop waits on no list.
+        if !reconnecting, let held = self.systemd?.highestLayHeld() { self.machine.raiseLayCounter(atLeast: held) }
+        self.systemd?.stopAll()
+    }
+
+    /// The user's own manager over sd-bus, watched for its connection to drop.
+    private func connectUserManager() throws(DaemonError) {
         do {
             guard let eventLoop = self.eventLoop else { throw Errno(rawValue: ENOTSUP) }
             let manager = try SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"])
             try manager.bus.attach(to: eventLoop)
-            if let backend = self.systemd {
-                reconnecting = true
+            if let backend = self.systemd as? SystemdBackend {
                 backend.reconnect(manager)
             } else {
                 self.systemd = SystemdBackend(
@@ -116,13 +131,6 @@ extension Manager {
                 "Failed to connect to the systemd user manager: \(error) (is XDG_RUNTIME_DIR set and systemd --user running?)"
             )
         }
-        // A lay number the manager still holds is used: the counter starts above it (lay.json may
-        // have been lost or set aside). Then whatever an earlier daemon left is stopped, and the
-        // machine lays the current plan again.
-        // Only at start-up, before the loop runs: a running daemon's own counter is ahead of
-        // anything the manager holds, and a reconnect from the loop waits on no list.
-        if !reconnecting, let held = self.systemd?.highestLayHeld() { self.machine.raiseLayCounter(atLeast: held) }
-        self.systemd?.stopAll()
     }
 
     func managerLost() {

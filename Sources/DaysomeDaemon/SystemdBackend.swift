@@ -11,7 +11,7 @@ import Glibc
 import SystemdKit
 
 /// Lays and clears starts as transient timers of the user's systemd manager.
-final class SystemdBackend {
+final class SystemdBackend: StartTimers {
     private(set) var manager: SystemdManager
     private let logger: Logger
     private let runtimeDirectory: String

@@ -141,3 +141,43 @@ struct RestartTests {
         #expect(tablet.shown.isEmpty, "a card stayed: \(tablet.server.cards)")
     }
 }
+
+@Suite("The systemd backend, on the embedded daemon")
+struct SystemdBackendTests {
+    @Test func aCallLaidAsAManagersTimerComesAtItsMinuteThroughItsFire() throws {
+        let tablet = try tablet("systemd-fire", at: "2026-06-01T11:58:00Z", arguments: ["--backend", "systemd"])
+        defer { tablet.remove() }
+        let lay = try #require(try tablet.status().lay)
+        #expect(tablet.systemd.timers.contains { $0.lay == lay && $0.at == at("2026-06-01T12:00:00Z") })
+        tablet.advance(to: at("2026-06-01T12:00:00Z"))
+        #expect(tablet.shown == ["Lunch"])
+        #expect(tablet.systemd.fires.map(\.lay) == [lay])
+    }
+
+    @Test func aManagerThatLostItsTimersHasTheWeekLaidAgain() throws {
+        let tablet = try tablet("systemd-lost", at: "2026-06-01T10:00:00Z", arguments: ["--backend", "systemd"])
+        defer { tablet.remove() }
+        let before = try #require(try tablet.status().lay)
+        tablet.systemd.restart()
+        #expect(tablet.systemd.timers.isEmpty)
+        // The daemon reconnects a second later and lays the week again in the new manager.
+        tablet.advance(seconds: 2)
+        let after = try #require(try tablet.status().lay)
+        #expect(after >= before)
+        #expect(tablet.systemd.timers.contains { $0.lay == after && $0.at == at("2026-06-01T12:00:00Z") })
+        #expect(tablet.systemd.timers.count == (try tablet.queue()).pending.count)
+        tablet.advance(to: at("2026-06-01T12:00:00Z"))
+        #expect(tablet.shown == ["Lunch"])
+    }
+
+    @Test func aTimerDueWhileTheDaemonWasStoppedIsCalledOnceByTheRestartWithinGrace() throws {
+        let tablet = try tablet("systemd-down", at: "2026-06-01T11:58:00Z", arguments: ["--backend", "systemd"])
+        defer { tablet.remove() }
+        tablet.killDaemon()
+        tablet.advance(to: at("2026-06-01T12:02:00Z"))
+        try tablet.startDaemon()
+        tablet.advance(seconds: 60)
+        #expect(tablet.server.notified.map(\.summary) == ["Lunch"])
+        #expect(tablet.events(.delivered).count == 1)
+    }
+}

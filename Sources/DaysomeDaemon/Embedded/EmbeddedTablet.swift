@@ -23,6 +23,8 @@ public final class EmbeddedTablet {
     public private(set) var loop: ManualLoop
     /// The session's notification server: it outlives the daemon's restarts, cards and all.
     public let server = FakeNotificationServer()
+    /// The user's systemd manager, for `--backend systemd`: its timers outlive the daemon.
+    public let systemd = FakeSystemdManager()
     /// Every log line, oldest first, across restarts, with its journal fields (`DAYSOME_EVENT`,
     /// `DAYSOME_REASON`, …; the first value of each).
     public private(set) var log: [(priority: LogPriority, message: String, fields: [String: String])] = []
@@ -74,7 +76,6 @@ public final class EmbeddedTablet {
         guard case .run(let options) = try DaemonOptions.parse(argv, environment: environment) else {
             throw EmbeddedError("the daemon's arguments did not parse to a run: \(argv)")
         }
-        guard options.backend == .wheel else { throw EmbeddedError("the embedded daemon runs the wheel backend") }
         let loop = ManualLoop(realtime: self.loop.realtime, monotonic: self.loop.monotonic)
         self.loop = loop
         let bell = RecordingBell { [weak self] in self?.bells += 1 }
@@ -87,6 +88,11 @@ public final class EmbeddedTablet {
         }
         peers.lockersAtStart = { [weak self] manager in
             for (source, locked) in self?.lockers ?? [:] { manager.lockChanged(source, locked) }
+        }
+        let systemd = self.systemd
+        peers.timers = { manager in
+            systemd.attach(loop: loop, manager: manager)
+            return systemd
         }
         peers.disk = self.disk
         peers.bell = bell
@@ -104,6 +110,7 @@ public final class EmbeddedTablet {
     /// kill keeps the page cache). The server keeps showing what it showed.
     public func killDaemon() {
         self.server.detach()
+        self.systemd.detach()
         self.manager = nil
         self.loop = ManualLoop(realtime: self.loop.realtime, monotonic: self.loop.monotonic)
     }
@@ -115,6 +122,8 @@ public final class EmbeddedTablet {
     public func powerCut() throws {
         self.killDaemon()
         self.server.reboot()
+        // The user manager starts again at boot: its transient timers are gone.
+        self.systemd.restart()
         self.lockers = [:]
         // A new tmpfs: whatever filled the old one is gone.
         self.failRuntime(nil)
