@@ -253,6 +253,7 @@ struct EmbeddedWorld {
         }
         self.judged = cards.count
         guard tablet.running else { return nil }
+        if let broken = tablet.machineInvariantViolations.first { return self.broke("machine-invariant", broken) }
         // Nothing stale on screen: a card past its end is taken down (a hung server's late card
         // once it answers).
         if tablet.server.instance != nil && !tablet.server.hung,

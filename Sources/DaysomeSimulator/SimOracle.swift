@@ -29,6 +29,10 @@ extension SimWorld {
             return
         }
         guard let daemon = self.daemon else { return }
+        if let broken = daemon.machine.invariantViolations().first {
+            self.broke("machine-invariant", broken)
+            return
+        }
         // Rule 1: nothing over the day once the daemon has had its word (a card whose reply
         // reached no daemon can be closed by nobody: the known limit).
         if self.seesTheDay && self.server.up && !self.server.hung {

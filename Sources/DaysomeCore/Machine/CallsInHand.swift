@@ -28,6 +28,9 @@ struct CallsInHand: Sendable {
         self.inFlight[key] = PostOut(sentTo: server, sentAt: now)
     }
 
+    /// The calls with a record left for when their post is answered.
+    var leftInFlightKeys: Dictionary<DeliveryKey, HistoryRecord>.Keys { self.leftInFlight.keys }
+
     /// When `key`'s post went out, while it is out.
     func sentAt(_ key: DeliveryKey) -> Instant? {
         self.inFlight[key]?.sentAt

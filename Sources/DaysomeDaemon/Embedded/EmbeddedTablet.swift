@@ -145,6 +145,9 @@ public final class EmbeddedTablet {
     /// state, and a restart cannot prove what was called.
     public var unprovenMarker: Bool { FileIO.exists(self.paths.unprovenMarkerFile) }
 
+    /// The running daemon's machine invariants that do not hold now (DaemonMachine+Invariants.swift).
+    public var machineInvariantViolations: [String] { self.manager?.machine.invariantViolations() ?? [] }
+
     /// Whether a daemon runs now.
     public var running: Bool { self.manager != nil }
 

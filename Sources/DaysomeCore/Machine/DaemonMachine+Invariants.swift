@@ -1,0 +1,54 @@
+// What holds of the machine's state after every step, written once: the simulator checks it
+// after each step of the model (SimWorld), of the real daemon embedded (EmbeddedRun) and of every
+// interleaving the exploration reaches. Each line names the part that broke, for a failing trace.
+
+extension DaemonMachine {
+    /// Every invariant the state breaks now; empty when all hold.
+    public func invariantViolations() -> [String] {
+        var broken: [String] = []
+        let laid = self.laidStarts
+        // Nothing waits to call her while the day is in front (rule 1): a return clears the lay.
+        if self.display == .foreground && !laid.isEmpty {
+            broken.append("\(laid.count) start(s) laid while the display is in front")
+        }
+        // Lay numbers only grow: the counter is at or above the lay in force.
+        if let lay = self.persisted.lay, lay.number > self.persisted.layCounter {
+            broken.append("lay \(lay.number) is above the lay counter \(self.persisted.layCounter)")
+        }
+        // A lay covers what it laid: nothing past its end.
+        if let lay = self.persisted.lay, let last = laid.last, last.at > lay.laidUntil {
+            broken.append("a start at \(last.at.rfc3339) is laid past the lay's end \(lay.laidUntil.rfc3339)")
+        }
+        // A start is laid once, in order.
+        if zip(laid, laid.dropFirst()).contains(where: { $0.at >= $1.at }) {
+            broken.append("the laid starts are not in strictly increasing order")
+        }
+        // A call is delivered once: one record per call.
+        let keys = self.persisted.delivered.map(\.key)
+        if Set(keys).count != keys.count {
+            broken.append("a delivered call is recorded twice")
+        }
+        // A start already delivered is never still laid.
+        let deliveredAt = Set(keys.map(\.at))
+        if let again = laid.first(where: { deliveredAt.contains($0.at) && self.persisted.lay != nil }),
+            keys.contains(where: { $0.at == again.at && $0.lay == self.persisted.lay?.number })
+        {
+            broken.append("the start at \(again.at.rfc3339) is laid again after its call was delivered")
+        }
+        broken += self.inHand.invariantViolations()
+        return broken
+    }
+}
+
+extension CallsInHand {
+    /// The call lifecycle's own invariants. (A repost is kept while its post is out, to be posted
+    /// again if no server takes it: the two overlap by design.)
+    func invariantViolations() -> [String] {
+        var broken: [String] = []
+        // What history is to say of a call taken back while its post was out: only while it is out.
+        if let key = self.leftInFlightKeys.first(where: { !self.isInFlight($0) }) {
+            broken.append("the call at \(key.at.rfc3339) has a record left for a post that is not out")
+        }
+        return broken
+    }
+}
