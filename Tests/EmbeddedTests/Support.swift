@@ -8,6 +8,8 @@ import DaysomeFiles
 import Glibc
 import Testing
 
+@testable import DaysomeCLI
+
 private let repositoryRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
 
 /// An instant from its RFC 3339 text (UTC), which a test writes as it reads.
@@ -73,4 +75,30 @@ extension EmbeddedTablet {
 
     /// The summaries of the cards on screen now.
     var shown: [String] { self.server.cards.map(\.summary) }
+
+    /// The text of one of the tablet's files, empty when it cannot be read.
+    func text(_ path: String) -> String {
+        (try? FileIO.read(path, limit: 1 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    /// `daysomectl status` as text, rendered as daysomectl renders it from the status file.
+    func statusText() throws -> String {
+        let status = try self.status()
+        guard let daemon = status.daemon else { throw EmbeddedTestError("status.json has no daemon keys") }
+        return DaysomeCLI.statusText(status, daemon)
+    }
+
+    /// The messages of the log lines that contain `fragment`.
+    func logged(_ fragment: String) -> [String] {
+        self.log.map(\.message).filter { $0.contains(fragment) }
+    }
+}
+
+/// What a test could not set up or read.
+struct EmbeddedTestError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
 }

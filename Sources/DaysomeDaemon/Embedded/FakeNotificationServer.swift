@@ -187,6 +187,16 @@ public final class FakeNotificationServer: Notifier {
         self.manager?.serverClosed(id, reason: reason, by: self.instance)
     }
 
+    /// Another app's card on this server (its `at` means nothing): the daemon must never close
+    /// it. Returns its id, from the same counter as the daemon's.
+    @discardableResult
+    public func showAnotherAppsCard(_ summary: String) -> UInt32 {
+        let id = self.nextId
+        self.nextId += 1
+        self.cards.append(Card(id: id, summary: summary, body: "", at: Instant(seconds: 0), held: false))
+        return id
+    }
+
     /// She clicked the card `id`.
     public func click(_ id: UInt32) {
         self.manager?.clicked(id, by: self.instance)
