@@ -43,6 +43,11 @@ func household(_ items: [Item], settings: String = "") -> String {
         """
 }
 
+/// The bytes of a file under Fixtures/ (`bad/not-json.json`).
+func fixture(_ name: String) throws -> [UInt8] {
+    try FileIO.read(repositoryRoot + "/Fixtures/" + name, limit: 1 << 20)
+}
+
 /// Lunch at 12:00 until 12:45, and a drink at 15:00, every day.
 let lunchAndTea = household([
     Item(id: "lunch", label: "Lunch", time: "12:00", end: "12:45"),

@@ -12,6 +12,7 @@ import Testing
 @Suite("Durability at the process boundary")
 struct DurabilityTests {
     // real-process twin of EmbeddedTests.KeptHouseholdTests.aRestartWithABrokenHouseholdKeepsLayingTheLastGoodOne
+    // and of EmbeddedTests.BadInputTests.aHouseholdFileThatCannotBeUsedKeepsTheLastGoodLayAndNamesTheFile
     @Test func aRestartWithABrokenHouseholdKeepsLayingTheLastGoodOne() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
