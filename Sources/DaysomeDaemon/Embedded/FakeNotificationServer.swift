@@ -65,9 +65,13 @@ public final class FakeNotificationServer: Notifier {
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         guard self.instance != nil else {
-            let reason = "no notification server on the session bus: waiting for a server"
-            self.server.waiting = reason
-            completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+            // As the real notifier's answer when no server owns the name: from the loop, once it
+            // asked whether the session has a display to start one on.
+            self.onLoop { [weak self] in
+                let reason = "no notification server on the session bus: waiting for a server"
+                self?.server.waiting = reason
+                completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+            }
             return
         }
         let respect = self.manager?.respectsDoNotDisturb ?? false
