@@ -50,4 +50,34 @@ struct ReturnTests {
         #expect(queue.display == .away)
         #expect(queue.pending.first?.at == at("2026-06-01T12:01:00Z"), "\(queue.pending)")
     }
+    /// Her return lands while the call's post is out (the server has not answered yet): whatever
+    /// the server then shows, nothing stays on screen, and history says delivered only with withdrawn.
+    @Test func aReturnWhileTheCallsPostIsOutLeavesNothingShown() throws {
+        let tablet = try tablet("post-out", at: "2026-06-01T11:59:50Z", household: Self.twoMinutes)
+        defer { tablet.remove() }
+        tablet.server.hang()
+        tablet.advance(to: at("2026-06-01T12:00:00Z"))
+        try tablet.writeDisplay("foreground")
+        tablet.server.wake()
+        tablet.advance(seconds: 2)
+        #expect(tablet.server.notified.count == 1, "the post was not out at the return: the test proves nothing")
+        #expect(tablet.shown.isEmpty, "\(tablet.server.cards)")
+        let history = tablet.history().filter { $0.at == at("2026-06-01T12:00:00Z") }
+        let delivered = history.contains { $0.event == .delivered }
+        let withdrawn = history.contains { $0.event == .withdrawn }
+        #expect(delivered == withdrawn, "a call delivered at the return must be withdrawn: \(history)")
+        #expect(try tablet.queue().pending.isEmpty)
+    }
+
+    /// Her return lands in the very second of the call, before the fire: nothing is posted.
+    @Test func aReturnInTheCallsOwnSecondBeforeItsFireSendsNothing() throws {
+        let tablet = try tablet("same-second", at: "2026-06-01T11:59:50Z", household: Self.twoMinutes)
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T11:59:59Z"))
+        tablet.loop.advance(by: 999_999)
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 2)
+        #expect(tablet.server.notified.isEmpty, "\(tablet.server.notified)")
+        #expect(tablet.events(.delivered).isEmpty)
+    }
 }

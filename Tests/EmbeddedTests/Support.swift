@@ -2,13 +2,12 @@
 // .testrun/, at a virtual time, with a small UTC household the test names. Nothing here waits on
 // the wall clock: time moves when a test says so.
 
+import DaysomeCLI
 import DaysomeCore
 import DaysomeDaemon
 import DaysomeFiles
 import Glibc
 import Testing
-
-@testable import DaysomeCLI
 
 private let repositoryRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
 
@@ -86,11 +85,22 @@ extension EmbeddedTablet {
         (try? FileIO.read(path, limit: 1 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
-    /// `daysomectl status` as text, rendered as daysomectl renders it from the status file.
+    /// daysomectl run in-process on the tablet's files (`status`, `history --json`), at the
+    /// tablet's time: its own code, its text and its exit status, without the control socket.
+    func ctl(_ arguments: [String]) -> CommandOutput {
+        let paths = [
+            "--runtime-dir", self.paths.runtimeDirectory, "--state-dir", self.paths.stateDirectory, "--display-state",
+            self.paths.displayState,
+        ]
+        return DaysomeCtl.run(
+            arguments + paths, context: CommandContext(environment: ["HOME": self.root], now: self.now))
+    }
+
+    /// `daysomectl status` as text.
     func statusText() throws -> String {
-        let status = try self.status()
-        guard let daemon = status.daemon else { throw EmbeddedTestError("status.json has no daemon keys") }
-        return DaysomeCLI.statusText(status, daemon)
+        let output = self.ctl(["status"])
+        guard output.status == .success else { throw EmbeddedTestError("daysomectl status failed: \(output)") }
+        return output.stdout
     }
 
     /// The messages of the log lines that contain `fragment`.

@@ -119,28 +119,6 @@ struct DaemonIntegrationTests {
         #expect(try await session.shownHistory().contains { $0.summary == "Soup time" })
     }
 
-    @Test func aFireThatRacesAReturnLeavesNothingShown() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let minute = nextMinute(leaving: 10)
-        try replaceFile(session.household, try nextMinutesHousehold(minute))
-        try await session.startDaemon()
-        try await session.expectQueued(at: minute)
-
-        // The return lands a millisecond after the timer's deadline: written as the display writes
-        // it (temporary file and rename), straight from here, to hit the fire or the post in flight.
-        await pause(untilWall: Double(minute) - 0.05)
-        while wallSeconds() < Double(minute) + 0.001 {}
-        try replaceFile(session.displayState, "foreground\n")
-        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
-        try await session.expectNothingShown(for: 2)
-        let history = try await session.history().filter { $0.at == rfc3339(minute) }
-        let delivered = history.contains { $0.event == "delivered" }
-        let withdrawn = history.contains { $0.event == "withdrawn" }
-        #expect(delivered == withdrawn, "a call delivered at the return must be withdrawn: \(history)")
-        print("[IntegrationTests] a fire racing a return: \(delivered ? "delivered and withdrawn" : "not delivered")")
-    }
-
     @Test func theDisplayProcessDyingInTheForegroundMeansAway() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }

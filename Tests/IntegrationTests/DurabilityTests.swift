@@ -1,7 +1,8 @@
 // The edges of the daemon's life at the process boundary, with the real daysomed (wheel
-// backend, a private bus, Xvfb and dunst): a restart with a broken household, corrupt state
-// files, a client that hangs up, a household directory that does not exist yet, ids of a server
-// instance that is gone, and the durability protocol read off the daemon's own system calls.
+// backend, a private bus, Xvfb and dunst): a restart with a broken household, a client that hangs
+// up, a household directory that does not exist yet, a display pid that is a zombie, and the
+// durability protocol read off the daemon's own system calls. The kept household's contents,
+// corrupt state files and a restarted server's ids are on the embedded daemon (EmbeddedTests).
 
 import DaysomeCore
 import DaysomeFiles
@@ -38,38 +39,6 @@ struct DurabilityTests {
         let text = try await session.ctl(["status"] + session.daemonPaths)
         #expect(text.stdout.contains("In force: the last good household"), "\(text)")
         #expect(!text.stdout.contains("Nothing is laid"), "\(text)")
-    }
-
-    @Test func aCorruptLayFileAndHistoryLineStartTheDaemonCleanly() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
-        let lay = try #require(try await session.pending().lay)
-        daemon.stop()
-        let layFile = session.stateDirectory + "/lay.json"
-        try writeFile(
-            layFile,
-            #"{"format": 2, "layCounter": 1e300, "lay": {"number": 1e20}, "delivered": [{"lay": -1}], "called": []}"#)
-        let history = session.stateDirectory + "/history.jsonl"
-        let fd = open(history, O_WRONLY | O_APPEND | O_CLOEXEC)
-        #expect(fd >= 0)
-        let line =
-            #"{"time":"2026-06-01T12:00:00Z","event":"laid","lay":1e20,"at":null,"itemIds":[],"reason":null}"#
-            + "\n"
-        _ = line.withCString { write(fd, $0, strlen($0)) }
-        close(fd)
-
-        try await session.startDaemon()
-        let entries = directoryEntries(session.stateDirectory).map(\.name)
-        #expect(entries.contains { $0.hasPrefix("lay.json.corrupt-") }, "\(entries)")
-        let errors = try await session.householdErrors()
-        #expect(errors.contains { $0.file == layFile && $0.field == "layCounter" }, "\(errors)")
-        #expect(errors.contains { $0.file == history && $0.message.contains("1 unreadable line") }, "\(errors)")
-        // Lay numbers only grow: the history still names the lay before the corruption.
-        let relaid = try #require(try await session.pending().lay)
-        #expect(relaid > lay)
-        let read = try await session.ctl(["history", "--json"] + session.daemonPaths)
-        #expect(read.status == 0, "\(read)")
     }
 
     @Test func aClientThatHangsUpLeavesTheDaemonRunning() async throws {
