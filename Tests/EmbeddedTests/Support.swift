@@ -87,11 +87,14 @@ extension EmbeddedTablet {
 
     /// daysomectl run in-process on the tablet's files (`status`, `history --json`), at the
     /// tablet's time: its own code, its text and its exit status, without the control socket.
-    func ctl(_ arguments: [String]) -> CommandOutput {
-        let paths = [
-            "--runtime-dir", self.paths.runtimeDirectory, "--state-dir", self.paths.stateDirectory, "--display-state",
-            self.paths.displayState,
-        ]
+    /// `withPaths` adds the daemon's paths, as a tester passes them to the verbs that read them.
+    func ctl(_ arguments: [String], withPaths: Bool = true) -> CommandOutput {
+        let paths =
+            withPaths
+            ? [
+                "--runtime-dir", self.paths.runtimeDirectory, "--state-dir", self.paths.stateDirectory,
+                "--display-state", self.paths.displayState,
+            ] : []
         return DaysomeCtl.run(
             arguments + paths, context: CommandContext(environment: ["HOME": self.root], now: self.now))
     }

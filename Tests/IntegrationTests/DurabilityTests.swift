@@ -1,8 +1,8 @@
 // The edges of the daemon's life at the process boundary, with the real daysomed (wheel
 // backend, a private bus, Xvfb and dunst): a restart with a broken household, a client that hangs
-// up, a household directory that does not exist yet, a display pid that is a zombie, and the
-// durability protocol read off the daemon's own system calls. The kept household's contents,
-// corrupt state files and a restarted server's ids are on the embedded daemon (EmbeddedTests).
+// up, a display pid that is a zombie, and the durability protocol read off the daemon's own system
+// calls. The kept household's contents, corrupt state files, a restarted server's ids and a
+// household directory that does not exist yet are on the embedded daemon (EmbeddedTests).
 
 import DaysomeCore
 import DaysomeFiles
@@ -75,30 +75,6 @@ struct DurabilityTests {
         // A client that never finishes its line is closed unanswered at its own deadline.
         #expect(readLine(silent[0], timeoutSeconds: 5) == "", "a silent client was answered or kept open")
         #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1))")
-    }
-
-    @Test func aMissingHouseholdDirectoryIsWatchedAndLaidTheMomentTheAppWritesIt() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let missing = session.directory.path + "/first-boot/.config/daysome/household.json"
-        let daemon = try await session.startDaemon(household: missing).process
-        let errors = try await session.householdErrors()
-        #expect(errors.first?.file == missing && errors.first?.message.contains("No such file") == true, "\(errors)")
-        #expect(try await session.pending().lay == nil)
-        // The display app runs for the first time and writes its household.
-        try session.directory.makeDirectory("first-boot")
-        try session.directory.makeDirectory("first-boot/.config")
-        try session.directory.makeDirectory("first-boot/.config/daysome")
-        let written = monotonicSeconds()
-        try replaceFile(missing, try farAwayHousehold())
-        // The published queue, read directly: a daysomectl per poll would also time the tool's start.
-        let lay = try await poll("a lay after the first household was written", timeout: 5, interval: 0.01) {
-            (try? QueueSnapshot(json: JSONParser.parse(readFile(session.runtimeDirectory + "/queue.json"))))?.lay
-        }
-        let seconds = monotonicSeconds() - written
-        print("[DurabilityTests] first household written: lay \(lay) after \(seconds) s")
-        #expect(seconds < 1, "laid \(seconds) s after the household appeared")
-        #expect(!daemon.poll())
     }
 
     @Test func aDisplayPidThatIsAZombieIsAwayWithoutAFlipThatWouldClearTheLay() async throws {

@@ -178,6 +178,12 @@ public final class EmbeddedTablet {
         self.loop.changed(path: directory(of: path), InotifyEvent(mask: .movedTo, name: basename(of: path)))
     }
 
+    /// A directory made (the app's first run makes the household's): inotify tells its parent.
+    public func makeDirectory(_ path: String) throws {
+        try FileIO.makeDirectories(path, mode: 0o700)
+        self.loop.changed(path: directory(of: path), InotifyEvent(mask: .create, name: basename(of: path)))
+    }
+
     /// A locker's word (`nil`: it left the bus), as the lock watch would pass it on; said while
     /// no daemon runs, the next one hears it at its start.
     public func lock(_ source: LockSource, _ locked: Bool?) {
