@@ -281,6 +281,7 @@ struct DaemonIntegrationTests {
 
     // MARK: Rule 10: the PIN and the note
 
+    // real-process twin of EmbeddedTests.BadInputTests.secretsNeverReachALogAFileOrAnErrorWhenTheFileIsBad
     @Test(arguments: ["log", "freedesktop"])
     func pinAndNoteNeverReachALogOrANotification(notifier: String) async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
