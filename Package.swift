@@ -54,7 +54,7 @@ let package = Package(
             swiftSettings: strict),
         // The real Manager embedded: a manual loop, a fake server and real files, on virtual time.
         .testTarget(
-            name: "EmbeddedTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles"],
+            name: "EmbeddedTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "DaysomeCLI"],
             swiftSettings: strict),
         .testTarget(
             name: "ReplayTests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),

@@ -65,6 +65,7 @@ struct CallTests {
         #expect(latest > first)
         #expect(!queue.pending.isEmpty && queue.pending.allSatisfy { $0.lay == latest }, "\(queue.pending)")
         let laid = tablet.events(.laid).map(\.lay)
+        #expect(laid.first == first && laid.last == latest, "laid: \(laid)")
         #expect(zip(laid, laid.dropFirst()).allSatisfy { $0 < $1 }, "lay numbers must only grow: \(laid)")
     }
 

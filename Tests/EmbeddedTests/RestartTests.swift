@@ -15,6 +15,7 @@ struct RestartTests {
         try tablet.startDaemon()
         tablet.advance(seconds: 1)
         #expect(tablet.shown == ["Lunch"])
+        #expect(tablet.events(.delivered).first?.reason?.contains("grace") == true, "\(tablet.history())")
         // Killed and started again at once: the call is on record and is not made again.
         tablet.killDaemon()
         try tablet.startDaemon()
@@ -32,6 +33,8 @@ struct RestartTests {
         tablet.advance(seconds: 1)
         #expect(tablet.server.notified.isEmpty)
         #expect(tablet.events(.dropped).map(\.itemIds) == [["lunch"]])
+        #expect(tablet.events(.dropped).first?.reason?.contains("grace") == true, "\(tablet.history())")
+        #expect(tablet.events(.delivered).isEmpty)
     }
 
     @Test func aRestartAfterSeveralMissedStartsCallsOnlyTheLatest() throws {
@@ -46,6 +49,8 @@ struct RestartTests {
         try tablet.startDaemon()
         tablet.advance(seconds: 1)
         #expect(tablet.server.notified.map(\.summary) == ["Three"])
+        #expect(tablet.events(.delivered).map(\.at) == [at("2026-06-01T12:04:00Z")])
+        #expect(tablet.events(.dropped).contains { $0.at == at("2026-06-01T12:00:00Z") }, "\(tablet.history())")
     }
 
     @Test func aReturnWhileTheDaemonWasDownWithdrawsWhatItShowed() throws {
@@ -74,6 +79,10 @@ struct RestartTests {
         try tablet.startDaemon()
         tablet.advance(seconds: 60)
         #expect(tablet.server.notified.isEmpty, "a start missed while she was in front was called after")
+        #expect(tablet.events(.delivered).isEmpty, "the display already chimed for it")
+        let queue = try tablet.queue()
+        #expect(queue.display == .away)
+        #expect(queue.pending.first?.at == at("2026-06-01T15:00:00Z"), "\(queue.pending)")
     }
 
     @Test func theDaemonsRestartAloneNeverWithdrawsACallShownWhileSheIsAway() throws {

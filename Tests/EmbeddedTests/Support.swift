@@ -2,6 +2,7 @@
 // .testrun/, at a virtual time, with a small UTC household the test names. Nothing here waits on
 // the wall clock: time moves when a test says so.
 
+import DaysomeCLI
 import DaysomeCore
 import DaysomeDaemon
 import DaysomeFiles
@@ -41,6 +42,11 @@ func household(_ items: [Item], settings: String = "") -> String {
         """
 }
 
+/// The bytes of a file under Fixtures/ (`bad/not-json.json`).
+func fixture(_ name: String) throws -> [UInt8] {
+    try FileIO.read(repositoryRoot + "/Fixtures/" + name, limit: 1 << 20)
+}
+
 /// Lunch at 12:00 until 12:45, and a drink at 15:00, every day.
 let lunchAndTea = household([
     Item(id: "lunch", label: "Lunch", time: "12:00", end: "12:45"),
@@ -73,4 +79,44 @@ extension EmbeddedTablet {
 
     /// The summaries of the cards on screen now.
     var shown: [String] { self.server.cards.map(\.summary) }
+
+    /// The text of one of the tablet's files, empty when it cannot be read.
+    func text(_ path: String) -> String {
+        (try? FileIO.read(path, limit: 1 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    /// daysomectl run in-process on the tablet's files (`status`, `history --json`), at the
+    /// tablet's time: its own code, its text and its exit status, without the control socket.
+    /// `withPaths` adds the daemon's paths, as a tester passes them to the verbs that read them.
+    func ctl(_ arguments: [String], withPaths: Bool = true) -> CommandOutput {
+        let paths =
+            withPaths
+            ? [
+                "--runtime-dir", self.paths.runtimeDirectory, "--state-dir", self.paths.stateDirectory,
+                "--display-state", self.paths.displayState,
+            ] : []
+        return DaysomeCtl.run(
+            arguments + paths, context: CommandContext(environment: ["HOME": self.root], now: self.now))
+    }
+
+    /// `daysomectl status` as text.
+    func statusText() throws -> String {
+        let output = self.ctl(["status"])
+        guard output.status == .success else { throw EmbeddedTestError("daysomectl status failed: \(output)") }
+        return output.stdout
+    }
+
+    /// The messages of the log lines that contain `fragment`.
+    func logged(_ fragment: String) -> [String] {
+        self.log.map(\.message).filter { $0.contains(fragment) }
+    }
+}
+
+/// What a test could not set up or read.
+struct EmbeddedTestError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
 }

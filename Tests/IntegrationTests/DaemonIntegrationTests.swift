@@ -12,49 +12,9 @@ import Testing
 struct DaemonIntegrationTests {
     // MARK: Laying
 
-    @Test func awayLaysExactlyThePlan() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
-        try await session.startDaemon()
-
-        // A seed start firing between the reads would leave the queue and the plan one apart: read again.
-        var attempt = 0
-        while true {
-            attempt += 1
-            let before = Int64(wallSeconds().rounded(.down))
-            let queue = try await session.pending()
-            let after = Int64(wallSeconds().rounded(.up))
-            let lay = readFile(session.stateDirectory + "/lay.json")
-            let layRecord = (try? JSONParser.parse(lay))?.objectValue?["lay"]?.objectValue
-            let from = try #require(layRecord?["from"]?.stringValue, "lay.json names no lay: \(lay)")
-            let status = try await session.status()
-            let laidUntil = try #require(status["laidUntil"]?.stringValue.flatMap(instant), "status: \(status)")
-            let fromInstant = try #require(instant(from), "lay.json: \(lay)")
-            #expect(laidUntil - fromInstant == 7 * 86_400, "laidUntil \(laidUntil) is not from + 7 days")
-
-            let planned = try await session.plan(from: from)
-            if planned.contains(where: { (instant($0.at) ?? 0) > before && (instant($0.at) ?? 0) <= after }),
-                attempt < 3
-            {
-                continue
-            }
-            let expected = planned.filter { (instant($0.at) ?? 0) > before }
-            #expect(!expected.isEmpty, "the seed household plans nothing for a week")
-            #expect(queue.display == "away")
-            #expect(queue.daemonRunning == true)
-            #expect(queue.lay != nil && queue.lay == status["lay"]?.int)
-            #expect(queue.starts.allSatisfy { $0.lay == queue.lay }, "\(queue.starts)")
-            #expect(queue.starts.map(\.at) == expected.map(\.at))
-            #expect(queue.starts.map(\.local) == expected.map(\.local))
-            #expect(queue.starts.map(\.itemIds) == expected.map(\.itemIds))
-            #expect(queue.starts.map(\.title) == expected.map(\.title))
-            return
-        }
-    }
-
     // MARK: Delivering
 
+    // real-process twin of EmbeddedTests.CallTests.aCallComesAtItsMinuteAndNotASecondBefore
     @Test func aStartAtTheNextMinuteIsDeliveredWithinASecond() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -90,6 +50,7 @@ struct DaemonIntegrationTests {
 
     // MARK: Rule 1: never over the display
 
+    // real-process twin of EmbeddedTests.CallTests.herReturnTakesEveryCallAwayAndLeavesNothingPending
     @Test func returnLeavesNothingPendingAndNothingShown() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -117,56 +78,6 @@ struct DaemonIntegrationTests {
         #expect(try await session.shownHistory().contains { $0.summary == "Soup time" })
     }
 
-    @Test func returnDuringALayLeavesNothingAndTheNextLayHasTheNextNumber() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
-        try await session.startDaemon()
-        let first = try #require(try await session.pending().lay, "nothing laid while away at start-up")
-
-        // Away and back again with no pause: whatever the daemon saw of the away, the return wins.
-        try await session.signal("foreground")
-        try await session.signal("away")
-        try await session.signal("foreground")
-        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
-
-        try await session.signal("away")
-        let queue = try await poll("a new lay after the return", timeout: 3) { () -> Queue? in
-            let queue = try await session.pending()
-            return queue.display == "away" && !queue.starts.isEmpty && (queue.lay ?? 0) > first ? queue : nil
-        }
-        let latest = try #require(queue.lay)
-        let laid = try await session.history().filter { $0.event == "laid" }.compactMap(\.lay)
-        #expect(laid.first == first && laid.last == latest, "laid: \(laid)")
-        #expect(zip(laid, laid.dropFirst()).allSatisfy { $0 < $1 }, "lay numbers must only grow: \(laid)")
-        #expect(queue.starts.allSatisfy { $0.lay == latest }, "a start of an older lay is pending: \(queue.starts)")
-
-        try await session.signal("foreground")
-        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
-    }
-
-    @Test func aFireThatRacesAReturnLeavesNothingShown() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let minute = nextMinute(leaving: 10)
-        try replaceFile(session.household, try nextMinutesHousehold(minute))
-        try await session.startDaemon()
-        try await session.expectQueued(at: minute)
-
-        // The return lands a millisecond after the timer's deadline: written as the display writes
-        // it (temporary file and rename), straight from here, to hit the fire or the post in flight.
-        await pause(untilWall: Double(minute) - 0.05)
-        while wallSeconds() < Double(minute) + 0.001 {}
-        try replaceFile(session.displayState, "foreground\n")
-        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
-        try await session.expectNothingShown(for: 2)
-        let history = try await session.history().filter { $0.at == rfc3339(minute) }
-        let delivered = history.contains { $0.event == "delivered" }
-        let withdrawn = history.contains { $0.event == "withdrawn" }
-        #expect(delivered == withdrawn, "a call delivered at the return must be withdrawn: \(history)")
-        print("[IntegrationTests] a fire racing a return: \(delivered ? "delivered and withdrawn" : "not delivered")")
-    }
-
     @Test func theDisplayProcessDyingInTheForegroundMeansAway() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -192,6 +103,7 @@ struct DaemonIntegrationTests {
 
     // MARK: Rule 9: household edits
 
+    // real-process twin of EmbeddedTests.HouseholdEditTests.householdEditWhileAwayReLays
     @Test func householdEditWhileAwayReLays() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -215,39 +127,9 @@ struct DaemonIntegrationTests {
         #expect(laid == [first, try #require(after.lay)], "laid: \(laid)")
     }
 
-    @Test func corruptEditKeepsTheLastGoodLayAndShowsTheError() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try farAwayHousehold())
-        try await session.startDaemon()
-        let before = try await session.pending()
-        #expect(before.lay != nil && !before.starts.isEmpty)
-
-        try replaceFile(session.household, "{ \"version\": 1, \"items\": [ { \"id\": \"lunch\", \"label\": ")
-        let error = try await poll("status to show the household error", timeout: 3) { () -> JSONObject? in
-            let household = try await session.status()["household"]?.objectValue
-            return household?["errors"]?.arrayValue?.first?.objectValue
-        }
-        #expect(error["file"]?.stringValue == session.household, "\(error)")
-        let message = error["message"]?.stringValue ?? ""
-        #expect(!message.isEmpty, "\(error)")
-        let after = try await session.pending()
-        #expect(after.lay == before.lay)
-        #expect(after.starts == before.starts)
-        #expect(try await session.status()["canDeliver"]?.boolValue == true)
-
-        // A good file again clears the error and lays anew.
-        try replaceFile(session.household, try farAwayHousehold(label: "Fish pie"))
-        let fixed = try await poll("a new lay after the fix", timeout: 3) { () -> Queue? in
-            let queue = try await session.pending()
-            return (queue.lay ?? 0) > (before.lay ?? 0) ? queue : nil
-        }
-        #expect(fixed.starts.contains { $0.title == "Fish pie" })
-        #expect(try await session.status()["household"]?.objectValue?["errors"]?.arrayValue?.isEmpty == true)
-    }
-
     // MARK: Rule 3: no catch-up
 
+    // real-process twin of EmbeddedTests.ReturnTests.noCatchUpAfterAReturn
     @Test func noCatchUpAfterAReturn() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -271,69 +153,6 @@ struct DaemonIntegrationTests {
         try await session.expectNothingShown(for: 2)
         let history = try await session.history()
         #expect(!history.contains { $0.event == "delivered" }, "\(history)")
-    }
-
-    @Test func aReturnWhileTheDaemonWasDownMeansNoCatchUp() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let minute = nextMinute(leaving: 15)
-        try replaceFile(session.household, try nextMinutesHousehold(minute))
-        let first = try await session.startDaemon().process
-        try await session.expectQueued(at: minute)
-        await pause(untilWall: Double(minute) - 10)
-        first.send(SIGKILL)
-        #expect(await first.exit(within: 5))
-
-        // She is back on the display across the minute while no daemon runs, then leaves again.
-        await pause(untilWall: Double(minute) - 5)
-        try await session.signal("foreground")
-        await pause(untilWall: Double(minute) + 2)
-        try await session.signal("away")
-        await pause(untilWall: Double(minute) + 5)
-        try await session.startDaemon()
-
-        let queue = try await session.pending()
-        #expect(queue.display == "away")
-        #expect(queue.starts.first?.at == rfc3339(minute + 60), "\(queue.starts)")
-        try await session.expectNothingShown(for: 2)
-        let history = try await session.history()
-        #expect(!history.contains { $0.event == "delivered" }, "the display already chimed for it: \(history)")
-    }
-
-    @Test func aReturnWhileTheDaemonWasDownWithdrawsWhatItShowed() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let minute = nextMinute(leaving: 10)
-        try replaceFile(session.household, try nextMinutesHousehold(minute))
-        let first = try await session.startDaemon().process
-        try await session.expectQueued(at: minute)
-        await pause(untilWall: Double(minute))
-        _ = try await poll("the call to be shown", timeout: 10) {
-            try await session.displayedCount() > 0 ? true : nil
-        }
-        // A crash between the post and the server's reply loses the id, and with it any way to
-        // close the call: wait until the daemon has kept it in its state directory.
-        _ = try await poll("the call's notification id in lay.json", timeout: 3) { () -> Bool? in
-            let lay = (try? JSONParser.parse(readFile(session.stateDirectory + "/lay.json")))?.objectValue
-            let delivered = lay?["delivered"]?.arrayValue?.first?.objectValue
-            return delivered?["notificationId"]?.int != nil ? true : nil
-        }
-        first.send(SIGKILL)
-        #expect(await first.exit(within: 5))
-
-        // She comes back and leaves again while no daemon runs; the call must not outlive the return.
-        try await session.signal("foreground")
-        await pause(1.1)
-        try await session.signal("away")
-        await pause(1.1)
-        try await session.startDaemon()
-        let history = try await session.history()
-        _ = try await poll("the call shown before the return to be withdrawn (\(history))", timeout: 2) {
-            try await session.displayedCount() == 0 ? true : nil
-        }
-        #expect(history.contains { $0.event == "withdrawn" && $0.at == rfc3339(minute) }, "\(history)")
-        let queue = try await session.pending()
-        #expect(queue.display == "away" && queue.starts.first?.at == rfc3339(minute + 60), "\(queue.starts)")
     }
 
     // MARK: Wakeups
@@ -462,6 +281,7 @@ struct DaemonIntegrationTests {
 
     // MARK: Rule 10: the PIN and the note
 
+    // real-process twin of EmbeddedTests.BadInputTests.secretsNeverReachALogAFileOrAnErrorWhenTheFileIsBad
     @Test(arguments: ["log", "freedesktop"])
     func pinAndNoteNeverReachALogOrANotification(notifier: String) async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
@@ -552,6 +372,7 @@ struct DaemonIntegrationTests {
         return (minute, planned)
     }
 
+    // real-process twin of EmbeddedTests.RestartTests.aRestartWithinGraceCallsTheMissedStartOnce
     @Test func restartWithinGraceDeliversTheMissedStartOnce() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -572,40 +393,4 @@ struct DaemonIntegrationTests {
         #expect(shown.count == 1, "dunst showed the missed call \(shown.count) times")
     }
 
-    @Test func restartBeyondGraceDropsTheMissedStartSilently() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let (minute, planned) = try await self.restartAcrossAStart(session, grace: 2)
-        let dropped = try await poll("the missed start to be dropped", timeout: 3) { () -> HistoryEvent? in
-            try await session.history().first { $0.event == "dropped" && $0.at == rfc3339(minute) }
-        }
-        #expect(dropped.reason?.contains("grace") == true, "\(dropped)")
-        try await session.expectNothingShown(for: 2)
-        let history = try await session.history()
-        #expect(!history.contains { $0.event == "delivered" }, "\(history)")
-        #expect(try await session.shownHistory().allSatisfy { $0.summary != planned.title })
-    }
-
-    @Test func restartAfterSeveralMissedStartsDeliversOnlyTheLatest() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        // Down across both starts (the minute and the one after): never a burst.
-        let (minute, first) = try await self.restartAcrossAStart(session, grace: 300, after: 65)
-        let latest = try await session.plannedStart(at: minute + 60)
-        _ = try await poll("the latest missed call to be shown", timeout: 3) {
-            try await session.displayedCount() > 0 ? true : nil
-        }
-        await pause(2)
-        #expect(try await session.displayedCount() == 1)
-        let history = try await session.history()
-        #expect(
-            history.filter { $0.event == "delivered" }.map(\.at) == [rfc3339(minute + 60)], "\(history)")
-        #expect(history.contains { $0.event == "dropped" && $0.at == rfc3339(minute) }, "\(history)")
-
-        try await session.signal("foreground")
-        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
-        let shown = try await session.shownHistory()
-        #expect(shown.filter { $0.summary == latest.title }.count == 1, "\(shown)")
-        #expect(!shown.contains { $0.summary == first.title }, "\(shown)")
-    }
 }

@@ -1,7 +1,8 @@
 // The edges of the daemon's life at the process boundary, with the real daysomed (wheel
-// backend, a private bus, Xvfb and dunst): a restart with a broken household, corrupt state
-// files, a client that hangs up, a household directory that does not exist yet, ids of a server
-// instance that is gone, and the durability protocol read off the daemon's own system calls.
+// backend, a private bus, Xvfb and dunst): a restart with a broken household, a client that hangs
+// up, a display pid that is a zombie, and the durability protocol read off the daemon's own system
+// calls. The kept household's contents, corrupt state files, a restarted server's ids and a
+// household directory that does not exist yet are on the embedded daemon (EmbeddedTests).
 
 import DaysomeCore
 import DaysomeFiles
@@ -11,6 +12,8 @@ import Testing
 
 @Suite("Durability at the process boundary")
 struct DurabilityTests {
+    // real-process twin of EmbeddedTests.KeptHouseholdTests.aRestartWithABrokenHouseholdKeepsLayingTheLastGoodOne
+    // and of EmbeddedTests.BadInputTests.aHouseholdFileThatCannotBeUsedKeepsTheLastGoodLayAndNamesTheFile
     @Test func aRestartWithABrokenHouseholdKeepsLayingTheLastGoodOne() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -36,94 +39,6 @@ struct DurabilityTests {
         let text = try await session.ctl(["status"] + session.daemonPaths)
         #expect(text.stdout.contains("In force: the last good household"), "\(text)")
         #expect(!text.stdout.contains("Nothing is laid"), "\(text)")
-    }
-
-    @Test func theKeptLastGoodHouseholdHoldsNoSupervisorPinNoteOrMenuLibrary() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try householdWithTheAppsOwnMembers())
-        try await session.startDaemon()
-        _ = try await session.waitUntilQueueHoldsThePlan(within: 3)
-        let kept = session.stateDirectory + "/household.last-good.json"
-        let text = try await poll("the last good household kept", timeout: 10, interval: 0.1) { () -> String? in
-            let text = readFile(kept)
-            return text.contains("Lunch") ? text : nil
-        }
-        for secret in ["supervisorPin", "4071", "SECRET-NOTE-7731", "menuLibrary", "Cottage pie"] {
-            #expect(!text.contains(secret), "the kept copy holds \(secret): \(text)")
-        }
-    }
-
-    @Test func aWholeFileCopyKeptByVersion010IsStillLaidFromAndLosesThePinAtOnce() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let good = try householdWithTheAppsOwnMembers()
-        // What 0.1.0 kept: the whole file, its digest; and the app broke the file since.
-        try makeDirectoryPath(session.stateDirectory)
-        let old = JSONValue.object(
-            JSONObject([
-                ("format", .number(1)), ("source", .string(session.household)),
-                ("since", .string("2026-11-30T08:00:00Z")),
-                ("digest", .string(String(fnv1a(Array(good.utf8)), radix: 16))),
-                ("household", .string(good)),
-            ]))
-        let kept = session.stateDirectory + "/household.last-good.json"
-        try writeFile(kept, old.serialized() + "\n")
-        try replaceFile(session.household, #"{ "version": 1, "timeZone": "UTC", "items": "#)
-        try await session.startDaemon()
-        let queue = try await session.pending()
-        #expect(queue.lay != nil && !queue.starts.isEmpty, "nothing laid from the older kept copy: \(queue)")
-        let inForce = try await session.status()["household"]?.objectValue?["inForce"]?.objectValue
-        #expect(inForce?["source"]?.stringValue == "keptCopy", "\(String(describing: inForce))")
-        let text = readFile(kept)
-        #expect(text.contains("Lunch"), "\(text)")
-        for secret in ["supervisorPin", "4071", "SECRET-NOTE-7731", "menuLibrary"] {
-            #expect(!text.contains(secret), "the upgraded copy still holds \(secret): \(text)")
-        }
-    }
-
-    @Test func withABrokenFileAndNothingKeptStatusNamesTheFileNotTheCarersSwitch() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, #"{ "version": 1, "timeZone": "UTC", "items": "#)
-        try await session.startDaemon()
-        let status = try await session.status()
-        let reason = try #require(status["notLaidReason"]?.stringValue, "\(status)")
-        #expect(reason.contains("household file is not valid JSON"), "\(reason)")
-        let text = try await session.ctl(["status"] + session.daemonPaths)
-        #expect(text.stdout.contains("Nothing is laid: the household file is not valid JSON"), "\(text)")
-    }
-
-    @Test func aCorruptLayFileAndHistoryLineStartTheDaemonCleanly() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
-        let lay = try #require(try await session.pending().lay)
-        daemon.stop()
-        let layFile = session.stateDirectory + "/lay.json"
-        try writeFile(
-            layFile,
-            #"{"format": 2, "layCounter": 1e300, "lay": {"number": 1e20}, "delivered": [{"lay": -1}], "called": []}"#)
-        let history = session.stateDirectory + "/history.jsonl"
-        let fd = open(history, O_WRONLY | O_APPEND | O_CLOEXEC)
-        #expect(fd >= 0)
-        let line =
-            #"{"time":"2026-06-01T12:00:00Z","event":"laid","lay":1e20,"at":null,"itemIds":[],"reason":null}"#
-            + "\n"
-        _ = line.withCString { write(fd, $0, strlen($0)) }
-        close(fd)
-
-        try await session.startDaemon()
-        let entries = directoryEntries(session.stateDirectory).map(\.name)
-        #expect(entries.contains { $0.hasPrefix("lay.json.corrupt-") }, "\(entries)")
-        let errors = try await session.householdErrors()
-        #expect(errors.contains { $0.file == layFile && $0.field == "layCounter" }, "\(errors)")
-        #expect(errors.contains { $0.file == history && $0.message.contains("1 unreadable line") }, "\(errors)")
-        // Lay numbers only grow: the history still names the lay before the corruption.
-        let relaid = try #require(try await session.pending().lay)
-        #expect(relaid > lay)
-        let read = try await session.ctl(["history", "--json"] + session.daemonPaths)
-        #expect(read.status == 0, "\(read)")
     }
 
     @Test func aClientThatHangsUpLeavesTheDaemonRunning() async throws {
@@ -162,30 +77,6 @@ struct DurabilityTests {
         #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1))")
     }
 
-    @Test func aMissingHouseholdDirectoryIsWatchedAndLaidTheMomentTheAppWritesIt() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let missing = session.directory.path + "/first-boot/.config/daysome/household.json"
-        let daemon = try await session.startDaemon(household: missing).process
-        let errors = try await session.householdErrors()
-        #expect(errors.first?.file == missing && errors.first?.message.contains("No such file") == true, "\(errors)")
-        #expect(try await session.pending().lay == nil)
-        // The display app runs for the first time and writes its household.
-        try session.directory.makeDirectory("first-boot")
-        try session.directory.makeDirectory("first-boot/.config")
-        try session.directory.makeDirectory("first-boot/.config/daysome")
-        let written = monotonicSeconds()
-        try replaceFile(missing, try farAwayHousehold())
-        // The published queue, read directly: a daysomectl per poll would also time the tool's start.
-        let lay = try await poll("a lay after the first household was written", timeout: 5, interval: 0.01) {
-            (try? QueueSnapshot(json: JSONParser.parse(readFile(session.runtimeDirectory + "/queue.json"))))?.lay
-        }
-        let seconds = monotonicSeconds() - written
-        print("[DurabilityTests] first household written: lay \(lay) after \(seconds) s")
-        #expect(seconds < 1, "laid \(seconds) s after the household appeared")
-        #expect(!daemon.poll())
-    }
-
     @Test func aDisplayPidThatIsAZombieIsAwayWithoutAFlipThatWouldClearTheLay() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -201,67 +92,6 @@ struct DurabilityTests {
         #expect(try await session.pending().lay == lay, "the zombie's line flipped the display and replaced the lay")
         #expect(!(try await session.history()).contains { $0.event == "cleared" && $0.lay == lay })
         #expect(session.daemonStderr.contains("has exited; the display is away"), "\(session.daemonStderr)")
-    }
-
-    @Test func aTrySampleIsWithdrawnWhenTheDisplayReturnsBeforeTheServersIdArrives() async throws {
-        let session = try await TestWorld.start(.sessionBus)
-        defer { session.stop() }
-        let server = try await session.startSlowNotificationServer(delay: 1)
-        try replaceFile(session.household, try farAwayHousehold())
-        try await session.startDaemon()
-        let tried = try await session.ctl(["try"] + session.daemonPaths)
-        #expect(tried.status == 0 && tried.stdout.contains("a sample call is shown"), "\(tried)")
-        // She comes back while the server still holds the sample's id.
-        try await session.signal("foreground")
-        let closed: String
-        do {
-            closed = try await poll("the sample closed once its id arrived", timeout: 4, interval: 0.05) {
-                () -> String? in
-                let log = readFile(server)
-                return log.contains("close 1") ? log : nil
-            }
-        } catch {
-            throw HarnessError("\(error); the server saw: \(readFile(server)); daysomed: \(session.daemonStderr)")
-        }
-        #expect(closed.hasPrefix("notify 1 Daysome"), "\(closed)")
-    }
-
-    @Test func aRestartedNotificationServerIsNeverSentACloseForTheOldServersIds() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        // Another app's notification on this (new) server instance, whose id an old lay.json also names.
-        let notifySend = try findExecutable("notify-send", package: "libnotify-bin")
-        let other = try await session.run(notifySend, ["--print-id", "-t", "0", "Another app", "Its own card"])
-        let id = try #require(Int(other.stdout.filter(\.isNumber)), "\(other)")
-        #expect(try await session.displayedCount() == 1)
-        let now = Int64(wallSeconds())
-        try session.directory.makeDirectory("state")
-        try writeFile(
-            session.stateDirectory + "/lay.json",
-            """
-            {"format": 2, "layCounter": 4, "lay": null, "called": [],
-             "delivered": [{"lay": 4, "at": "\(rfc3339(now - 60))", "itemIds": ["lunch"],
-                            "expiresAt": "\(rfc3339(now + 3_600))", "notificationId": \(id),
-                            "server": "an-earlier-boot 0000 :1.9"}]}
-            """)
-        // Its history says it was laid and delivered (so it is a call on screen, not one never posted).
-        try writeFile(
-            session.stateDirectory + "/history.jsonl",
-            """
-            {"time":"\(rfc3339(now - 3_600))","event":"laid","lay":4,"at":null,"itemIds":[],"reason":null}
-            {"time":"\(rfc3339(now - 60))","event":"delivered","lay":4,"at":"\(rfc3339(now - 60))","itemIds":["lunch"],"reason":null}
-
-            """)
-        try replaceFile(session.household, try farAwayHousehold())
-        // The display is in front at start-up: a trusted id would be withdrawn (closed) now.
-        try session.directory.makeDirectory("display")
-        try writeFile(session.displayState, "foreground\n")
-        try await session.startDaemon()
-        try await session.signal("away")
-        try await session.signal("foreground")
-        await pause(0.5)
-        #expect(try await session.displayedCount() == 1, "the other app's card \(id) was closed by the daemon")
-        #expect(session.daemonStderr.contains("Forgetting 1 notification id(s)"), "\(session.daemonStderr)")
     }
 
     /// The call is kept in lay.json (synced) before its Notify, so a power cut never calls twice;
@@ -375,28 +205,4 @@ private func readLine(_ fd: Int32, timeoutSeconds: Int) -> String? {
         line += buffer[0..<count]
     }
     return String(decoding: line, as: UTF8.self)
-}
-
-/// A good household as the display app writes it: with its own members, which the daemon must
-/// never keep, log or show (a supervisor PIN, today's note, the menu library).
-func householdWithTheAppsOwnMembers() throws -> String {
-    let now = Int64(wallSeconds())
-    let text = householdText(items: [
-        TestItem(id: "lunch", label: "Lunch", detail: "Soup", time: try clockTime(now + 3 * 3_600, zone: "UTC")),
-        TestItem(id: "tea", label: "Tea", kind: "drink", time: try clockTime(now + 5 * 3_600, zone: "UTC")),
-    ])
-    guard text.hasPrefix("{\n") else { throw HarnessError("householdText no longer opens with a brace line") }
-    return #"{ "supervisorPin": "4071", "note": { "text": "Jean rings at six SECRET-NOTE-7731" }, "#
-        + #""menuLibrary": ["Fish pie", "Cottage pie"],"# + "\n" + text.dropFirst(2)
-}
-
-/// Makes a directory and its parents (0700).
-func makeDirectoryPath(_ path: String) throws {
-    var built = ""
-    for part in path.split(separator: "/") {
-        built += "/" + part
-        guard mkdir(built, 0o700) == 0 || errno == EEXIST else {
-            throw HarnessError("mkdir \(built) failed: \(String(cString: strerror(errno)))")
-        }
-    }
 }

@@ -64,6 +64,7 @@ private func household(_ language: FamilyLanguage, at minute: Int64) throws -> S
 
 @Suite("A call in the family's own language, on a real notification server", .timeLimit(.minutes(4)))
 struct FamilyWordsIntegrationTests {
+    // real-process twin of EmbeddedTests.StatusWordsTests.onlyTheFamilysWordsNothingStatusComposesHoldsAForbiddenWordInAnyState (rule 4)
     @Test(
         "The notification server receives exactly the summary and body composed in the family's words",
         arguments: [japanese, arabic])

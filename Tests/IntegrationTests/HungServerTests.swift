@@ -9,6 +9,7 @@ import Testing
 
 @Suite("A notification server hung past the bus's timeout", .timeLimit(.minutes(3)))
 struct HungServerTests {
+    // real-process twin of EmbeddedTests.RestartTests.aServerHungPastTheBusTimeoutShowsOneCardAndItIsTheOneClosed
     /// This test waits on the wall clock: what it shows is the real daemon's Notify on sd-bus's real
     /// timers against a frozen process, held past the library's 25 s default; no virtual clock
     /// drives sd-bus (the machine's side is `UnknownOutcomeTests`, on the virtual clock).

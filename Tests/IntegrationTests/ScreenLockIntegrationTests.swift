@@ -65,6 +65,7 @@ struct ScreenLockIntegrationTests {
         return monotonicSeconds() - start
     }
 
+    // real-process twin of EmbeddedTests.LockTests.aLockedSessionIsAwayThoughTheFileSaysForeground
     @Test func aLockedSessionIsAwayWithinASecondThoughTheFileSaysForeground() async throws {
         let (session, world) = try await start()
         defer {
@@ -89,94 +90,7 @@ struct ScreenLockIntegrationTests {
 
     }
 
-    /// A kiosk has no locker: `loginctl lock-session` only sends the session's `Lock` request and
-    /// nothing locks; she still sees the day. The design changed here: a request used to make the
-    /// display away by itself, and the daemon laid calls over the day she was looking at.
-    /// Waits 2 s on the wall clock: the answer window is the real daemon's timer, at the process
-    /// boundary no virtual clock reaches (ScreenLockTests checks it on chosen times).
-    @Test func aLockRequestNoLockerAnswersLocksNothingAndStatusSaysItWentUnanswered() async throws {
-        let (session, world) = try await start()
-        defer {
-            world.stop()
-            session.stop()
-        }
-        try await self.watched(session, "logind")
-        try await self.watched(session, "logindLockSignal")
-        let asked = monotonicSeconds()
-        try await world.requestLock(true)
-        _ = try await poll("status to say the request went unanswered", timeout: 4, interval: 0.05) {
-            () -> Bool? in
-            try await self.lock(session)["request"]?.objectValue?["state"]?.stringValue == "unanswered" ? true : nil
-        }
-        let unanswered = monotonicSeconds() - asked
-        print(
-            "[ScreenLock] Lock request with no locker: said unanswered \(Int(unanswered * 1_000)) ms later, nothing laid"
-        )
-        #expect(unanswered >= 1.9 && unanswered < 3, "the answer window is 2 s")
-        #expect(try await session.pending().starts.isEmpty, "a request no locker answered laid calls over the day")
-        #expect(try await session.status()["display"]?.stringValue == "foreground")
-        let lock = try await self.lock(session)
-        #expect(lock["locked"]?.boolValue == false)
-        #expect(lock["decidedBy"]?.stringValue == "file")
-        #expect(try await self.source(session, "logindLockSignal")?["locked"]?.boolValue == false)
-        let text = try await session.ctl(["status"] + session.daemonPaths)
-        #expect(text.stdout.contains("no locker answered: she still sees the day"), "\(text.stdout)")
-        #expect(text.stdout.contains("Lockers watched: logind; the file decides"), "\(text.stdout)")
-
-        // The file alone decides meanwhile: her leaving lays the week, her return clears it.
-        try await session.signal("away")
-        _ = try await self.seconds(until: true, session, limit: 1)
-        try await session.signal("foreground")
-        _ = try await self.seconds(until: false, session, limit: 1)
-        try await world.requestLock(false)
-        _ = try await poll("the Unlock request to end the request", timeout: 2) { () -> Bool? in
-            try await self.lock(session)["request"]?.isNull == true ? true : nil
-        }
-    }
-
-    /// A request from before a restart never locks: neither the signal the old daemon heard nor
-    /// the file an older daemon kept it in. The design changed here: such a request used to keep
-    /// a kiosk away across the restart.
-    @Test func aLockRequestFromBeforeARestartLocksNothing() async throws {
-        let (session, world) = try await start()
-        defer {
-            world.stop()
-            session.stop()
-        }
-        try await self.watched(session, "logindLockSignal")
-        let path = "/org/freedesktop/login1/session/c1"
-        try await world.requestLock(true)
-        try await session.killDaemon()
-        // What a 0.2.0 daemon left in its runtime directory for a standing request.
-        let kept = session.runtimeDirectory + "/lock-request"
-        try replaceFile(kept, path + "\n")
-        try await session.waitUntilRunning(try session.restartDaemon())
-        try await self.watched(session, "logindLockSignal")
-        #expect(try await session.status()["display"]?.stringValue == "foreground", "a remembered request locked")
-        #expect(try await session.pending().starts.isEmpty)
-        let lock = try await self.lock(session)
-        #expect(lock["decidedBy"]?.stringValue == "file")
-        #expect(lock["request"]?.isNull == true)
-        #expect(access(kept, F_OK) != 0, "the old daemon's kept request was left behind")
-    }
-
-    /// With a locker, the Lock request is answered by LockedHint; her password unlocks through
-    /// the locker, which clears LockedHint and sends no Unlock: the file must decide again.
-    @Test func aLockerThatUnlocksOnHerPasswordEndsTheLockRequestItAnswered() async throws {
-        let (session, world) = try await start()
-        defer {
-            world.stop()
-            session.stop()
-        }
-        try await self.watched(session, "logindLockSignal")
-        try await world.requestLock(true)
-        try await world.setLocked(true)
-        _ = try await self.seconds(until: true, session, limit: 1)
-        try await world.setLocked(false)
-        _ = try await self.seconds(until: false, session, limit: 1)
-        #expect(try await session.status()["display"]?.stringValue == "foreground")
-    }
-
+    // real-process twin of EmbeddedTests.LockTests.aLockerThatUnlocksOnHerPasswordEndsTheLockRequestItAnswered
     /// After her password unlocks the locker, status's lock line must not go on saying the Lock
     /// request stands: the detail follows the lock.
     @Test func theLockDetailFollowsTheLockWhenTheLockerUnlocks() async throws {
@@ -218,35 +132,6 @@ struct ScreenLockIntegrationTests {
         await pause(1.5)
         #expect(try await session.pending().starts.isEmpty, "a blanked screen laid calls over the display")
         #expect(try await session.status()["display"]?.stringValue == "foreground")
-    }
-
-    @Test func anUnlockLetsTheFileDecideAgainAsItWasWrittenWhileLocked() async throws {
-        let (session, world) = try await start()
-        defer {
-            world.stop()
-            session.stop()
-        }
-        try await self.watched(session, "logind")
-        // Locked, then the display says away and foreground again behind the lock, then away:
-        // after the unlock the file's last word (away) stands.
-        try await world.setLocked(true)
-        _ = try await self.seconds(until: true, session, limit: 1)
-        try await session.signal("away")
-        try await session.signal("foreground")
-        try await session.signal("away")
-        try await world.setLocked(false)
-        await pause(1)
-        #expect(try await session.status()["display"]?.stringValue == "away")
-        #expect(!(try await session.pending().starts.isEmpty), "an unlock cleared what the file still says is away")
-
-        // A lock and an unlock racing a foreground write: the file's word stands once unlocked.
-        try await world.setLocked(true)
-        try await session.signal("foreground")
-        try await world.setLocked(false)
-        _ = try await self.seconds(until: false, session, limit: 1)
-        await pause(0.5)
-        #expect(try await session.status()["display"]?.stringValue == "foreground")
-        #expect(try await session.pending().starts.isEmpty)
     }
 
     @Test func aNewGraphicalSessionIsFollowed() async throws {
@@ -318,39 +203,7 @@ struct ScreenLockIntegrationTests {
             "[ScreenLock] org.gnome.ScreenSaver ActiveChanged(false): nothing pending \(Int(cleared * 1_000)) ms later")
     }
 
-    /// `loginctl lock-session` on Phosh: Phosh answers on org.gnome.ScreenSaver; her PIN on its
-    /// keypad unlocks it with ActiveChanged(false), and logind sends no Unlock and never moves
-    /// LockedHint. The display is hers again at once: a call that falls due then is not made.
-    /// Waits for a real minute: the call must fall due after the unlock, on the real daemon.
-    @Test func aLockRequestThenAnUnlockOnPhoshsKeypadIsNeverACallOverTheDay() async throws {
-        let minute = nextMinute(leaving: 8)
-        let (session, world) = try await start(household: try nextMinutesHousehold(minute)) { world in
-            try await world.startScreenSaver(gnome: true)
-        }
-        defer {
-            world.stop()
-            session.stop()
-        }
-        try await self.watched(session, "gnomeScreenSaver")
-        try await self.watched(session, "logindLockSignal")
-        try await world.requestLock(true)
-        try await world.setScreenSaverActive(true, gnome: true)
-        _ = try await self.seconds(until: true, session, limit: 1)
-        let request = try await self.lock(session)["request"]?.objectValue
-        #expect(request?["state"]?.stringValue == "answered", "\(String(describing: request))")
-        #expect(request?["answeredBy"]?.stringValue == "gnomeScreenSaver")
-
-        try await world.setScreenSaverActive(false, gnome: true)
-        let cleared = try await self.seconds(until: false, session, limit: 1)
-        print(
-            "[ScreenLock] Lock request, then Phosh's keypad unlock (no logind Unlock): cleared \(Int(cleared * 1_000)) ms later"
-        )
-        #expect(try await self.lock(session)["request"]?.isNull == true)
-        await pause(untilWall: Double(minute) + 2)
-        #expect(try await session.displayedCount() == 0, "a call went over the day")
-        #expect(!(try await session.history()).contains { $0.event == "delivered" }, "a call went over the day")
-    }
-
+    // real-process twin of EmbeddedTests.RestartTests.anUnlockWhileTheDaemonWasStoppedLetsTheFileDecideAfterTheRestart
     /// The locker unlocked while no daemon ran (her password: LockedHint false, no Unlock): the
     /// restarted daemon asks the locker, and the file decides.
     @Test func anUnlockWhileTheDaemonIsStoppedLetsTheFileDecideAfterTheRestart() async throws {
@@ -370,44 +223,6 @@ struct ScreenLockIntegrationTests {
         #expect(try await session.status()["display"]?.stringValue == "foreground", "still locked after the restart")
         #expect(try await session.pending().starts.isEmpty, "calls laid over the day after the restart")
         #expect(try await self.lock(session)["decidedBy"]?.stringValue == "file")
-    }
-
-    /// A restart while locked with lunch on screen: the restarted daemon asks the locker before it
-    /// reads the file (which still says foreground from before the lock), so lunch stays on
-    /// screen and away stays away. It used to withdraw lunch at start-up, then lay again.
-    /// Waits for a real minute: the call must be delivered and shown by the real daemon.
-    @Test func aRestartWhileLockedWithACallOnScreenKeepsTheCall() async throws {
-        let minute = nextMinute(leaving: 8)
-        let (session, world) = try await start(household: try nextMinutesHousehold(minute))
-        defer {
-            world.stop()
-            session.stop()
-        }
-        try await self.watched(session, "logind")
-        try await world.setLocked(true)
-        _ = try await self.seconds(until: true, session, limit: 1)
-        await pause(untilWall: Double(minute))
-        _ = try await poll("the call to be shown", timeout: 10) {
-            try await session.displayedCount() > 0 ? true : nil
-        }
-        try await session.killDaemon()
-        let restarted = monotonicSeconds()
-        try await session.waitUntilRunning(try session.restartDaemon())
-        print(
-            "[ScreenLock] restart while locked with a call shown: running \(Int((monotonicSeconds() - restarted) * 1_000)) ms after the restart"
-        )
-        #expect(try await session.status()["display"]?.stringValue == "away", "the restart read the file first")
-        await pause(1.5)
-        #expect(try await session.displayedCount() == 1, "the call on screen was withdrawn by the restart")
-        let history = try await session.history()
-        #expect(!history.contains { $0.event == "withdrawn" }, "\(history)")
-        #expect(history.filter { $0.event == "delivered" }.count == 1, "\(history)")
-        #expect(try await self.lock(session)["decidedBy"]?.stringValue == "logind")
-        // Rule 1 still holds at the unlock: the day in front, the call goes.
-        try await world.setLocked(false)
-        _ = try await poll("the call to be withdrawn at the unlock", timeout: 2) {
-            try await session.displayedCount() == 0 ? true : nil
-        }
     }
 
     /// Probing never starts a server (no D-Bus auto-start): asking the screensaver whether it is

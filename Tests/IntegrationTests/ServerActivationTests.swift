@@ -1,7 +1,9 @@
 // MATE's notification server quits when idle, and the post that activates it again can meet the
 // old instance still quitting: the bus answers `Spawn.ChildExited` and nothing is shown. The
 // daemon posts the call again within seconds (rule 2's grace window), and only a real post ever
-// starts a server. Here the bus activates a stand-in whose first start fails the same way.
+// starts a server. Here the bus activates a stand-in whose first start fails the same way. How a
+// waiting call is told in status, and dropped beyond grace, is on the embedded daemon
+// (EmbeddedTests.ServerWaitTests); here stay the bus's activation and the notifier's own reasons.
 
 import DaysomeCore
 import DaysomeTestSupport
@@ -81,10 +83,10 @@ struct ServerActivationTests {
     }
 
     /// A daemon started with no display in its session, and lunch laid for the next minute.
-    private func lunchDueWithNoDisplay(_ world: TestWorld, grace: Int? = nil) async throws -> Int64 {
+    private func lunchDueWithNoDisplay(_ world: TestWorld) async throws -> Int64 {
         let minute = nextMinute(leaving: 5)
         try replaceFile(world.household, try nextMinutesHousehold(minute))
-        try await world.startDaemon(grace: grace, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        try await world.startDaemon(environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
         try await world.expectQueued(at: minute)
         return minute
     }
@@ -100,6 +102,7 @@ struct ServerActivationTests {
         return log
     }
 
+    // real-process twin of EmbeddedTests.ServerWaitTests.aCallDueWithNoServerWaitsUnseenAndIsPostedTheMomentAServerAppears
     /// Lingering starts the daemon at boot, before any graphical session: no server, no display.
     @Test func aCallDueBeforeTheSessionHasADisplayWaitsUnseenAndIsPostedTheMomentAServerAppears() async throws {
         let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
@@ -173,80 +176,5 @@ struct ServerActivationTests {
             "[IntegrationTests] a server gone with the card: no server started for it; posted again "
                 + "\(Int((wallSeconds() - restarted) * 1_000)) ms after the desktop's own came back")
         #expect(access(marker, F_OK) != 0, "the bus started a server")
-    }
-
-    /// `notificationServer.waiting` says why a call waits until a server took it: a server that
-    /// appeared and answered the daemon's probe has not taken the call yet. This one holds its
-    /// answer to Notify for 3 s.
-    @Test func whyACallWaitsStaysInStatusUntilTheServerThatAppearedTookIt() async throws {
-        let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
-        defer { world.stop() }
-        let minute = try await self.lunchDueWithNoDisplay(world)
-        let at = rfc3339(minute)
-        _ = try await poll("status to say why the call waits", timeout: Double(minute) - wallSeconds() + 10) {
-            () -> Bool? in
-            try await world.status().snapshot.notificationServer.waiting?.contains("no display") == true ? true : nil
-        }
-
-        _ = try self.serverAppears(in: world, answeringAfter: "3")
-        let probed = try await poll("status to name the server that appeared", timeout: 2.5) {
-            () -> StatusSnapshot.NotificationServer? in
-            let server = try await world.status().snapshot.notificationServer
-            return server.name == "slow-stand-in" ? server : nil
-        }
-        let history = try await world.history()
-        #expect(
-            !history.contains { $0.event == "delivered" && $0.at == at },
-            "taken before status was read: the test proves nothing")
-        #expect(probed.waiting?.contains("no display") == true, "probed, not yet taken: \(probed)")
-
-        _ = try await poll("history to say delivered", timeout: 8) { () -> Bool? in
-            try await world.history().contains { $0.event == "delivered" && $0.at == at } ? true : nil
-        }
-        let taken = try await world.status().snapshot.notificationServer
-        #expect(taken.waiting == nil, "the call was taken, and status still says it waits: \(taken)")
-        #expect(access(marker, F_OK) != 0, "the bus started a server")
-    }
-
-    @Test func aCallNoServerTookWithinTheGraceWindowIsDroppedWithTheReasonNeverDelivered() async throws {
-        let (world, marker) = try await worldWithAServerThatMustNotBeStarted()
-        defer { world.stop() }
-        let minute = try await self.lunchDueWithNoDisplay(world, grace: 4)
-        let at = rfc3339(minute)
-        let history = try await poll("the call to be dropped", timeout: Double(minute) - wallSeconds() + 20) {
-            () -> [HistoryEvent]? in
-            let events = try await world.history()
-            return events.contains { $0.event == "dropped" && $0.at == at } ? events : nil
-        }
-        #expect(!history.contains { $0.event == "delivered" }, "\(history)")
-        let reason = history.first { $0.event == "dropped" && $0.at == at }?.reason ?? ""
-        #expect(reason.contains("no display"), "\(reason)")
-        #expect(access(marker, F_OK) != 0, "a server was started with no display")
-        // Nothing waits any more: status no longer says why calls wait.
-        let server = try await world.status().snapshot.notificationServer
-        #expect(server.waiting == nil, "the call was dropped, and status still says it waits: \(server)")
-    }
-
-    @Test func statusTextSaysACallWaitsForAServerAndWhyUntilNoneWaits() async throws {
-        let (world, _) = try await worldWithAServerThatMustNotBeStarted()
-        defer { world.stop() }
-        let minute = try await self.lunchDueWithNoDisplay(world, grace: 4)
-        let at = rfc3339(minute)
-        let text = try await poll("status text to say a call waits", timeout: Double(minute) - wallSeconds() + 10) {
-            () -> String? in
-            let text = try await world.ctl(["status"] + world.daemonPaths).stdout
-            return text.contains("A call waits for a server: ") ? text : nil
-        }
-        let line = text.split(separator: "\n").first { $0.contains("A call waits for a server: ") } ?? ""
-        print("[IntegrationTests] status says: \(line)")
-        #expect(line.contains("no display"), "\(text)")
-        // The same reason as --json's notificationServer.waiting.
-        let waiting = try await world.status().snapshot.notificationServer.waiting ?? "-"
-        #expect(line.hasSuffix(waiting), "\(line) / \(waiting)")
-        _ = try await poll("the call to be dropped", timeout: Double(minute) - wallSeconds() + 20) { () -> Bool? in
-            try await world.history().contains { $0.event == "dropped" && $0.at == at } ? true : nil
-        }
-        let after = try await world.ctl(["status"] + world.daemonPaths).stdout
-        #expect(!after.contains("A call waits"), "nothing waits, and status still says a call does: \(after)")
     }
 }

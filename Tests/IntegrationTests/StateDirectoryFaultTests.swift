@@ -1,8 +1,8 @@
 // Faults under the state directory, with the real daysomed (wheel backend, a private bus, Xvfb
-// and dunst): a file system that fills up (a small tmpfs this test mounts over the state
-// directory, and unmounts), and a state directory that cannot be created. The daemon keeps
-// calling, `status` names the file and the error, and the first write that succeeds brings the
-// files up to date. Run as root (the suite's machines are): a mount that fails fails the test.
+// and dunst): a file system that fills up or turns read-only (a small tmpfs this test mounts over
+// the state directory, and unmounts); a state directory that cannot be created is on the embedded
+// daemon (EmbeddedTests.StateDirectoryTests). The daemon keeps calling, `status` names the file
+// and the error, and the first write that succeeds brings the files up to date. Run as root (the suite's machines are): a mount that fails fails the test.
 
 import DaysomeCore
 import DaysomeFiles
@@ -12,6 +12,7 @@ import Testing
 
 @Suite("Faults under the state directory", .serialized)
 struct StateDirectoryFaultTests {
+    // real-process twin of EmbeddedTests.StateDirectoryTests.aStateDirectoryThatCannotBeCreatedIsReportedAndTheDaemonRunsOnAndCreatesItLater
     @Test func aFullDiskNeverSilencesLunchStatusNamesTheFileAndLayJsonCatchesUpOnceSpaceIsFreed() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -148,69 +149,6 @@ struct StateDirectoryFaultTests {
         print("[StateDirectoryFaultTests] read-only disk and a power cut inside grace: \(calls()) call")
     }
 
-    @Test func aStateDirectoryThatCannotBeCreatedIsReportedAndTheDaemonRunsOnAndCreatesItLater() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let state = session.stateDirectory
-        // A regular file where the directory should be: mkdir fails (EEXIST, then not a directory).
-        try writeFile(state, "not a directory\n")
-        try replaceFile(session.household, try farAwayHousehold())
-        let daemon = try await session.startDaemon()
-        let lay = try #require(try await session.pending().lay, "nothing laid without a state directory")
-        let errors = try await session.status().snapshot.daemon?.stateWriteErrors ?? []
-        #expect(errors.first?.file == state, "\(errors)")
-        #expect(errors.first?.error.contains("Not a directory") == true, "\(errors)")
-        let text = try await session.ctl(["status"] + session.daemonPaths)
-        #expect(text.stdout.contains("State not saved: '\(state)': Failed to create directory"), "\(text)")
-        #expect(!daemon.process.poll(), "daysomed exited: \(session.daemonStderr)")
-
-        unlink(state)
-        let freed = monotonicSeconds()
-        _ = try await poll("the state directory to be created", timeout: 70, interval: 0.2) { () -> Bool? in
-            try await session.status().snapshot.daemon?.stateWriteErrors?.isEmpty == true ? true : nil
-        }
-        let created = monotonicSeconds() - freed
-        print("[StateDirectoryFaultTests] missing state directory created \(created) s after it could be")
-        var info = stat()
-        #expect(stat(state, &info) == 0 && info.st_mode & 0o777 == 0o700, "state directory mode \(info.st_mode)")
-        #expect(try layNumber(in: state) == lay)
-        #expect(try await session.history().contains { $0.event == "laid" && $0.lay == lay })
-        #expect(!daemon.process.poll())
-    }
-
-    // On the wall clock: the retry is a monotonic timer inside the daemon, and what is checked is
-    // that the time status shows is when that real timer fires; no virtual clock reaches it.
-    @Test func theNextAttemptStatusShowsIsWhenTheRetryRunsAlsoAfterAWriteFailedBetweenRetries() async throws {
-        let session = try await TestWorld.start([])
-        defer { session.stop() }
-        let state = session.stateDirectory
-        try writeFile(state, "not a directory\n")
-        try replaceFile(session.household, try farAwayHousehold())
-        try await session.startDaemon(notifier: "log")
-        func error() async throws -> StatusSnapshot.StateWriteError? {
-            try await session.status().snapshot.daemon?.stateWriteErrors?.first { $0.file == state }
-        }
-        // Retries after 1, 2 and 4 s: then one 8 s away is armed.
-        _ = try await poll("a retry 8 s away", timeout: 20, interval: 0.1) { () -> Bool? in
-            guard let next = try await error()?.nextAttempt else { return nil }
-            return Double(next.seconds) - wallSeconds() > 6 ? true : nil
-        }
-        await pause(3)
-        // A return writes lay.json and the history: both fail between two retries.
-        try await session.signal("foreground", awaitSeen: true)
-        let shown = try #require(try await error())
-        let next = try #require(shown.nextAttempt)
-        let text = try await session.ctl(["status"] + session.daemonPaths)
-        #expect(text.stdout.contains("trying again at \(next.rfc3339)"), "\(text)")
-        let ran = try await poll("the retry to run", timeout: 20, interval: 0.05) { () -> Double? in
-            try await error().map { $0.attempts > shown.attempts } == true ? wallSeconds() : nil
-        }
-        print(
-            "[StateDirectoryFaultTests] next attempt shown \(next.rfc3339), retry seen \(ran - Double(next.seconds)) s after it"
-        )
-        #expect(ran >= Double(next.seconds) - 0.2, "the retry ran before the time shown, \(next.rfc3339)")
-        #expect(ran <= Double(next.seconds) + 2, "the retry ran after the time shown, \(next.rfc3339)")
-    }
 }
 
 /// Lunch laid for the next minute by the real daemon, with its state directory on a small tmpfs

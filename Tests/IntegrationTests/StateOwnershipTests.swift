@@ -1,6 +1,6 @@
 // Who owns a state directory, with the real daysomed: one daemon per state directory (two would
-// each resume the same lay and call every start), and a state directory lost and made again
-// keeps the last good household (rule 9 across a restart on a broken file).
+// each resume the same lay and call every start). A state directory lost and made again is on the
+// embedded daemon: EmbeddedTests.StateDirectoryLostTests.
 
 import DaysomeCore
 import DaysomeFiles
@@ -42,52 +42,5 @@ struct StateOwnershipTests {
             if second.poll() { throw HarnessError("it exited: \(readFile(session.directory.path + "/second.log"))") }
             return FileIO.exists(session.directory.path + "/second/run/status.json") ? true : nil
         }
-    }
-
-    @Test func aStateDirectoryLostAndMadeAgainKeepsTheLastGoodHouseholdSoABrokenFileAndARestartStillLay()
-        async throws
-    {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try farAwayHousehold())
-        try await session.startDaemon()
-        let before = try await session.pending()
-        let kept = session.stateDirectory + "/household.last-good.json"
-        _ = try await poll("the last good household kept", timeout: 5) { FileIO.exists(kept) ? true : nil }
-
-        // Someone removes the state directory and makes it again, empty; the daemon's next write
-        // finds the new directory.
-        #expect(try await session.run("/bin/rm", ["-rf", session.stateDirectory]).status == 0)
-        #expect(mkdir(session.stateDirectory, 0o700) == 0)
-        let flipped = monotonicSeconds()
-        try await session.signal("foreground", awaitSeen: true)
-        try await session.signal("away", awaitSeen: true)
-        let madeAgain = try await poll("the last good household kept again", timeout: 5, interval: 0.05) {
-            FileIO.exists(kept) ? monotonicSeconds() - flipped : nil
-        }
-        // And removed outright: the daemon makes the directory itself on its retry.
-        #expect(try await session.run("/bin/rm", ["-rf", session.stateDirectory]).status == 0)
-        try await session.signal("foreground", awaitSeen: true)
-        try await session.signal("away", awaitSeen: true)
-        let retried = monotonicSeconds()
-        _ = try await poll("the daemon to make the directory and keep the household in it", timeout: 10) {
-            FileIO.exists(kept) ? true : nil
-        }
-        print(
-            "[StateOwnershipTests] last good household kept again \(Int(madeAgain * 1_000)) ms after the flips "
-                + "into a directory made anew; \(Int((monotonicSeconds() - retried) * 1_000)) ms after the flips into none "
-                + "(the daemon made the directory at its next write)")
-        let lay = try #require(try await session.pending().lay)
-
-        // A broken file and a restart: the kept copy is laid, under the same lay.
-        try await session.killDaemon()
-        try replaceFile(session.household, #"{ "version": 1, "timeZone": "UTC", "items": "#)
-        try await session.startDaemon()
-        let after = try await session.pending()
-        #expect(after.lay == lay, "a restart on a broken file must resume the lay made from the kept copy")
-        #expect(after.starts.map(\.at) == before.starts.map(\.at), "the kept copy's starts are not laid")
-        let text = try await session.ctl(["status"] + session.daemonPaths)
-        #expect(text.stdout.contains("In force: the last good household"), "\(text)")
-        #expect(!text.stdout.contains("no earlier household is kept"), "\(text)")
     }
 }

@@ -9,6 +9,7 @@ import Testing
 
 @Suite("First boot and lost state, through the real unit")
 struct FirstBootTests {
+    // real-process twin of EmbeddedTests.FirstHouseholdTests.aMissingHouseholdDirectoryIsWatchedAndLaidTheMomentTheAppWritesIt
     @Test func theUnitStartsWithNoConfigDirectoryReportsItAndLaysWithinASecondOfTheFirstHousehold() async throws {
         let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }

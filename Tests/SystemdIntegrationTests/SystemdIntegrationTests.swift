@@ -12,6 +12,7 @@ import Testing
 struct SystemdIntegrationTests {
     // MARK: Laying
 
+    // real-process twin of EmbeddedTests.LayTests.awayLaysExactlyThePlan
     @Test func aLayOfTheSeedHouseholdCreatesExactlyThePlansStarts() async throws {
         let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }

@@ -202,6 +202,39 @@ public final class EmbeddedTablet {
             path: directory(of: self.paths.household), InotifyEvent(mask: .movedTo, name: "household.json"))
     }
 
+    /// The household saved as exactly `bytes`, by rename: a file the app broke.
+    public func writeHousehold(bytes: [UInt8]) throws {
+        try FileIO.writeAtomically(self.paths.household, bytes)
+        self.loop.changed(
+            path: directory(of: self.paths.household), InotifyEvent(mask: .movedTo, name: "household.json"))
+    }
+
+    /// The household file removed.
+    public func removeHousehold() {
+        unlink(self.paths.household)
+        self.loop.changed(
+            path: directory(of: self.paths.household), InotifyEvent(mask: .delete, name: "household.json"))
+    }
+
+    /// The display state file written as exactly `text`, no newline added (a torn or odd write).
+    public func writeDisplay(text: String) throws {
+        try self.write(self.paths.displayState, text)
+        self.loop.changed(path: directory(of: self.paths.displayState), InotifyEvent(mask: .movedTo, name: "display"))
+    }
+
+    /// Something that is not a file the app wrote (a directory, a symlink, a pipe) put at `path`,
+    /// the household's or the display file's, by `plant`, which renames it there; inotify says so.
+    public func plant(at path: String, _ plant: (String) throws -> Void) rethrows {
+        try plant(path)
+        self.loop.changed(path: directory(of: path), InotifyEvent(mask: .movedTo, name: basename(of: path)))
+    }
+
+    /// A directory made (the app's first run makes the household's): inotify tells its parent.
+    public func makeDirectory(_ path: String) throws {
+        try FileIO.makeDirectories(path, mode: 0o700)
+        self.loop.changed(path: directory(of: path), InotifyEvent(mask: .create, name: basename(of: path)))
+    }
+
     /// A locker's word (`nil`: it left the bus), as the lock watch would pass it on; said while
     /// no daemon runs, the next one hears it at its start.
     public func lock(_ source: LockSource, _ locked: Bool?) {

@@ -93,9 +93,13 @@ public final class FakeNotificationServer: Notifier {
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         guard self.instance != nil else {
-            let reason = "no notification server on the session bus: waiting for a server"
-            self.server.waiting = reason
-            completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+            // As the real notifier's answer when no server owns the name: from the loop, once it
+            // asked whether the session has a display to start one on.
+            self.onLoop { [weak self] in
+                let reason = "no notification server on the session bus: waiting for a server"
+                self?.server.waiting = reason
+                completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+            }
             return
         }
         let respect = self.manager?.respectsDoNotDisturb ?? false
@@ -254,6 +258,20 @@ public final class FakeNotificationServer: Notifier {
         guard self.cards.contains(where: { $0.id == id }) else { return }
         self.cards.removeAll { $0.id == id }
         self.manager?.serverClosed(id, reason: reason, by: self.instance)
+    }
+
+    /// Another app's card on this server (its `at` means nothing): the daemon must never close
+    /// it. Returns its id, from the same counter as the daemon's.
+    @discardableResult
+    public func showAnotherAppsCard(_ summary: String) -> UInt32 {
+        let id = self.nextId
+        self.nextId += 1
+        let forever = Instant(seconds: 4_102_444_800)
+        self.cards.append(
+            Card(
+                id: id, summary: summary, body: "", at: Instant(seconds: 0), held: false, sentAt: self.now,
+                postedAt: self.now, expiresAt: forever, orphaned: false))
+        return id
     }
 
     /// She clicked the card `id`.

@@ -1,0 +1,63 @@
+// The notification server's ids, on the embedded daemon: a sample whose id comes back after her
+// return is closed once it arrives, and ids a restarted server never gave are never closed there
+// (they might be another app's cards).
+
+import DaysomeCore
+import DaysomeDaemon
+import DaysomeFiles
+import Testing
+
+@Suite("The server's ids, on the embedded daemon")
+struct ServerTests {
+    @Test func aTrySampleIsWithdrawnWhenTheDisplayReturnsBeforeTheServersIdArrives() throws {
+        let tablet = try tablet("try-return", at: "2026-06-01T10:00:00Z")
+        defer { tablet.remove() }
+        tablet.server.hang()
+        let answer = tablet.control("try")
+        #expect(answer.contains("a sample call is shown"), "\(answer)")
+        tablet.advance(seconds: 1)
+        // She comes back while the server still holds the sample's id.
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 1)
+        tablet.server.wake()
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.notified.count == 1, "\(tablet.server.notified)")
+        let id = try #require(tablet.server.notified.first?.id)
+        #expect(tablet.server.closed == [id], "the sample was not closed once its id arrived")
+        #expect(tablet.server.cards.isEmpty)
+    }
+
+    @Test func aRestartedNotificationServerIsNeverSentACloseForTheOldServersIds() throws {
+        let tablet = try tablet("old-ids", at: "2026-06-01T10:00:00Z", display: "foreground", start: false)
+        defer { tablet.remove() }
+        // Another app's card on this (new) server instance, whose id an old lay.json also names.
+        let id = tablet.server.showAnotherAppsCard("Another app")
+        let now = tablet.now
+        let state = tablet.paths.stateDirectory
+        try FileIO.makeDirectories(state, mode: 0o700)
+        try FileIO.writeAtomically(
+            state + "/lay.json",
+            """
+            {"format": 2, "layCounter": 4, "lay": null, "called": [],
+             "delivered": [{"lay": 4, "at": "\(Instant(seconds: now.seconds - 60).rfc3339)", "itemIds": ["lunch"],
+                            "expiresAt": "\(Instant(seconds: now.seconds + 3_600).rfc3339)", "notificationId": \(id),
+                            "server": "an-earlier-boot 0000 :1.9"}]}
+            """)
+        // Its history says it was laid and delivered (a call on screen, not one never posted).
+        try FileIO.writeAtomically(
+            state + "/history.jsonl",
+            """
+            {"time":"\(Instant(seconds: now.seconds - 3_600).rfc3339)","event":"laid","lay":4,"at":null,"itemIds":[],"reason":null}
+            {"time":"\(Instant(seconds: now.seconds - 60).rfc3339)","event":"delivered","lay":4,"at":"\(Instant(seconds: now.seconds - 60).rfc3339)","itemIds":["lunch"],"reason":null}
+
+            """)
+        // The display is in front at start-up: a trusted id would be withdrawn (closed) now.
+        try tablet.startDaemon()
+        try tablet.writeDisplay("away")
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.cards.map(\.id) == [id], "the other app's card \(id) was closed by the daemon")
+        #expect(tablet.server.closed.isEmpty)
+        #expect(!tablet.logged("Forgetting 1 notification id(s)").isEmpty, "\(tablet.log.map(\.message))")
+    }
+}
