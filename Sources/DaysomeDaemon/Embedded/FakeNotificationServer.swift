@@ -93,8 +93,15 @@ public final class FakeNotificationServer: Notifier {
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         guard self.instance != nil else {
-            // As the real notifier's answer when no server owns the name: from the loop, once it
-            // asked whether the session has a display to start one on.
+            // As the real notifier answers when no server owns the name: at once where the post
+            // may not start one (the server left with the call's card: the desktop's own comes
+            // back), and from the loop where it first asks whether the session has a display.
+            guard mayStartServer else {
+                let reason = "the notification server went away with the call's card: waiting for the desktop's own"
+                self.server.waiting = reason
+                completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+                return
+            }
             self.onLoop { [weak self] in
                 let reason = "no notification server on the session bus: waiting for a server"
                 self?.server.waiting = reason
