@@ -63,27 +63,7 @@ public enum EmbeddedRun {
 
     /// The fewest steps (found greedily) that still break `rule` on the real daemon.
     public static func shrink(_ scenario: SimScenario, rule: String, root: String) -> SimScenario {
-        var best = scenario
-        var chunk = max(1, best.steps.count / 2)
-        while chunk >= 1 {
-            var start = 0
-            var removed = false
-            while start < best.steps.count {
-                var trial = best
-                trial.steps.removeSubrange(start..<min(start + chunk, trial.steps.count))
-                if let result = try? Self.run(trial, root: root), result.violation?.rule == rule {
-                    best = trial
-                    removed = true
-                } else {
-                    start += chunk
-                }
-            }
-            if !removed { chunk /= 2 }
-        }
-        if let result = try? Self.run(best, root: root), let step = result.violation?.step {
-            best.steps = Array(best.steps.prefix(step + 1))
-        }
-        return best
+        Simulation.shrink(scenario, rule: rule) { try? Self.run($0, root: root) }
     }
 }
 

@@ -106,8 +106,11 @@ public enum Simulation {
     }
 
     /// The fewest steps (found greedily) that still break `rule`: chunks of the trace are dropped
-    /// while the run still fails on the same rule.
-    public static func shrink(_ scenario: SimScenario, rule: String) -> SimScenario {
+    /// while the run still fails on the same rule. `run` plays a trial: the model, or the real
+    /// daemon embedded (EmbeddedRun).
+    public static func shrink(
+        _ scenario: SimScenario, rule: String, running run: (SimScenario) -> SimResult? = { try? Simulation.run($0) }
+    ) -> SimScenario {
         var best = scenario
         var chunk = max(1, best.steps.count / 2)
         while chunk >= 1 {
@@ -116,7 +119,7 @@ public enum Simulation {
             while start < best.steps.count {
                 var trial = best
                 trial.steps.removeSubrange(start..<min(start + chunk, trial.steps.count))
-                if let result = try? Self.run(trial), result.violation?.rule == rule {
+                if let result = run(trial), result.violation?.rule == rule {
                     best = trial
                     removed = true
                 } else {
@@ -126,7 +129,7 @@ public enum Simulation {
             if !removed { chunk /= 2 }
         }
         // What remains after the failing step plays no part.
-        if let result = try? Self.run(best), let step = result.violation?.step {
+        if let result = run(best), let step = result.violation?.step {
             best.steps = Array(best.steps.prefix(step + 1))
         }
         return best

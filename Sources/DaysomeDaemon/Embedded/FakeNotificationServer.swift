@@ -218,12 +218,7 @@ public final class FakeNotificationServer: Notifier {
 
     /// Exits and is started again: its cards are gone, and so are the requests it held.
     public func restart() {
-        self.cards = []
-        self.held = []
-        self.hung = false
-        self.generation += 1
-        self.instance = "fake :1.\(self.generation)"
-        self.server.present = true
+        self.startAnew()
         self.manager?.handle(.serverRestarted)
         self.manager?.serverLearned()
     }
@@ -231,14 +226,19 @@ public final class FakeNotificationServer: Notifier {
     /// The machine lost power: the server is gone with its cards and what it held, and the next
     /// boot starts another; no daemon is told (none runs).
     public func reboot() {
+        self.startAnew()
+        self.connection += 1
+        self.manager = nil
+    }
+
+    /// A new instance, with nothing of the old one's.
+    private func startAnew() {
         self.cards = []
         self.held = []
         self.hung = false
         self.generation += 1
         self.instance = "fake :1.\(self.generation)"
         self.server.present = true
-        self.connection += 1
-        self.manager = nil
     }
 
     /// Exits and stays away: calls wait for a server.
