@@ -76,8 +76,9 @@ extension TestWorld {
     }
 
     /// Round trips of `ping` through the daemon's control socket, in seconds: how long its loop
-    /// took to get to a client.
-    public func pingDaemon() throws -> Double {
+    /// took to get to a client. `whileWaiting` runs every 2 ms until the answer is in, to look at
+    /// the daemon while it has not answered.
+    public func pingDaemon(whileWaiting: () -> Void = {}) throws -> Double {
         let path = self.runtimeDirectory + "/control"
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
@@ -98,6 +99,8 @@ extension TestWorld {
         guard connected == 0 else { throw HarnessError("connect \(path): errno \(errno)") }
         let line = Array("ping\n".utf8)
         guard write(fd, line, line.count) == line.count else { throw HarnessError("write: errno \(errno)") }
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&ready, 1, 2) == 0 { whileWaiting() }
         var answer = [UInt8](repeating: 0, count: 16)
         let count = read(fd, &answer, answer.count)
         guard count > 0, String(decoding: answer[0..<count], as: UTF8.self).hasPrefix("pong") else {
