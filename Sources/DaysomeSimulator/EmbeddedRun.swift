@@ -90,6 +90,9 @@ struct EmbeddedWorld {
     var unprovable: Set<String> = []
     /// Cards whose ids no later daemon can know (the known limit: both disks full, then a kill).
     var unreachable: Set<UInt32> = []
+    /// When she last saw the day, after a step: a post still out then is taken back, and its card
+    /// comes down whenever the server answers, away or not.
+    var lastSawTheDay: Instant?
     /// Notifies already judged, and log lines already read.
     var judged = 0
     var logRead = 0
@@ -203,6 +206,7 @@ struct EmbeddedWorld {
     mutating func check(after step: SimStep) -> SimViolation? {
         let tablet = self.tablet
         let cards = tablet.server.notified
+        if self.seesTheDay { self.lastSawTheDay = tablet.now }
         // Never twice, and nothing stale, for each Notify the server took since the last step.
         for card in cards[self.judged...] {
             if self.stateFull { self.postedWhileFull.insert(Self.call(card)) }
@@ -263,6 +267,7 @@ struct EmbeddedWorld {
         if Self.movesNothingOfHers(step), !self.seesTheDay, self.file != .garbage,
             let withdrawn = new.first(where: {
                 $0.fields["DAYSOME_EVENT"] == "withdrawn" && ($0.fields["DAYSOME_REASON"] ?? "").hasPrefix("display")
+                    && !self.wasOutAtHerReturn($0.fields["DAYSOME_START"])
             })
         {
             return self.broke(
@@ -277,6 +282,15 @@ struct EmbeddedWorld {
                 "never-silent", "the start at \(first.at.rfc3339) is still pending at \(tablet.now.rfc3339)")
         }
         return nil
+    }
+
+    /// Whether the call at `start` was sent before she last saw the day and taken by the server
+    /// only after: its post was out at her return, which took it back.
+    func wasOutAtHerReturn(_ start: String?) -> Bool {
+        guard let lastSawTheDay, let start else { return false }
+        return self.tablet.server.notified.contains {
+            $0.at.rfc3339 == start && $0.sentAt <= lastSawTheDay && $0.postedAt >= lastSawTheDay
+        }
     }
 
     /// Steps after which no return of hers can be read: time, the server, a click.
