@@ -29,9 +29,6 @@ extension DaemonClock {
     /// The time in whole seconds, as the core takes it.
     var instant: Instant { Instant(seconds: Int64(self.realtime() / 1_000_000)) }
 
-    /// The time to the microsecond, to compare with a file's modification time.
-    var timestamp: timespec {
-        let usec = self.realtime()
-        return timespec(tv_sec: Int(usec / 1_000_000), tv_nsec: Int(usec % 1_000_000) * 1_000)
-    }
+    /// The time in nanoseconds (to the loop's microsecond), to compare with a file's modification time.
+    var nanoseconds: Int64 { Int64(self.realtime()) * 1_000 }
 }

@@ -37,6 +37,7 @@ final class Manager {
     var householdWatchedPath: String?
     var zoneWatch: (any LoopSource)?
     var clockWatch: AnyObject?
+    /// The exit watch on the display's process, for the pid `displayProcesses` watches.
     var displayPid: (pid: Int32, fd: Pidfd, source: any LoopSource)?
     var lastDisplayLine: DisplayStateLine?
     /// The display state file's unusable line, shown in `status` until a good line is read.
@@ -73,9 +74,8 @@ final class Manager {
     var keptCopy: LastGoodHousehold?
     /// The bytes of the household file last read well, to keep as the last good copy.
     var lastReadHousehold: (bytes: [UInt8], digest: UInt64)?
-    /// Pids the display named that have since exited, and when: a line written before that and
-    /// naming one again (a crash left the file, and the pid was reused) is away, decided once per pid.
-    var exitedDisplayPids: [(pid: Int32, at: timespec)] = []
+    /// The display-pid rule: which pid counts, and which have exited.
+    var displayProcesses = DisplayProcessRule()
     /// The state directory, held for this daemon's life: one daemon per state (StateDirectoryLock.swift).
     var stateLock: StateDirectoryLock?
     /// The state directory could not be locked (not for another daemon): said once, not per write.

@@ -112,62 +112,64 @@ extension Manager {
 
     func setDisplayLine(_ line: DisplayStateLine) -> DisplayState {
         self.lastDisplayLine = line
-        guard line.state == .foreground, let pid = line.pid else {
-            self.displayPid?.source.cancel()
-            self.displayPid = nil
-            return line.state
+        switch self.displayProcesses.read(line, writtenAt: self.displayStateWrittenNanoseconds()) {
+        case .decided(let state, let note):
+            self.followDisplayProcess(opened: nil)
+            if let note { self.logger.log(.notice, note) }
+            return state
+        case .lookAt(let pid):
+            var opened: Pidfd?
+            let process: DisplayProcessRule.Process
+            do {
+                let fd = try Pidfd.open(pid: pid)
+                // A zombie still has a pidfd, already readable: it has exited.
+                process = fd.hasExited ? .exited : .running
+                opened = fd
+            } catch {
+                process = .gone("\(error)")
+            }
+            let (state, note) = self.displayProcesses.found(process, pid, at: self.clock.nanoseconds)
+            if let note { self.logger.log(.notice, note) }
+            return self.followDisplayProcess(opened: opened) ? state : .away
         }
-        if self.displayPid?.pid == pid { return .foreground }
+    }
+
+    /// Keeps the exit watch on the pid the rule watches: dropped when it watches another or none,
+    /// started on `opened` when that is the pid it now watches. False where that watch could not
+    /// start: unwatched, the display would stay in front after its process died, so it is away.
+    @discardableResult
+    func followDisplayProcess(opened: Pidfd?) -> Bool {
+        let watched = self.displayProcesses.watched
+        guard self.displayPid?.pid != watched else { return true }
         self.displayPid?.source.cancel()
         self.displayPid = nil
-        // Decided once per pid: a line the display wrote before its process exited stays away, even
-        // when another process takes the pid. A line written after the exit is the display's new word
-        // (a relaunched display may, rarely, get the same pid).
-        if let exited = self.exitedDisplayPids.first(where: { $0.pid == pid }) {
-            if !self.displayStateWritten(after: exited.at) {
-                self.logger.log(.notice, "The display's process \(pid) exited earlier; the display is away")
-                return .away
-            }
-            self.exitedDisplayPids.removeAll { $0.pid == pid }
-        }
+        guard let watched, let fd = opened else { return true }
         do {
-            let fd = try Pidfd.open(pid: pid)
-            // A zombie still has a pidfd, already readable: it has exited.
-            if fd.hasExited {
-                self.rememberExited(pid)
-                self.logger.log(.notice, "The display's process \(pid) has exited; the display is away")
-                return .away
-            }
             let source = try self.loop.pidfdExit(fd.rawValue, description: "display-pid") { [weak self] in
-                self?.displayProcessExited(pid)
+                self?.displayProcessExited(watched)
             }
-            self.displayPid = (pid, fd, source)
-            return .foreground
+            self.displayPid = (watched, fd, source)
+            return true
         } catch {
-            self.logger.log(.notice, "The display's process \(pid) is gone (\(error)); the display is away")
-            return .away
+            self.logger.log(
+                .notice, "The display's process \(watched) cannot be watched (\(error)); the display is away")
+            _ = self.displayProcesses.watchedExited(watched, at: self.clock.nanoseconds, last: nil)
+            return false
         }
     }
 
-    func rememberExited(_ pid: Int32) {
-        self.exitedDisplayPids.append((pid, self.clock.timestamp))
-        if self.exitedDisplayPids.count > 64 { self.exitedDisplayPids.removeFirst() }
-    }
-
-    /// Whether the display state file was written after `instant` (to the nanosecond).
-    func displayStateWritten(after instant: timespec) -> Bool {
+    /// When the display state file was last written, in nanoseconds of realtime; nil when missing.
+    func displayStateWrittenNanoseconds() -> Int64? {
         var info = stat()
-        guard lstat(self.options.paths.displayState, &info) == 0 else { return false }
-        let written = info.st_mtim
-        return (written.tv_sec, written.tv_nsec) > (instant.tv_sec, instant.tv_nsec)
+        guard lstat(self.options.paths.displayState, &info) == 0 else { return nil }
+        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     }
 
     func displayProcessExited(_ pid: Int32) {
-        self.displayPid?.source.cancel()
-        self.displayPid = nil
-        self.rememberExited(pid)
-        guard self.lastDisplayLine?.pid == pid, self.lastDisplayLine?.state == .foreground else { return }
-        self.logger.log(.notice, "The display's process \(pid) exited in the foreground; the display is away")
+        let note = self.displayProcesses.watchedExited(pid, at: self.clock.nanoseconds, last: self.lastDisplayLine)
+        self.followDisplayProcess(opened: nil)
+        guard let note else { return }
+        self.logger.log(.notice, note)
         self.handle(.display(.away))
     }
 

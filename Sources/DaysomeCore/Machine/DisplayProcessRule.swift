@@ -1,0 +1,91 @@
+// The display-pid rule, decided without I/O: a `foreground pid=N` line counts while process N
+// lives. The shell reads the file and its mtime, opens N's pidfd when asked, and watches the one
+// pid this rule says; every judgement is made here, on times it is given.
+
+/// What the display's pid says about a `foreground pid=N` line, decided once per pid: once N has
+/// exited, a line naming N written before that exit stays away even when another process takes N
+/// (a crash left the file and the pid was reused). A line written after the exit is the display's
+/// new word: a relaunched display may, rarely, get the same pid.
+public struct DisplayProcessRule: Sendable, Equatable {
+    /// The pid whose exit the shell watches: the display's process while it counts.
+    public private(set) var watched: Int32?
+    /// Pids seen exiting and when (nanoseconds of realtime), oldest first.
+    public private(set) var exited: [ExitedProcess] = []
+    /// How many exits are kept: a display restarts a few times a day, and pids wrap slowly.
+    public static let remembered = 64
+
+    public struct ExitedProcess: Sendable, Equatable {
+        public let pid: Int32
+        public let at: Int64
+
+        public init(pid: Int32, at: Int64) {
+            self.pid = pid
+            self.at = at
+        }
+    }
+
+    /// What a line read means: decided, or decided once the shell has looked at a process.
+    public enum Reading: Sendable, Equatable {
+        case decided(DisplayState, note: String?)
+        /// Open the pidfd of `pid` and say what was found (`found(_:_:at:)`).
+        case lookAt(Int32)
+    }
+
+    /// What the shell found when it opened a pid's pidfd.
+    public enum Process: Sendable, Equatable {
+        case running
+        /// A zombie: its pidfd is already readable.
+        case exited
+        /// No such process, or it could not be opened (the error's words).
+        case gone(String)
+    }
+
+    public init() {}
+
+    /// A line read from the display state file, which was last written at `writtenAt`
+    /// (nanoseconds of realtime; nil where it cannot be told).
+    public mutating func read(_ line: DisplayStateLine, writtenAt: Int64?) -> Reading {
+        guard line.state == .foreground, let pid = line.pid else {
+            self.watched = nil
+            return .decided(line.state, note: nil)
+        }
+        if self.watched == pid { return .decided(.foreground, note: nil) }
+        self.watched = nil
+        if let exit = self.exited.last(where: { $0.pid == pid }) {
+            guard let writtenAt, writtenAt > exit.at else {
+                return .decided(.away, note: "The display's process \(pid) exited earlier; the display is away")
+            }
+            self.exited.removeAll { $0.pid == pid }
+        }
+        return .lookAt(pid)
+    }
+
+    /// What the shell found at `pid`, which the last `read` asked it to look at, at `now`
+    /// (nanoseconds of realtime).
+    public mutating func found(_ process: Process, _ pid: Int32, at now: Int64) -> (DisplayState, note: String?) {
+        switch process {
+        case .running:
+            self.watched = pid
+            return (.foreground, nil)
+        case .exited:
+            self.remember(pid, at: now)
+            return (.away, "The display's process \(pid) has exited; the display is away")
+        case .gone(let why):
+            return (.away, "The display's process \(pid) is gone (\(why)); the display is away")
+        }
+    }
+
+    /// The watched process exited at `now`. Returns the note to log where the display, whose last
+    /// line is `last`, is away because of it; nil where that line did not count on this process.
+    public mutating func watchedExited(_ pid: Int32, at now: Int64, last: DisplayStateLine?) -> String? {
+        if self.watched == pid { self.watched = nil }
+        self.remember(pid, at: now)
+        guard last?.pid == pid, last?.state == .foreground else { return nil }
+        return "The display's process \(pid) exited in the foreground; the display is away"
+    }
+
+    private mutating func remember(_ pid: Int32, at now: Int64) {
+        self.exited.append(ExitedProcess(pid: pid, at: now))
+        if self.exited.count > Self.remembered { self.exited.removeFirst() }
+    }
+}
