@@ -376,6 +376,29 @@ struct BadInputTests {
         #expect(!tablet.logged("is gone").isEmpty, "\(tablet.log.map(\.message))")
     }
 
+    /// The display crashed and left `foreground pid=N`; another process took N. Read again, the
+    /// old line stays away; a line the display writes after the exit is its new word, same pid
+    /// or not. The test's own pid plays the reused one: alive, while the watch says it exited.
+    @Test func aLineLeftByACrashedDisplayStaysAwayWhenItsPidIsReused() throws {
+        let tablet = try tablet("pid-reused", at: "2026-06-01T10:00:00Z", household: good, display: "away")
+        defer { tablet.remove() }
+        try tablet.writeDisplay("foreground pid=\(getpid())")
+        #expect(try self.foregroundMismatch(tablet) == nil)
+        tablet.advance(seconds: 5)
+        #expect(tablet.displayProcessExits(), "the daemon watched no display process")
+        #expect(try tablet.queue().display == .away)
+        #expect(!tablet.logged("exited in the foreground").isEmpty, "\(tablet.log.map(\.message))")
+
+        tablet.closeDisplayUnwritten()
+        let queue = try tablet.queue()
+        #expect(queue.display == .away && !queue.pending.isEmpty, "\(queue)")
+        #expect(!tablet.logged("exited earlier").isEmpty, "\(tablet.log.map(\.message))")
+
+        tablet.advance(seconds: 1)
+        try tablet.writeDisplay("foreground pid=\(getpid())")
+        #expect(try self.foregroundMismatch(tablet) == nil)
+    }
+
     @Test func aSymlinkPlantedAsTheDisplayStateIsRefusedNotFollowed() throws {
         let tablet = try tablet("display-link", at: "2026-06-01T10:00:00Z", household: good)
         defer { tablet.remove() }

@@ -189,6 +189,22 @@ public final class EmbeddedTablet {
         self.loop.changed(path: directory(of: self.paths.displayState), InotifyEvent(mask: .movedTo, name: "display"))
     }
 
+    /// The display's process exits, as its pidfd says, whether or not the pid lives on in another
+    /// process (pids are reused). False where the daemon watches no display process.
+    @discardableResult
+    public func displayProcessExits() -> Bool {
+        guard let watched = self.manager?.displayPid else { return false }
+        self.loop.exited(pidfd: watched.fd.rawValue)
+        return true
+    }
+
+    /// A program opened the display's file for writing and closed it unwritten (a shell's `>>`
+    /// with nothing): the daemon reads it again, its line and its time as they were.
+    public func closeDisplayUnwritten() {
+        self.loop.changed(
+            path: directory(of: self.paths.displayState), InotifyEvent(mask: .closeWrite, name: "display"))
+    }
+
     /// The display app's file removed (an uninstall, a cleaner): missing means away.
     public func removeDisplay() {
         unlink(self.paths.displayState)
