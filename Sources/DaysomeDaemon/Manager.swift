@@ -72,6 +72,8 @@ final class Manager {
     /// The copy last kept (or read back at start-up): the household in force, to keep again in a
     /// state directory made anew.
     var keptCopy: LastGoodHousehold?
+    /// The digest of the copy in the runtime directory, which the state directory refused.
+    var unsavedCopyDigest: UInt64?
     /// The bytes of the household file last read well, to keep as the last good copy.
     var lastReadHousehold: (bytes: [UInt8], digest: UInt64)?
     /// The display-pid rule: which pid counts, and which have exited.
@@ -397,7 +399,7 @@ final class Manager {
     /// The retry timer fired: writes what is behind, and publishes the status when that changed.
     func retryStateWrites() {
         self.writes.retry(self.machine.persisted, now: self.now())
-        if self.writes.householdBehind { self.keepHousehold() }
+        if self.writes.householdBehind { self.saveKeptCopy() }
         if self.writes.takeChanged() { self.publish() }
     }
 

@@ -184,9 +184,20 @@ extension Manager {
     }
 
     /// The kept copy of the last good household, parsed; nil when there is none or it cannot be
-    /// trusted (reported, and set aside).
+    /// trusted (reported, and set aside). The runtime directory's copy, which the state directory
+    /// refused, is newer than the state directory's, and read first.
     func loadKeptHousehold() -> LoadedHousehold? {
-        let path = LastGoodHousehold.path(in: self.options.paths)
+        let unsaved = LastGoodHousehold.unsavedPath(in: self.options.paths)
+        if let household = self.loadKeptHousehold(from: unsaved) {
+            self.unsavedCopyDigest = household.digest
+            self.logger.log(.notice, "Read the household copy the state directory could not keep from '\(unsaved)'")
+            self.saveKeptCopy()
+            return household
+        }
+        return self.loadKeptHousehold(from: LastGoodHousehold.path(in: self.options.paths))
+    }
+
+    private func loadKeptHousehold(from path: String) -> LoadedHousehold? {
         let (copy, problem) = LastGoodHousehold.load(from: path)
         if let problem {
             let aside = (try? FileIO.setAside(path, now: self.now())).map { "set aside as '\($0)'" } ?? "kept"
@@ -222,22 +233,40 @@ extension Manager {
     /// the file and differs from the copy kept (rule 9 across restarts and reboots).
     func keepHousehold() {
         guard let household = self.machine.household, !household.fromKeptCopy, household.digest != self.keptDigest,
-            let read = self.lastReadHousehold, read.digest == household.digest
+            let read = self.lastReadHousehold, read.digest == household.digest,
+            let copy = LastGoodHousehold.keeping(
+                fileBytes: read.bytes, source: self.options.paths.household, since: household.loadedAt)
         else { return }
+        self.keptDigest = household.digest
+        self.keptCopy = copy
+        self.saveKeptCopy()
+    }
+
+    /// Writes the kept copy into the state directory. While that refuses it, the copy goes to
+    /// the runtime directory too: a daemon restarted meanwhile with a broken household file
+    /// lays from the family's last good words, not from the older copy the state directory holds.
+    func saveKeptCopy() {
+        guard let copy = self.keptCopy else { return }
         let path = LastGoodHousehold.path(in: self.options.paths)
+        let unsaved = LastGoodHousehold.unsavedPath(in: self.options.paths)
         do {
-            guard
-                let copy = LastGoodHousehold.keeping(
-                    fileBytes: read.bytes, source: self.options.paths.household, since: household.loadedAt)
-            else { return }
             try self.publisher.faults.check(path)
             try copy.save(to: path)
-            self.keptDigest = household.digest
-            self.keptCopy = copy
+            unlink(unsaved)
+            self.unsavedCopyDigest = nil
             self.writes.kept(path, nil, now: self.now())
         } catch {
-            // Not kept across a restart until a retry writes it (StateWrites.swift).
+            // Written again by the retry (StateWrites.swift).
             self.writes.kept(path, error, now: self.now())
+            guard self.unsavedCopyDigest != copy.fileDigest else { return }
+            do {
+                try self.publisher.faults.check(unsaved)
+                try copy.save(to: unsaved, durable: false)
+                self.unsavedCopyDigest = copy.fileDigest
+            } catch {
+                self.logger.log(
+                    .warning, "\(error); a restart before '\(path)' is written would lay from the older copy there")
+            }
         }
     }
 

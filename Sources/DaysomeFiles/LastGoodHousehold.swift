@@ -51,8 +51,13 @@ public struct LastGoodHousehold: Sendable {
     /// `<state>/household.last-good.json`.
     public static func path(in paths: Paths) -> String { paths.stateDirectory + "/household.last-good.json" }
 
-    /// Writes the copy crash-consistently.
-    public func save(to path: String) throws(FileError) {
+    /// `<runtime>/household.unsaved.json`: the copy the state directory refused (a full or
+    /// read-only disk). A restarted daemon reads it before the older copy there; a reboot loses it.
+    /// Gone once the state directory took the copy.
+    public static func unsavedPath(in paths: Paths) -> String { paths.runtimeDirectory + "/household.unsaved.json" }
+
+    /// Writes the copy crash-consistently; `durable` also survives a power cut (fsync).
+    public func save(to path: String, durable: Bool = true) throws(FileError) {
         let json: JSONValue = .object(
             JSONObject([
                 ("format", .number(Double(Self.format))), ("source", .string(self.source)),
@@ -60,7 +65,7 @@ public struct LastGoodHousehold: Sendable {
                 ("digest", .string(String(fnv1a(self.bytes), radix: 16))),
                 ("household", .string(String(decoding: self.bytes, as: UTF8.self))),
             ]))
-        try FileIO.writeAtomically(path, json.serialized() + "\n", durable: true)
+        try FileIO.writeAtomically(path, json.serialized() + "\n", durable: durable)
     }
 
     /// Reads the copy back. Missing is nil with no problem; anything else that cannot be trusted

@@ -168,6 +168,7 @@ struct EmbeddedWorld {
             try tablet.powerCut()
             self.lockers = [:]
             self.file = .missing
+            self.keptCopyOutlivesThePowerCut()
             try tablet.startDaemon()
         case .clockStep(let seconds):
             tablet.jumpClock(to: tablet.now.adding(seconds: seconds))
@@ -177,6 +178,20 @@ struct EmbeddedWorld {
             tablet.advance(seconds: 0)
         }
         return self.check(after: step)
+    }
+
+    /// A power cut takes the runtime directory's copy of a household the full state disk
+    /// refused: with a broken household file the daemon then lays from the older copy the state
+    /// directory holds (the known limit), which counts as in force from now.
+    mutating func keptCopyOutlivesThePowerCut() {
+        let kept = LastGoodHousehold.load(from: LastGoodHousehold.path(in: self.tablet.paths)).copy?.fileDigest
+        guard let kept,
+            let variant = (0..<Households.count).first(where: {
+                fnv1a(Array(Households.text($0, zone: self.zone.name).utf8)) == kept
+            }),
+            variant != self.households.last?.variant
+        else { return }
+        self.households.append((self.tablet.now, variant))
     }
 
     /// SIGKILL. Where neither lay.json nor the runtime directory took the state (the marker

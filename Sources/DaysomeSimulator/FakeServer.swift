@@ -82,6 +82,8 @@ struct FakeStateDisk: Sendable {
     /// The runtime directory: tmpfs, gone at a power cut.
     var runtimeFull = false
     var unsaved: PersistedState?
+    /// The last good household's copy the full state disk refused, kept in the runtime directory.
+    var unsavedKeptHousehold: Int?
     var unprovenMarker = false
     /// A daemon of this boot ran here (its lock file is in the runtime directory).
     var sameBoot = false
@@ -89,6 +91,7 @@ struct FakeStateDisk: Sendable {
     /// A new boot: the runtime directory is empty again.
     mutating func boot() {
         self.unsaved = nil
+        self.unsavedKeptHousehold = nil
         self.unprovenMarker = false
         self.sameBoot = false
         self.runtimeFull = false

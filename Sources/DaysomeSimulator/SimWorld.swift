@@ -223,7 +223,12 @@ public struct SimWorld: Sendable {
         let identity = self.identity
         let identified = self.daemon?.machine.handle(.serverIdentified(identity), now: self.now) ?? []
         self.execute(MachineAction.unpublished(identified))
-        let lastGood = self.disk.keptHousehold.flatMap {
+        // The runtime directory's copy, which the full state disk refused, is the newer.
+        if let unsaved = self.disk.unsavedKeptHousehold, !self.disk.full {
+            self.disk.keptHousehold = unsaved
+            self.disk.unsavedKeptHousehold = nil
+        }
+        let lastGood = (self.disk.unsavedKeptHousehold ?? self.disk.keptHousehold).flatMap {
             try? Households.variant($0, zone: self.zone, now: self.now).get()
         }.map { LoadedHousehold(load: $0.load, digest: $0.digest, loadedAt: $0.loadedAt, fromKeptCopy: true) }
         guard var machine = self.daemon?.machine, let lock = self.daemon?.screenLock else { return }
@@ -303,11 +308,21 @@ public struct SimWorld: Sendable {
     }
 
     mutating func keepHousehold() {
-        guard let household = self.daemon?.machine.household, !household.fromKeptCopy, !self.disk.full else { return }
-        self.disk.keptHousehold = Int(household.digest) - 1
+        guard let household = self.daemon?.machine.household, !household.fromKeptCopy else { return }
+        let variant = Int(household.digest) - 1
+        if self.disk.full {
+            if !self.disk.runtimeFull { self.disk.unsavedKeptHousehold = variant }
+        } else {
+            self.disk.keptHousehold = variant
+            self.disk.unsavedKeptHousehold = nil
+        }
     }
 
     mutating func retryWrites() {
+        if self.daemon != nil, !self.disk.full, let unsaved = self.disk.unsavedKeptHousehold {
+            self.disk.keptHousehold = unsaved
+            self.disk.unsavedKeptHousehold = nil
+        }
         guard var daemon = self.daemon, daemon.writes.isBehind else { return }
         daemon.writes.retry(daemon.machine.persisted, disk: &self.disk)
         self.daemon?.writes = daemon.writes

@@ -6,6 +6,7 @@
 import DaysomeCore
 import DaysomeDaemon
 import DaysomeFiles
+import Glibc
 import Testing
 
 @Suite("The kept household, on the embedded daemon")
@@ -95,5 +96,33 @@ struct KeptHouseholdTests {
         #expect(reason.contains("household file is not valid JSON"), "\(reason)")
         let text = try tablet.statusText()
         #expect(text.contains("Nothing is laid: the household file is not valid JSON"), "\(text)")
+    }
+
+    /// The family edited the household while the state disk was full, so the state directory
+    /// still holds the copy before that edit; the daemon restarts and the file is broken. Lunch
+    /// is called with the family's last good words, kept meanwhile in the runtime directory, and
+    /// the state directory takes them once it has room.
+    @Test func aRestartOnABrokenFileLaysTheFamilysLastEditThoughTheFullDiskRefusedItsCopy() throws {
+        let tablet = try tablet("kept-full", at: "2026-06-01T10:00:00Z")
+        defer { tablet.remove() }
+        tablet.advance(seconds: 1)
+        let kept = LastGoodHousehold.path(in: tablet.paths)
+        #expect(tablet.text(kept).contains("Lunch"))
+        tablet.failStateDisk(ENOSPC)
+        let edited = household([Item(id: "soup", label: "Soup at the club", time: "12:30")])
+        try tablet.writeHousehold(edited)
+        tablet.advance(seconds: 1)
+        #expect(!tablet.text(kept).contains("Soup"), "the full disk took the copy")
+        tablet.killDaemon()
+        try tablet.writeHousehold(Self.broken)
+        try tablet.startDaemon()
+        let queue = try tablet.queue()
+        #expect(queue.pending.map(\.title).contains("Soup at the club"), "\(queue.pending.map(\.title))")
+        #expect(!queue.pending.map(\.title).contains("Lunch"), "the household before her family's edit was laid")
+
+        tablet.failStateDisk(nil)
+        tablet.advance(seconds: 120)
+        #expect(tablet.text(kept).contains("Soup"), "the state directory never took the edit")
+        #expect(!FileIO.exists(LastGoodHousehold.unsavedPath(in: tablet.paths)))
     }
 }
