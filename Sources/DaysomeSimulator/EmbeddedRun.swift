@@ -79,6 +79,9 @@ struct EmbeddedWorld {
     /// Each good household variant written, with when: a call is judged against the one in force
     /// when the daemon sent it, or the one before (a start owed across a restart).
     var households: [(since: Instant, variant: Int)]
+    /// The household file's variant now, and the last good one a daemon read (3 never is).
+    var fileVariant = 0
+    var lastReadGood = 0
     /// Cards the server's leaving wiped, by call (its start and title).
     var wiped: [String: Int] = [:]
     /// Whether the state directory's disk, and the runtime directory, are full.
@@ -120,6 +123,8 @@ struct EmbeddedWorld {
         case .household(let variant):
             let index = variant % Households.count
             try tablet.writeHousehold(Households.text(index, zone: self.zone.name))
+            self.fileVariant = index
+            if index != 3 && tablet.running { self.lastReadGood = index }
             if index != 3 && index != self.households.last?.variant {
                 self.households.append((tablet.now, index))
             }
@@ -160,7 +165,11 @@ struct EmbeddedWorld {
             tablet.systemd.restart()
             tablet.advance(seconds: 0)
         case .kill: if tablet.running { self.kill() }
-        case .start: if !tablet.running { try tablet.startDaemon() }
+        case .start:
+            if !tablet.running {
+                self.readAtStart()
+                try tablet.startDaemon()
+            }
         case .powerCut:
             self.wipe()
             self.unprovable.formUnion(self.postedWhileFull)
@@ -169,6 +178,7 @@ struct EmbeddedWorld {
             self.lockers = [:]
             self.file = .missing
             self.keptCopyOutlivesThePowerCut()
+            self.readAtStart()
             try tablet.startDaemon()
         case .clockStep(let seconds):
             tablet.jumpClock(to: tablet.now.adding(seconds: seconds))
@@ -178,6 +188,17 @@ struct EmbeddedWorld {
             tablet.advance(seconds: 0)
         }
         return self.check(after: step)
+    }
+
+    /// A daemon starting on a broken household file lays from the last good one a daemon read:
+    /// edits the family made while none ran, then broke, were never read (the known limit), so
+    /// that one counts as in force from now.
+    mutating func readAtStart() {
+        if self.fileVariant != 3 {
+            self.lastReadGood = self.fileVariant
+        } else if self.lastReadGood != self.households.last?.variant {
+            self.households.append((self.tablet.now, self.lastReadGood))
+        }
     }
 
     /// A power cut takes the runtime directory's copy of a household the full state disk
