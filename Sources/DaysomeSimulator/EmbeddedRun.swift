@@ -93,6 +93,8 @@ struct EmbeddedWorld {
     var unprovable: Set<String> = []
     /// Cards whose ids no later daemon can know (the known limit: both disks full, then a kill).
     var unreachable: Set<UInt32> = []
+    /// Whether the display file was written while no daemon ran: a return the next start replays.
+    var fileWrittenWhileDown = false
     /// When she last saw the day, after a step: a post still out then is taken back, and its card
     /// comes down whenever the server answers, away or not.
     var lastSawTheDay: Instant?
@@ -114,6 +116,7 @@ struct EmbeddedWorld {
         case .advance(let seconds): tablet.advance(seconds: seconds)
         case .display(let word):
             self.file = word
+            if !tablet.running { self.fileWrittenWhileDown = true }
             switch word {
             case .foreground: try tablet.writeDisplay("foreground")
             case .away: try tablet.writeDisplay("away")
@@ -300,7 +303,13 @@ struct EmbeddedWorld {
         // for a full disk).
         let new = tablet.log[min(self.logRead, tablet.log.count)...]
         self.logRead = tablet.log.count
-        if Self.movesNothingOfHers(step), !self.seesTheDay, self.file != .garbage,
+        // A start withdraws for her return only what a return made while no daemon ran, or an
+        // unproven state, explains: a restart while locked keeps what is on screen.
+        let startedNow = Self.starts(step) && tablet.running
+        defer { if startedNow { self.fileWrittenWhileDown = false } }
+        let judged =
+            Self.movesNothingOfHers(step) || (startedNow && !self.fileWrittenWhileDown && tablet.stateProven)
+        if judged, !self.seesTheDay, self.file != .garbage,
             let withdrawn = new.first(where: {
                 $0.fields["DAYSOME_EVENT"] == "withdrawn" && ($0.fields["DAYSOME_REASON"] ?? "").hasPrefix("display")
                     && !self.wasOutAtHerReturn($0.fields["DAYSOME_START"])
@@ -326,6 +335,14 @@ struct EmbeddedWorld {
         guard let lastSawTheDay, let start else { return false }
         return self.tablet.server.notified.contains {
             $0.at.rfc3339 == start && $0.sentAt <= lastSawTheDay && $0.postedAt >= lastSawTheDay
+        }
+    }
+
+    /// Steps that start a daemon.
+    static func starts(_ step: SimStep) -> Bool {
+        switch step {
+        case .start, .powerCut: true
+        default: false
         }
     }
 

@@ -178,8 +178,11 @@ extension TestWorld {
         return daemon
     }
 
-    /// Waits until `status --json` names `daemon` as the running daemon.
-    public func waitUntilRunning(_ daemon: Daemon, timeout: Double = 15) async throws {
+    /// Waits until `status --json` names `daemon` as the running daemon. The deadline only guards
+    /// against a daemon that never starts: the parallel phase starts about eighty worlds at once
+    /// on two cores: its first tests take 20 to 26 s in all, and a 15 s wait failed two of them.
+    /// How soon a daemon lays is a limit the latency phase times, alone (FirstBootTests).
+    public func waitUntilRunning(_ daemon: Daemon, timeout: Double = 60) async throws {
         let process = daemon.process
         _ = try await poll(
             "daysomed '\(daemon.name)' (pid \(process.pid)) to publish its status", timeout: timeout, interval: 0.02

@@ -151,6 +151,9 @@ public final class EmbeddedTablet {
     /// Whether a daemon runs now.
     public var running: Bool { self.manager != nil }
 
+    /// Whether the running daemon could prove at its start what was called before (StateProof).
+    public var stateProven: Bool { self.manager?.stateProven ?? false }
+
     /// Whether the daemon asked its loop to end (another daemon holds its new state directory).
     public var exitCode: Int32? { self.loop.exitCode }
 
