@@ -9,6 +9,14 @@ private func second(_ value: Double) -> Int64 { Int64(value * 1_000_000_000) }
 
 private let foreground42 = DisplayStateLine(state: .foreground, pid: 42)
 
+/// A rule that read `foreground pid=42` written at 1 s, and found 42 running.
+private func watching42() -> DisplayProcessRule {
+    var rule = DisplayProcessRule()
+    _ = rule.read(foreground42, writtenAt: second(1))
+    _ = rule.found(.running, 42, at: second(1))
+    return rule
+}
+
 @Suite struct DisplayProcessRuleTests {
     @Test func aForegroundLineWithALivePidCountsAndItsProcessIsWatched() {
         var rule = DisplayProcessRule()
@@ -21,27 +29,21 @@ private let foreground42 = DisplayStateLine(state: .foreground, pid: 42)
     }
 
     @Test func theDisplaysProcessExitingInTheForegroundMakesTheDisplayAway() {
-        var rule = DisplayProcessRule()
-        _ = rule.read(foreground42, writtenAt: second(1))
-        _ = rule.found(.running, 42, at: second(1))
+        var rule = watching42()
         let note = rule.watchedExited(42, at: second(5), last: foreground42)
         #expect(note?.contains("exited in the foreground") == true)
         #expect(rule.watched == nil)
     }
 
     @Test func aProcessExitingAfterTheDisplayWroteAwayChangesNothing() {
-        var rule = DisplayProcessRule()
-        _ = rule.read(foreground42, writtenAt: second(1))
-        _ = rule.found(.running, 42, at: second(1))
+        var rule = watching42()
         #expect(rule.read(DisplayStateLine(state: .away, pid: 42), writtenAt: second(2)) == .decided(.away, note: nil))
         #expect(rule.watched == nil)
         #expect(rule.watchedExited(42, at: second(3), last: DisplayStateLine(state: .away, pid: 42)) == nil)
     }
 
     @Test func aLineLeftByACrashedDisplayStaysAwayWhenItsPidIsReused() {
-        var rule = DisplayProcessRule()
-        _ = rule.read(foreground42, writtenAt: second(1))
-        _ = rule.found(.running, 42, at: second(1))
+        var rule = watching42()
         _ = rule.watchedExited(42, at: second(5), last: foreground42)
         // Another process takes 42; the file, unchanged since 1 s, is read again (a restart of
         // the daemon's watch, an inotify event): away, and no process is looked at.
@@ -54,9 +56,7 @@ private let foreground42 = DisplayStateLine(state: .foreground, pid: 42)
     }
 
     @Test func aLineWrittenAfterTheExitIsTheDisplaysNewWordEvenWithTheSamePid() {
-        var rule = DisplayProcessRule()
-        _ = rule.read(foreground42, writtenAt: second(1))
-        _ = rule.found(.running, 42, at: second(1))
+        var rule = watching42()
         _ = rule.watchedExited(42, at: second(5), last: foreground42)
         #expect(rule.read(foreground42, writtenAt: second(5.000_001)) == .lookAt(42))
         #expect(rule.found(.running, 42, at: second(6)) == (.foreground, nil))
@@ -94,9 +94,7 @@ private let foreground42 = DisplayStateLine(state: .foreground, pid: 42)
     }
 
     @Test func aLineWithoutAPidIsTakenAsItSaysAndDropsTheWatch() {
-        var rule = DisplayProcessRule()
-        _ = rule.read(foreground42, writtenAt: second(1))
-        _ = rule.found(.running, 42, at: second(1))
+        var rule = watching42()
         #expect(
             rule.read(DisplayStateLine(state: .foreground), writtenAt: second(2)) == .decided(.foreground, note: nil))
         #expect(rule.watched == nil)
