@@ -192,7 +192,7 @@ extension TestWorld {
                     "daysomed '\(daemon.name)' exited early (\(process.waitStatus ?? -1)): \(self.daemonStderr)")
             }
             let status = try await self.status(daemon)
-            return status.running && status.pid == Int(process.pid) ? true : nil
+            return status.running && status.pid == UInt64(process.pid) ? true : nil
         }
     }
 
@@ -226,13 +226,19 @@ extension TestWorld {
         let name = daemon?.name ?? "daemon"
         _ = try await poll("daysomed '\(name)' to see the display \(state)", timeout: 5, interval: 0.02) {
             () -> Bool? in
-            try await self.status(daemon).display == state ? true : nil
+            try await self.status(daemon).display?.rawValue == state ? true : nil
         }
     }
 
     /// `daysomectl status --json`.
     public func status(_ daemon: Daemon? = nil) async throws -> DaemonStatus {
-        try DaemonDocument.status(try await self.ctlJSON(["status", "--json"] + self.paths(daemon)))
+        try await self.status(at: self.paths(daemon))
+    }
+
+    /// `daysomectl status --json` for the daemon that daysomectl's `paths` options find (a unit's
+    /// daemon, whose directories the world did not choose).
+    public func status(at paths: [String]) async throws -> DaemonStatus {
+        try DaemonDocument.status(try await self.ctlJSON(["status", "--json"] + paths))
     }
 
     /// `daysomectl pending --json`.

@@ -22,34 +22,25 @@ extension JSONValue {
     }
 }
 
-/// `status --json`: the fields the harness relies on, and the whole document for the rest.
+/// `status --json`, read only through the core's own type, as daysomectl reads it: a status the
+/// daemon wrote that the type cannot read fails the test that asked for it, and a test names a
+/// field by its typed path (`status.canDeliver`, `status.daemon?.lock`), never by a string key
+/// (scripts/check-typed-status keeps it so).
+@dynamicMemberLookup
 public struct DaemonStatus: CustomStringConvertible {
-    /// Whether a daemon holds the lock and published this status.
-    public let running: Bool
-    /// The publishing daemon's pid.
-    public let pid: Int?
-    /// `foreground` or `away`, as the daemon last saw the display.
-    public let display: String?
-    /// The whole document, for the fields a single test reads.
-    public let json: JSONObject
-    /// The same document through the core's own type, as daysomectl reads it: a status the
-    /// daemon wrote that the type cannot read fails the test that asked for it.
+    /// The whole document through the core's type.
     public let snapshot: StatusSnapshot
 
     init(_ object: JSONObject) throws {
         self.snapshot = try StatusSnapshot(json: .object(object))
-        self.running = object["running"]?.boolValue ?? false
-        self.pid = object["pid"]?.int
-        self.display = object["display"]?.stringValue
-        self.json = object
     }
 
-    /// A field of the document by its key.
-    public subscript(key: String) -> JSONValue? { self.json[key] }
-
-    public var description: String {
-        "running \(self.running), pid \(self.pid.map(String.init) ?? "-"), display \(self.display ?? "-")"
+    /// A field of the snapshot by its typed path.
+    public subscript<Field>(dynamicMember field: KeyPath<StatusSnapshot, Field>) -> Field {
+        self.snapshot[keyPath: field]
     }
+
+    public var description: String { self.snapshot.json.serialized() }
 }
 
 /// One entry of `pending --json`.

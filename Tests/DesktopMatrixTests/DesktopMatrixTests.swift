@@ -100,12 +100,12 @@ struct DesktopMatrixTests {
         try await world.signal("away")
 
         // status names the server and what the daemon does for it.
-        let announced = try await world.status()["notificationServer"]?.objectValue ?? JSONObject()
+        let announced = try await world.status().notificationServer
         finding(
             server,
-            "status: \(announced["name"]?.stringValue ?? "?") urgency \(announced["urgency"]?.stringValue ?? "?"): \(announced["urgencyReason"]?.stringValue ?? "?")"
+            "status: \(announced.name ?? "?") urgency \(announced.urgency ?? "?"): \(announced.urgencyReason ?? "?")"
         )
-        #expect(announced["urgency"]?.stringValue == server.urgency, "\(announced)")
+        #expect(announced.urgency == server.urgency, "\(announced)")
 
         // 1. Shown at its minute, read back from the server.
         await pause(untilWall: Double(minute) - 3)
@@ -160,7 +160,7 @@ struct DesktopMatrixTests {
         let autoStartsBefore = world.autoStarts.count
         try await world.killServer()
         _ = try await poll("the daemon to see the server gone", timeout: 10, interval: 0.2) { () -> Bool? in
-            let present = try await world.status()["notificationServer"]?.objectValue?["present"]?.boolValue
+            let present = try await world.status().notificationServer.present
             return present == false ? true : nil
         }
         await pause(2)
@@ -169,7 +169,7 @@ struct DesktopMatrixTests {
         finding(server, "killed: no probe started a server (bus activations so far: \(world.autoStarts.count))")
         try await world.restartServer()
         _ = try await poll("the daemon to see the restarted server", timeout: 40, interval: 0.2) { () -> Bool? in
-            let seen = try await world.status()["notificationServer"]?.objectValue?["name"]?.stringValue
+            let seen = try await world.status().notificationServer.name
             return seen == server.serverName ? true : nil
         }
         if gnome { _ = try await world.probe("SetBusy", ["true"]) }
@@ -258,13 +258,13 @@ struct DesktopMatrixTests {
             #expect(seen == nil, "shown through Do Not Disturb, which this server was expected to hold: \(seen ?? "")")
             through = "held: posted \(seconds(posted)) after its minute, not shown in the 8 s after"
         }
-        let reported = try await world.status()["notificationServer"]?.objectValue ?? JSONObject()
-        let dnd = reported["doNotDisturb"]?.stringValue ?? "?"
-        let urgency = reported["urgency"]?.stringValue ?? "?"
+        let reported = try await world.status().notificationServer
+        let dnd = reported.doNotDisturb.rawValue
+        let urgency = reported.urgency ?? "?"
         finding(server, "through Do Not Disturb (\(how)): \(through); status: doNotDisturb \(dnd), urgency \(urgency)")
         #expect(dnd == server.expected.reportedDoNotDisturb, "\(reported)")
         if let lastRead = server.expected.reportedLastRead {
-            #expect(reported["doNotDisturbLastRead"]?.stringValue == lastRead, "\(reported)")
+            #expect(reported.doNotDisturbLastRead?.rawValue == lastRead, "\(reported)")
         }
         #expect(urgency == server.expected.urgencyThroughDoNotDisturb, "\(reported)")
         #expect(!world.daemonLog.contains("<3>"), "daysomed logged errors: \(world.daemonLog)")

@@ -272,9 +272,9 @@ final class DesktopWorld: RunsTools {
         do {
             _ = try await poll("daysomed to see \(self.server.id)", timeout: 30, interval: 0.2) { () -> Bool? in
                 if process.poll() { throw HarnessError("daysomed exited early: " + readFile(log)) }
-                let server = try? await self.status()["notificationServer"]?.objectValue
-                seen = server.map { "\(JSONValue.object($0).serialized(pretty: false))" } ?? "no status"
-                return server?["name"]?.stringValue == self.server.serverName ? true : nil
+                let server = try? await self.status().notificationServer
+                seen = server.map { "\($0)" } ?? "no status"
+                return server?.name == self.server.serverName ? true : nil
             }
         } catch {
             throw HarnessError("\(error); status said \(seen); daysomed: \(readFile(log))")
@@ -297,8 +297,9 @@ final class DesktopWorld: RunsTools {
         guard result.status == 0 else { throw HarnessError("\(result)") }
     }
 
-    func status() async throws -> JSONObject {
-        try await self.ctlJSON(["status", "--json"] + self.daemonPaths)
+    /// `status --json` through the core's type, as daysomectl reads it.
+    func status() async throws -> StatusSnapshot {
+        try StatusSnapshot(json: .object(try await self.ctlJSON(["status", "--json"] + self.daemonPaths)))
     }
 
     /// `history --json` as (event, itemIds, reason) triples.

@@ -86,9 +86,9 @@ extension DesktopWorld {
         do {
             _ = try await poll("status to say Do Not Disturb \(state)", timeout: timeout, interval: 0.05) {
                 () -> Bool? in
-                let server = try await self.status()["notificationServer"]?.objectValue ?? JSONObject()
-                last = JSONValue.object(server).serialized(pretty: false)
-                return server["doNotDisturb"]?.stringValue == state ? true : nil
+                let server = try await self.status().notificationServer
+                last = "\(server)"
+                return server.doNotDisturb.rawValue == state ? true : nil
             }
         } catch {
             throw HarnessError("\(error): \(last)")

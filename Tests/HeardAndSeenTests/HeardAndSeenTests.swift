@@ -32,9 +32,9 @@ struct HeardAndSeenTests {
         let daemon = try await world.startDaemon(
             notifier: "log", householdText: household(callAt: minute), environment: ["PATH": players])
         try await world.expectQueued(daemon, at: minute)
-        let chime = try await world.status(daemon)["chime"]?.objectValue
-        #expect(chime?["player"]?.stringValue == "\(players)/paplay", "\(String(describing: chime))")
-        #expect(chime?["on"]?.boolValue == true)
+        let chime = try await world.status(daemon).daemon?.chime
+        #expect(chime?.player == "\(players)/paplay", "\(String(describing: chime))")
+        #expect(chime?.on == true)
 
         let (recording, bySecond) = try await world.recordAround(minute)
         let before = try await world.loudness(recording, fromWall: Double(minute) - 2, seconds: 2)
@@ -83,7 +83,7 @@ struct HeardAndSeenTests {
         let daemon = try await world.startDaemon(
             notifier: "log", householdText: household(callAt: minute, chime: "off"))
         try await world.expectQueued(daemon, at: minute)
-        #expect(try await world.status(daemon)["chime"]?.objectValue?["on"]?.boolValue == false)
+        #expect(try await world.status(daemon).daemon?.chime.on == false)
 
         let (_, bySecond) = try await world.recordAround(minute)
         report("chime off: RMS per second from -2 s: \(bySecond.map { fixed($0.rms, 4) }.joined(separator: " "))")
@@ -195,7 +195,7 @@ struct HeardAndSeenTests {
         let daemon = try await world.startDaemon(
             notifier: "log", householdText: household(callAt: nextMinute(leaving: 1_800)),
             environment: ["PATH": players])
-        #expect(try await world.status(daemon)["chime"]?.objectValue?["player"]?.stringValue == "\(players)/pw-play")
+        #expect(try await world.status(daemon).daemon?.chime.player == "\(players)/pw-play")
         let recording = try await world.startRecording()
         await recording.follow(untilWall: wallSeconds() + 0.5)
 
@@ -235,8 +235,8 @@ struct HeardAndSeenTests {
             notifier: "log", householdText: household(callAt: minute, bringDayBack: true),
             arguments: ["--display-command", command])
         try await world.expectQueued(daemon, at: minute)
-        let bringBack = try await world.status(daemon)["bringDayBack"]?.objectValue
-        #expect(bringBack?["ready"]?.boolValue == true, "\(String(describing: bringBack))")
+        let bringBack = try await world.status(daemon).daemon?.bringDayBack
+        #expect(bringBack?.ready == true, "\(String(describing: bringBack))")
 
         await pause(untilWall: Double(minute) + 6)
         let times = timesLogged(log)
@@ -307,7 +307,7 @@ struct HeardAndSeenTests {
             arguments: ["--display-unit", "daysome-display-returned.service"])
         try await world.expectQueued(away, at: minute)
         try await world.expectQueued(returned, at: minute)
-        let means = try await world.status(away)["bringDayBack"]?.objectValue?["means"]?.stringValue
+        let means = try await world.status(away).daemon?.bringDayBack.means
         #expect(means == "unit daysome-display-test.service")
 
         await pause(untilWall: Double(minute) + 1)

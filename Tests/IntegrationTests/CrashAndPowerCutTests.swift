@@ -308,7 +308,7 @@ struct CrashAndPowerCutTests {
                     "\(index): cut during \(cut.before)\(cut.tornLayFile ? ", lay.json torn" : "") → lay \(lay.number) "
                         + "in \(milliText(monotonicSeconds() - booted))")
             }
-            #expect(try await session.status()["running"]?.boolValue == true)
+            #expect(try await session.status().running == true)
         }
         // A final away: the number is new, above every number used before.
         try driver.write("foreground")

@@ -183,8 +183,7 @@ struct DaemonIntegrationTests {
     /// in its status): on a loaded machine their replies would otherwise fall into the idle window.
     private func startUpAnswered(_ session: TestWorld) async throws {
         _ = try await poll("the daemon to name its notification server", timeout: 10) { () -> Bool? in
-            let server = try await session.status()["notificationServer"]?.objectValue
-            return server?["name"]?.stringValue != nil ? true : nil
+            try await session.status().notificationServer.name != nil ? true : nil
         }
         await pause(0.5)
     }

@@ -113,11 +113,11 @@ struct DaemonPathsTests {
             if daemon.poll() { throw HarnessError("daysomed exited: \(readFile(root + "/relative.log"))") }
             return FileIO.exists(session.runtimeDirectory + "/status.json") ? true : nil
         }
-        let status = try #require(try JSONParser.parse(readFile(session.runtimeDirectory + "/status.json")).objectValue)
-        #expect(status["household"]?.objectValue?["path"]?.stringValue == session.household, "\(status)")
-        #expect(status["displayStatePath"]?.stringValue == session.displayState, "\(status)")
-        #expect(status["runtimeDirectory"]?.stringValue == session.runtimeDirectory, "\(status)")
-        #expect(status["stateDirectory"]?.stringValue == session.stateDirectory, "\(status)")
+        let status = try StatusSnapshot(json: try JSONParser.parse(readFile(session.runtimeDirectory + "/status.json")))
+        #expect(status.household.path == session.household, "\(status)")
+        #expect(status.daemon?.displayStatePath == session.displayState, "\(status)")
+        #expect(status.daemon?.runtimeDirectory == session.runtimeDirectory, "\(status)")
+        #expect(status.daemon?.stateDirectory == session.stateDirectory, "\(status)")
         // daysomectl started elsewhere with a relative runtime directory finds the same daemon, and
         // writes the display file the daemon watches.
         let elsewhere = try session.directory.makeDirectory("elsewhere")

@@ -66,7 +66,7 @@ struct DisplayExampleTests {
             () -> Bool? in
             guard try await session.pending().starts.isEmpty != laid else { return nil }
             // The queue is published just before the status: wait for the status to agree too.
-            return try await session.status()["display"]?.stringValue == (laid ? "away" : "foreground") ? true : nil
+            return try await session.status().display?.rawValue == (laid ? "away" : "foreground") ? true : nil
         }
     }
 
@@ -137,7 +137,7 @@ struct DisplayExampleTests {
         let (display, _) = try await self.dayOnScreen(session, world)
         display.send(SIGKILL)
         try await self.pendingIs(laid: true, session, within: leaveLimit)
-        #expect(try await session.status()["display"]?.stringValue == "away")
+        #expect(try await session.status().display?.rawValue == "away")
         #expect(readFile(session.displayState).hasPrefix("foreground pid=\(display.pid)"))
     }
 
@@ -298,7 +298,7 @@ struct DisplayExampleTests {
         #expect(launcher.exitCode != 0)
         await pause(0.5)
         #expect(access("\(session.directory.path)/ran", F_OK) != 0, "the display ran while the file said away")
-        #expect(try await session.status()["display"]?.stringValue == "away")
+        #expect(try await session.status().display?.rawValue == "away")
         #expect(readFile("\(session.directory.path)/launcher.log").contains("daysomectl"))
     }
 

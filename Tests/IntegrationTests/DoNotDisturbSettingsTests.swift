@@ -34,9 +34,9 @@ struct DoNotDisturbSettingsTests {
             do {
                 _ = try await poll("status to say Do Not Disturb \(state)", timeout: 2, interval: 0.05) {
                     () -> Bool? in
-                    let server = try await world.status().json["notificationServer"]?.objectValue ?? JSONObject()
-                    last = JSONValue.object(server).serialized(pretty: false)
-                    return server["doNotDisturb"]?.stringValue == state ? true : nil
+                    let server = try await world.status().notificationServer
+                    last = "\(server)"
+                    return server.doNotDisturb.rawValue == state ? true : nil
                 }
             } catch {
                 throw HarnessError("\(error): \(last); daysomed: \(world.daemonStderr)")

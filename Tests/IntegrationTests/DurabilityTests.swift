@@ -28,11 +28,10 @@ struct DurabilityTests {
         #expect(after.lay == lay, "a restart on a broken file must resume the lay made from the kept copy")
         #expect(after.starts == before.starts)
         let status = try await session.status()
-        #expect(status["canDeliver"]?.boolValue == true, "\(status)")
-        let household = try #require(status["household"]?.objectValue)
-        let inForce = try #require(household["inForce"]?.objectValue, "\(household)")
-        #expect(inForce["source"]?.stringValue == "keptCopy")
-        #expect(inForce["path"]?.stringValue == session.stateDirectory + "/household.last-good.json")
+        #expect(status.canDeliver == true, "\(status)")
+        let inForce = try #require(status.household.inForce, "\(status.household)")
+        #expect(inForce.source == .keptCopy)
+        #expect(inForce.path == session.stateDirectory + "/household.last-good.json")
         let errors = try await session.householdErrors()
         #expect(errors.first?.file == session.household, "\(errors)")
         #expect(errors.first?.message.contains("not valid JSON") == true, "\(errors)")
@@ -53,7 +52,7 @@ struct DurabilityTests {
         }
         await pause(0.5)
         #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1)) after clients hung up")
-        #expect(try await session.status()["running"]?.boolValue == true)
+        #expect(try await session.status().running == true)
     }
 
     @Test func aSilentClientDoesNotDelayAnotherClientsAnswer() async throws {
@@ -121,7 +120,7 @@ struct DurabilityTests {
             return history.contains { $0.event == "delivered" && $0.at == rfc3339(minute) } ? true : nil
         }
         await pause(0.3)
-        let pid = try #require(try await session.status()["pid"]?.int)
+        let pid = try #require(try await session.status().pid)
         kill(pid_t(pid), SIGTERM)
         #expect(await process.exit(within: 10))
 

@@ -86,7 +86,7 @@ struct FaultTests {
                 try await world.signal("foreground")
                 returned = wallSeconds()
             }
-            if let returned, handled == nil, try await world.status()["display"]?.stringValue == "foreground" {
+            if let returned, handled == nil, try await world.status().display?.rawValue == "foreground" {
                 handled = wallSeconds() - returned
             }
             usleep(10_000)

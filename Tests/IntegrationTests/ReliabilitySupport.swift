@@ -187,28 +187,9 @@ func deadPid() async throws -> pid_t {
     return child.pid
 }
 
-/// The household errors `status --json` lists.
-struct HouseholdErrorView: CustomStringConvertible {
-    let file: String?
-    let itemId: String?
-    let field: String?
-    let message: String
-
-    init(_ json: JSONValue) {
-        let object = json.objectValue ?? JSONObject()
-        self.file = object["file"]?.stringValue
-        self.itemId = object["itemId"]?.stringValue
-        self.field = object["field"]?.stringValue
-        self.message = object["message"]?.stringValue ?? ""
-    }
-
-    var description: String { "[\(self.itemId ?? "-") \(self.field ?? "-")] \(self.message)" }
-}
-
 extension TestWorld {
     /// `status --json`'s household errors.
-    func householdErrors() async throws -> [HouseholdErrorView] {
-        let household = try await self.status()["household"]?.objectValue
-        return (household?["errors"]?.arrayValue ?? []).map(HouseholdErrorView.init)
+    func householdErrors() async throws -> [HouseholdProblem] {
+        try await self.status().household.errors
     }
 }

@@ -37,18 +37,18 @@ struct ScreenLockIntegrationTests {
         return (session, world)
     }
 
-    func lock(_ session: TestWorld) async throws -> JSONObject {
-        try #require(try await session.status()["lock"]?.objectValue, "status has no lock object")
+    func lock(_ session: TestWorld) async throws -> StatusSnapshot.Lock {
+        try #require(try await session.status().daemon?.lock, "status has no lock object")
     }
 
-    func source(_ session: TestWorld, _ name: String) async throws -> JSONObject? {
-        try await self.lock(session)["sources"]?.objectValue?[name]?.objectValue
+    func source(_ session: TestWorld, _ name: LockSource) async throws -> StatusSnapshot.Lock.Source? {
+        try await self.lock(session).sources[name]
     }
 
     /// Waits until `source` is watched: its first answer reached the daemon.
-    func watched(_ session: TestWorld, _ name: String) async throws {
+    func watched(_ session: TestWorld, _ name: LockSource) async throws {
         _ = try await poll("\(name) to be watched", timeout: 10) { () -> Bool? in
-            try await self.source(session, name)?["watched"]?.boolValue == true ? true : nil
+            try await self.source(session, name)?.watched == true ? true : nil
         }
     }
 
@@ -60,7 +60,7 @@ struct ScreenLockIntegrationTests {
             () -> Bool? in
             guard try await session.pending().starts.isEmpty != laid else { return nil }
             // The queue is published just before the status: wait for the status to agree too.
-            return try await session.status()["display"]?.stringValue == (laid ? "away" : "foreground") ? true : nil
+            return try await session.status().display?.rawValue == (laid ? "away" : "foreground") ? true : nil
         }
         return monotonicSeconds() - start
     }
@@ -72,16 +72,16 @@ struct ScreenLockIntegrationTests {
             world.stop()
             session.stop()
         }
-        try await self.watched(session, "logind")
+        try await self.watched(session, .logind)
         #expect(try await session.pending().starts.isEmpty, "laid over the display before any lock")
 
         try await world.setLocked(true)
         let laid = try await self.seconds(until: true, session, limit: 1)
         print("[ScreenLock] locked (logind LockedHint): laid \(Int(laid * 1_000)) ms later")
         let status = try await session.status()
-        #expect(status["display"]?.stringValue == "away")
-        #expect(try await self.lock(session)["locked"]?.boolValue == true)
-        #expect(try await self.lock(session)["fileSays"]?.stringValue == "foreground")
+        #expect(status.display?.rawValue == "away")
+        #expect(try await self.lock(session).locked == true)
+        #expect(try await self.lock(session).fileSays == .foreground)
         #expect(readFile(session.displayState).hasPrefix("foreground"), "the daemon must not write the file")
 
         try await world.setLocked(false)
@@ -99,7 +99,7 @@ struct ScreenLockIntegrationTests {
             world.stop()
             session.stop()
         }
-        try await self.watched(session, "logindLockSignal")
+        try await self.watched(session, .logindLockSignal)
         try await world.logind("/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session.Lock", [])
         try await world.setLocked(true)
         _ = try await self.seconds(until: true, session, limit: 1)
@@ -108,9 +108,9 @@ struct ScreenLockIntegrationTests {
         #expect(locked.contains("Lock request: lock requested at "), "\(locked)")
         try await world.setLocked(false)
         _ = try await self.seconds(until: false, session, limit: 1)
-        let signal = try #require(try await self.source(session, "logindLockSignal"))
-        #expect(signal["locked"]?.boolValue == false, "\(signal)")
-        let detail = signal["detail"]?.stringValue ?? ""
+        let signal = try #require(try await self.source(session, .logindLockSignal))
+        #expect(signal.locked == false, "\(signal)")
+        let detail = signal.detail ?? ""
         #expect(!detail.hasPrefix("Lock requested"), "status still says the Lock request stands: \(detail)")
         let text = try await session.ctl(["status"] + session.daemonPaths).stdout
         let line = text.split(separator: "\n").first { $0.hasPrefix("Lock: ") } ?? ""
@@ -126,12 +126,12 @@ struct ScreenLockIntegrationTests {
             world.stop()
             session.stop()
         }
-        try await self.watched(session, "logind")
+        try await self.watched(session, .logind)
         try await world.logind(
             "/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session.SetIdleHint", ["true"])
         await pause(1.5)
         #expect(try await session.pending().starts.isEmpty, "a blanked screen laid calls over the display")
-        #expect(try await session.status()["display"]?.stringValue == "foreground")
+        #expect(try await session.status().display?.rawValue == "foreground")
     }
 
     @Test func aNewGraphicalSessionIsFollowed() async throws {
@@ -140,10 +140,10 @@ struct ScreenLockIntegrationTests {
             world.stop()
             session.stop()
         }
-        try await self.watched(session, "logind")
+        try await self.watched(session, .logind)
         try await world.logind("/org/freedesktop/login1/user/_\(getuid())", "org.example.StandIn.SetDisplay", ["c2"])
         _ = try await poll("the daemon to follow session c2", timeout: 5) { () -> Bool? in
-            try await self.source(session, "logind")?["detail"]?.stringValue?.hasSuffix("/c2") == true ? true : nil
+            try await self.source(session, .logind)?.detail?.hasSuffix("/c2") == true ? true : nil
         }
         try await world.setLocked(true, session: "c1")
         await pause(1)
@@ -159,12 +159,12 @@ struct ScreenLockIntegrationTests {
             session.stop()
         }
         try await world.startScreenSaver()
-        try await self.watched(session, "logind")
+        try await self.watched(session, .logind)
         // The daemon asked GetActive when it started, before the screensaver ran; its signal still counts.
         try await world.setScreenSaverActive(true)
         let laid = try await self.seconds(until: true, session, limit: 1)
         print("[ScreenLock] screensaver ActiveChanged(true): laid \(Int(laid * 1_000)) ms later")
-        #expect(try await self.source(session, "screenSaver")?["locked"]?.boolValue == true)
+        #expect(try await self.source(session, .screenSaver)?.locked == true)
         try await world.setScreenSaverActive(false)
         _ = try await self.seconds(until: false, session, limit: 1)
     }
@@ -181,17 +181,17 @@ struct ScreenLockIntegrationTests {
             world.stop()
             session.stop()
         }
-        try await self.watched(session, "gnomeScreenSaver")
-        let proxy = try #require(try await self.source(session, "screenSaver"))
-        #expect(proxy["watched"]?.boolValue == false)
-        #expect(proxy["detail"]?.stringValue?.contains("NotSupported") == true, "\(proxy)")
+        try await self.watched(session, .gnomeScreenSaver)
+        let proxy = try #require(try await self.source(session, .screenSaver))
+        #expect(proxy.watched == false)
+        #expect(proxy.detail?.contains("NotSupported") == true, "\(proxy)")
         #expect(try await session.pending().starts.isEmpty)
 
         try await world.setScreenSaverActive(true, gnome: true)
         let laid = try await self.seconds(until: true, session, limit: 1)
         print("[ScreenLock] org.gnome.ScreenSaver ActiveChanged(true): laid \(Int(laid * 1_000)) ms later")
-        #expect(try await self.lock(session)["decidedBy"]?.stringValue == "gnomeScreenSaver")
-        #expect(try await self.source(session, "logind")?["locked"]?.boolValue == false, "LockedHint was set")
+        #expect(try await self.lock(session).decidedBy == .gnomeScreenSaver)
+        #expect(try await self.source(session, .logind)?.locked == false, "LockedHint was set")
         let text = try await session.ctl(["status"] + session.daemonPaths)
         #expect(
             text.stdout.contains("Lockers watched: logind, gnomeScreenSaver; decided by gnomeScreenSaver"),
@@ -212,7 +212,7 @@ struct ScreenLockIntegrationTests {
             world.stop()
             session.stop()
         }
-        try await self.watched(session, "logindLockSignal")
+        try await self.watched(session, .logindLockSignal)
         try await world.requestLock(true)
         try await world.setLocked(true)
         _ = try await self.seconds(until: true, session, limit: 1)
@@ -220,9 +220,9 @@ struct ScreenLockIntegrationTests {
         try await world.setLocked(false)
         try await session.waitUntilRunning(try session.restartDaemon())
         // The first status already has the file's word: the lock was asked before the first decision.
-        #expect(try await session.status()["display"]?.stringValue == "foreground", "still locked after the restart")
+        #expect(try await session.status().display?.rawValue == "foreground", "still locked after the restart")
         #expect(try await session.pending().starts.isEmpty, "calls laid over the day after the restart")
-        #expect(try await self.lock(session)["decidedBy"]?.stringValue == "file")
+        #expect(try await self.lock(session).decidedBy == nil, "the file decides")
     }
 
     /// Probing never starts a server (no D-Bus auto-start): asking the screensaver whether it is
@@ -244,7 +244,7 @@ struct ScreenLockIntegrationTests {
         var detail: String?
         do {
             _ = try await poll("status to say there is no screensaver", timeout: 10) { () -> Bool? in
-                detail = try await self.source(session, "screenSaver")?["detail"]?.stringValue
+                detail = try await self.source(session, .screenSaver)?.detail
                 return detail == "no screensaver on the session bus" ? true : nil
             }
         } catch {
@@ -268,7 +268,7 @@ struct ScreenLockIntegrationTests {
             world.stop()
             session.stop()
         }
-        try await self.watched(session, "logind")
+        try await self.watched(session, .logind)
         try await world.setLocked(true)
         _ = try await self.seconds(until: true, session, limit: 1)
         world.stopSystemBus()
@@ -277,7 +277,7 @@ struct ScreenLockIntegrationTests {
         await pause(3)
         try await world.startSystemBus()
         _ = try await poll("the daemon to follow logind again", timeout: 15) { () -> Bool? in
-            try await self.source(session, "logind")?["watched"]?.boolValue == true ? true : nil
+            try await self.source(session, .logind)?.watched == true ? true : nil
         }
         try await world.setLocked(true)
         _ = try await self.seconds(until: true, session, limit: 1)
@@ -294,11 +294,11 @@ struct ScreenLockIntegrationTests {
             session.stop()
         }
         _ = try await poll("status to say why logind is not watched", timeout: 5) { () -> String? in
-            try await self.source(session, "logind")?["detail"]?.stringValue.flatMap {
+            try await self.source(session, .logind)?.detail.flatMap {
                 $0.hasPrefix("no system bus") ? $0 : nil
             }
         }
-        #expect(try await self.source(session, "logind")?["watched"]?.boolValue == false)
+        #expect(try await self.source(session, .logind)?.watched == false)
         #expect(try await session.pending().starts.isEmpty)
         try await session.signal("away")
         _ = try await self.seconds(until: true, session, limit: 1)
@@ -307,7 +307,7 @@ struct ScreenLockIntegrationTests {
         await pause(1)
         let said = session.daemonStderr.split(separator: "\n").filter { $0.contains("Screen lock: no system bus") }
         #expect(said.count == 1, "said \(said.count) times: \(session.daemonStderr)")
-        #expect(try await session.status()["running"]?.boolValue == true)
+        #expect(try await session.status().running == true)
     }
 
     @Test func aSystemBusWithoutLogindLeavesTheFileAloneToDecide() async throws {
@@ -317,7 +317,7 @@ struct ScreenLockIntegrationTests {
             session.stop()
         }
         _ = try await poll("status to say logind has no user", timeout: 5) { () -> Bool? in
-            try await self.source(session, "logind")?["detail"]?.stringValue?.hasPrefix("logind has no user")
+            try await self.source(session, .logind)?.detail?.hasPrefix("logind has no user")
                 == true ? true : nil
         }
         try await session.signal("away")

@@ -113,7 +113,7 @@ struct ServerActivationTests {
         var history = try await world.history()
         #expect(!history.contains { $0.event == "delivered" && $0.at == at }, "delivered with no server: \(history)")
         #expect(access(marker, F_OK) != 0, "a server was started with no display: \(world.daemonStderr)")
-        let waiting = try await world.status()["notificationServer"]?.objectValue?["waiting"]?.stringValue
+        let waiting = try await world.status().notificationServer.waiting
         #expect(waiting?.contains("no display") == true, "status: \(String(describing: waiting))")
 
         // The graphical session starts its own server: it owns the name, and the call goes to it.
@@ -160,7 +160,7 @@ struct ServerActivationTests {
         #expect(await first.exit(within: 5))
         await pause(2)
         #expect(access(marker, F_OK) != 0, "the card posted again had the bus start a server: \(world.daemonStderr)")
-        let waiting = try await world.status()["notificationServer"]?.objectValue?["waiting"]?.stringValue
+        let waiting = try await world.status().notificationServer.waiting
         #expect(waiting?.contains("went away") == true, "status: \(String(describing: waiting))")
 
         // The desktop starts its own server again: the card goes to it, once.

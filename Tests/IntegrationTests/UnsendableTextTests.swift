@@ -52,7 +52,7 @@ struct UnsendableTextTests {
         let history = try await session.history().filter { $0.at == rfc3339(minute) }
         #expect(history.filter { $0.event == "delivered" }.count == 1, "\(history)")
         #expect(!history.contains { $0.event == "dropped" }, "\(history)")
-        #expect(try await session.status()["notificationServer"]?.objectValue?["lastRefusal"] == .null)
+        #expect(try await session.status().notificationServer.lastRefusal == nil)
         print("[IntegrationTests] unsendable text: dunst received \(shown); history \(history)")
     }
 }

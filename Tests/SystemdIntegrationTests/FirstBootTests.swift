@@ -21,21 +21,18 @@ struct FirstBootTests {
             "--runtime-dir", session.userRuntime + "/daysome", "--state-dir", session.home + "/.local/state/daysome",
         ]
         let status = try await poll("the unit's daemon to publish its status", timeout: 10, interval: 0.05) {
-            () -> JSONObject? in
-            let result = try await session.ctl(["status", "--json"] + paths)
-            let object = (try? JSONParser.parse(result.stdout))?.objectValue
-            return object?["running"]?.boolValue == true ? object : nil
+            () -> DaemonStatus? in
+            let status = try? await session.status(at: paths)
+            return status?.running == true ? status : nil
         }
-        let household = try #require(status["household"]?.objectValue)
-        let path = try #require(household["path"]?.stringValue)
+        let household = status.household
+        let path = household.path
         let directory = String(path[..<path.lastIndex(of: "/")!])
         #expect(path == session.configHome + "/daysome/household.json", "\(household)")
         var info = stat()
         #expect(stat(directory, &info) != 0, "\(directory) exists before the display app ran")
-        let errors = household["errors"]?.arrayValue?.compactMap(\.objectValue) ?? []
-        #expect(
-            errors.first?["file"]?.stringValue == path
-                && errors.first?["message"]?.stringValue?.contains("No such file") == true, "\(errors)")
+        let errors = household.errors
+        #expect(errors.first?.file == path && errors.first?.message.contains("No such file") == true, "\(errors)")
 
         // A minute later the display app runs for the first time and writes its household.
         #expect(mkdir(directory, 0o700) == 0)
@@ -71,12 +68,11 @@ struct FirstBootTests {
         let started = try await session.systemctl(["start", "daysomed.service"])
         #expect(started.status == 0, "\(started)")
         let paths = ["--runtime-dir", session.userRuntime + "/daysome", "--state-dir", state]
-        let status = try await poll("the unit's daemon to lay", timeout: 10, interval: 0.05) { () -> JSONObject? in
-            let result = try await session.ctl(["status", "--json"] + paths)
-            let object = (try? JSONParser.parse(result.stdout))?.objectValue
-            return object?["running"]?.boolValue == true && object?["lay"]?.int != nil ? object : nil
+        let status = try await poll("the unit's daemon to lay", timeout: 10, interval: 0.05) { () -> DaemonStatus? in
+            let status = try? await session.status(at: paths)
+            return status?.running == true && status?.lay != nil ? status : nil
         }
-        let errors = status["stateWriteErrors"]?.arrayValue ?? []
+        let errors = status.daemon?.stateWriteErrors ?? []
         #expect(errors.isEmpty, "the unit's daemon could not save its state: \(errors)")
         var info = stat()
         #expect(stat(state, &info) == 0 && info.st_mode & 0o777 == 0o700, "no private state directory at \(state)")
@@ -91,14 +87,14 @@ struct FirstBootTests {
         defer { session.stop() }
         try writeFile(session.household, oneItemHousehold(label: "Lunch", detail: "Soup", time: "23:59"))
         let daemon = try await session.startDaemon().process
-        let first = try await poll("a lay", timeout: 5) { try await session.status()["lay"]?.doubleValue }
+        let first = try await poll("a lay", timeout: 5) { try await session.status().lay }
         #expect(try await session.daysomeUnits("daysome-lay\(Int(first))*.timer").count == 1)
         // A clean stop keeps the week in the manager; a power cut then takes both state files.
         daemon.stop()
         unlink(session.stateDirectory + "/lay.json")
         unlink(session.stateDirectory + "/history.jsonl")
         try await session.startDaemon()
-        let second = try await poll("a new lay", timeout: 5) { try await session.status()["lay"]?.doubleValue }
+        let second = try await poll("a new lay", timeout: 5) { try await session.status().lay }
         #expect(second > first, "lay \(second) after the manager held daysome-lay\(Int(first))")
     }
 }

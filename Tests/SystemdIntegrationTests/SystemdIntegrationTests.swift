@@ -249,8 +249,8 @@ struct SystemdIntegrationTests {
         try await session.expectNothingShown(for: 1, orClosed: true)
         // The current lay's start is still owed: the older lay's fire did not take it.
         let status = try await session.status()
-        #expect(status["lay"]?.doubleValue == Double(current))
-        #expect(status["nextStart"]?.objectValue?["at"]?.stringValue == rfc3339(minute), "\(status)")
+        #expect(status.lay == UInt64(current))
+        #expect(status.nextStart?.at.rfc3339 == rfc3339(minute), "\(status)")
 
         try await session.signal("foreground")
         let fireCurrent = try await session.ctl([
@@ -379,23 +379,23 @@ struct SystemdIntegrationTests {
         try replaceFile(session.household, try fixtureText("seed.json"))
         try await session.startDaemon(notifier: "freedesktop")
         _ = try await session.waitUntilManagerHoldsThePlan(within: 5)
-        #expect(try await session.status()["canDeliver"]?.boolValue == true)
+        #expect(try await session.status().canDeliver == true)
 
         try await session.restartSessionBus()
         // The server's name comes from an asynchronous probe a moment after it is known to run.
         let status = try await poll("status to say the daemon can deliver again", timeout: 10) { () -> DaemonStatus? in
             let status = try await session.status()
-            return status["canDeliver"]?.boolValue == true
-                && status["notificationServer"]?.objectValue?["name"]?.stringValue != nil ? status : nil
+            return status.canDeliver == true
+                && status.notificationServer.name != nil ? status : nil
         }
-        #expect(status["notificationServer"]?.objectValue?["name"]?.stringValue == "dunst", "\(status)")
+        #expect(status.notificationServer.name == "dunst", "\(status)")
         #expect(session.daemonStderr.contains("Reconnected to the session bus"), "\(session.daemonStderr)")
         let sample = try await session.ctl(["try", "--runtime-dir", session.runtimeDirectory])
         #expect(sample.status == 0 && sample.stdout.contains("a sample call is shown"), "\(sample)")
         _ = try await poll("dunst to show the sample call", timeout: 3) {
             try await session.displayedCount() == 1 ? true : nil
         }
-        #expect(try await session.status()["running"]?.boolValue == true)
+        #expect(try await session.status().running == true)
     }
 
     // MARK: The user unit
@@ -467,11 +467,11 @@ struct SystemdIntegrationTests {
         let paths = [
             "--runtime-dir", session.userRuntime + "/daysome", "--state-dir", session.home + "/.local/state/daysome",
         ]
-        func status() async throws -> JSONObject { try await session.ctlJSON(["status", "--json"] + paths) }
+        func status() async throws -> DaemonStatus { try await session.status(at: paths) }
         do {
             _ = try await poll("the unit's daemon to watch logind's lock", timeout: 15) { () -> Bool? in
-                let logind = try? await status()["lock"]?.objectValue?["sources"]?.objectValue?["logind"]?.objectValue
-                return logind?["watched"]?.boolValue == true ? true : nil
+                let logind = try? await status().daemon?.lock.sources[.logind]
+                return logind?.watched == true ? true : nil
             }
         } catch {
             let journal = try await session.systemctl(["status", "--no-pager", "-l", "daysomed.service"])
@@ -480,11 +480,11 @@ struct SystemdIntegrationTests {
         }
         #expect(try await session.ctl(["signal", "foreground"] + paths).status == 0)
         _ = try await poll("the display to be foreground", timeout: 5) { () -> Bool? in
-            try await status()["display"]?.stringValue == "foreground" ? true : nil
+            try await status().display?.rawValue == "foreground" ? true : nil
         }
         try await lockWorld.setLocked(true)
         _ = try await poll("the locked display to be away", timeout: 1, interval: 0.02) { () -> Bool? in
-            try await status()["display"]?.stringValue == "away" ? true : nil
+            try await status().display?.rawValue == "away" ? true : nil
         }
         #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
     }
