@@ -179,6 +179,40 @@ struct SystemdBackendTests {
         #expect(tablet.shown == ["Lunch"])
     }
 
+    // Moved from the real-process suite (SystemdIntegrationTests), every assertion kept: it waited
+    // for a real minute. Its real twins are the systemd storm and the real start at the next minute.
+    @Test func aFireOfAnOlderLayOrDuringTheForegroundDeliversNothing() throws {
+        // Without exact alarms only the manager's timer calls (with them, the daemon also calls at
+        // the minute itself), so stopping that timer below leaves the start owed to the fires.
+        let soup = household(
+            [Item(id: "soup", label: "Soup time", time: "12:00")], settings: "\"exactAlarms\": false")
+        let tablet = try tablet(
+            "systemd-older-fire", at: "2026-06-01T11:58:00Z", household: soup, arguments: ["--backend", "systemd"])
+        defer { tablet.remove() }
+        let older = try #require(try tablet.status().lay)
+        try tablet.writeDisplay("foreground")
+        try tablet.writeDisplay("away")
+        let current = try #require(try tablet.status().lay)
+        #expect(current > older)
+        // Keep the manager from firing the current lay, so that its start is due, undelivered,
+        // when the hand-made fires arrive.
+        tablet.systemd.stop(lay: current)
+        tablet.advance(to: at("2026-06-01T12:00:00Z"))
+        #expect(tablet.shown.isEmpty)
+
+        #expect(tablet.control("fire \(older)").contains("nothing due for lay \(older)"))
+        #expect(tablet.server.notified.isEmpty && tablet.shown.isEmpty)
+        // The current lay's start is still owed: the older lay's fire did not take it.
+        let status = try tablet.status()
+        #expect(status.lay == current)
+        #expect(status.nextStart?.at == at("2026-06-01T12:00:00Z"), "\(status)")
+
+        try tablet.writeDisplay("foreground")
+        #expect(tablet.control("fire \(current)").contains("nothing due for lay \(current)"))
+        #expect(tablet.server.notified.isEmpty && tablet.shown.isEmpty)
+        #expect(tablet.events(.delivered).isEmpty, "\(tablet.history())")
+    }
+
     @Test func aTimerDueWhileTheDaemonWasStoppedIsCalledOnceByTheRestartWithinGrace() throws {
         let tablet = try tablet("systemd-down", at: "2026-06-01T11:58:00Z", arguments: ["--backend", "systemd"])
         defer { tablet.remove() }

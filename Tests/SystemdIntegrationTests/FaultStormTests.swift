@@ -1,22 +1,27 @@
-// The fault storm (DaysomeTestSupport/FaultStorm.swift) against the systemd backend: flips while
-// the server hangs and dies, the session bus restarts and the user manager re-executes; then the
-// manager is killed under a lay and started again.
+// The fault storm (DaysomeTestSupport/FaultStorm.swift), written once and run against each
+// backend in a real user manager's session with dunst: flips while the server hangs, dies and the
+// bus restarts; with the systemd backend the user manager also re-executes, and is then killed
+// under a lay and started again.
 
 import DaysomeTestSupport
 import Glibc
 import Testing
 
-@Suite("A fault storm underneath the systemd backend", .timeLimit(.minutes(5)))
+@Suite("A fault storm underneath each backend", .timeLimit(.minutes(5)))
 struct FaultStormTests {
-    @Test func flipsWhileTheServerHangsDiesTheBusRestartsAndTheManagerReexecutesNeverShowACallOverTheDisplay()
-        async throws
-    {
-        let seed = SeededRandom.seed(default: 20_261_221)
-        let world = try await TestWorld.start([.userManager, .notificationServer], daemon: .systemdBackend)
+    @Test(arguments: [DaemonOptions.Backend.wheel, .systemd])
+    func flipsWhileTheServerHangsDiesAndTheBusRestartsNeverShowACallOverTheDisplayTwiceOrSilently(
+        backend: DaemonOptions.Backend
+    ) async throws {
+        let systemd = backend == .systemd
+        let seed = SeededRandom.seed(default: systemd ? 20_261_221 : 20_261_220)
+        let world = try await TestWorld.start(
+            [.userManager, .notificationServer], daemon: systemd ? .systemdBackend : DaemonOptions())
         defer { world.stop() }
-        let report = try await world.runFaultStorm(seed: seed, reexecManager: true)
-        print("[FaultStormTests] systemd, seed \(seed): \(report)")
+        let report = try await world.runFaultStorm(seed: seed, reexecManager: systemd)
+        print("[FaultStormTests] \(backend), seed \(seed): \(report)")
         #expect(report.problems.isEmpty, "\(report.problems); daysomed said: \(world.daemonStderr.suffix(800))")
+        guard systemd else { return }
 
         // Last, the manager is killed under a lay: the daemon lives on, and once a manager is
         // back it holds the same lay again (a manager's crash is not a new lay).

@@ -214,55 +214,6 @@ struct SystemdIntegrationTests {
         #expect(history.filter { $0.event == "laid" }.count >= 21, "the flips laid nothing: \(session.daemonStderr)")
     }
 
-    // MARK: Rule 1 and stale lays: a fire that is not the current lay's, or in the foreground
-
-    @Test func aFireOfAnOlderLayOrDuringTheForegroundDeliversNothing() async throws {
-        let session = try await TestWorld.start([.userManager, .notificationServer], daemon: .systemdBackend)
-        defer { session.stop() }
-        let minute = nextMinute(leaving: 5)
-        // Without exact alarms only the manager's timer calls (with them, the daemon also calls at
-        // the minute itself), so stopping that timer below leaves the start owed to the fires.
-        try replaceFile(
-            session.household,
-            oneItemHousehold(
-                label: "Soup time", detail: "Soup and a roll", time: utcClockTime(minute), exactAlarms: false))
-        try await session.startDaemon(notifier: "freedesktop")
-        let older = try await session.waitUntilManagerHoldsThePlan(within: 5).found.lay
-        try await session.signal("foreground")
-        try await session.signal("away")
-        let current = try await session.waitUntilManagerHoldsThePlan(within: 5).found.lay
-        #expect(current > older)
-        // Keep the manager from firing the current lay, so that its start is due, undelivered,
-        // when the hand-made fires arrive.
-        let stop = try await session.systemctl(["stop", "daysome-lay\(current).timer"])
-        #expect(stop.status == 0, "\(stop)")
-        guard wallSeconds() < Double(minute) else {
-            throw HarnessError("the test was not ready before \(rfc3339(minute))")
-        }
-        await pause(untilWall: Double(minute) + 0.3)
-
-        let fireOlder = try await session.ctl([
-            "fire", "--lay", String(older), "--runtime-dir", session.runtimeDirectory,
-        ])
-        #expect(fireOlder.status == 0, "\(fireOlder)")
-        #expect(fireOlder.stdout.contains("nothing due for lay \(older)"), "\(fireOlder)")
-        try await session.expectNothingShown(for: 1, orClosed: true)
-        // The current lay's start is still owed: the older lay's fire did not take it.
-        let status = try await session.status()
-        #expect(status.lay == UInt64(current))
-        #expect(status.nextStart?.at.rfc3339 == rfc3339(minute), "\(status)")
-
-        try await session.signal("foreground")
-        let fireCurrent = try await session.ctl([
-            "fire", "--lay", String(current), "--runtime-dir", session.runtimeDirectory,
-        ])
-        #expect(fireCurrent.status == 0, "\(fireCurrent)")
-        #expect(fireCurrent.stdout.contains("nothing due for lay \(current)"), "\(fireCurrent)")
-        try await session.expectNothingShown(for: 1, orClosed: true)
-        let history = try await session.history()
-        #expect(!history.contains { $0.event == "delivered" }, "\(history)")
-    }
-
     // MARK: Restarts converge
 
     @Test func killNineAtRandomPointsThenRestartConvergesToExactlyThePlan() async throws {

@@ -57,6 +57,12 @@ public final class FakeSystemdManager: StartTimers {
         self.timers.map(\.lay).max() ?? 0
     }
 
+    /// `systemctl --user stop daysome-layN.timer`: lay N's timers are gone, and no daemon hears of it.
+    public func stop(lay: UInt64) {
+        self.timers.removeAll { $0.lay == lay }
+        self.rearm()
+    }
+
     /// The manager restarted (`systemctl --user daemon-reexec`, a crash): its transient timers
     /// are gone, and the daemon's connection to it dropped.
     public func restart() {
