@@ -76,8 +76,13 @@ final class Manager {
     var unsavedCopyDigest: UInt64?
     /// The bytes of the household file last read well, to keep as the last good copy.
     var lastReadHousehold: (bytes: [UInt8], digest: UInt64)?
-    /// The display-pid rule: which pid counts, and which have exited.
-    var displayProcesses = DisplayProcessRule()
+    /// The display-pid rule: which pid counts, and which have exited. Its exits are kept in the
+    /// runtime directory as they change, for a daemon restarted in this boot.
+    var displayProcesses = DisplayProcessRule() {
+        didSet {
+            if self.displayProcesses.exited != oldValue.exited { self.keepDisplayExits() }
+        }
+    }
     /// The state directory, held for this daemon's life: one daemon per state (StateDirectoryLock.swift).
     var stateLock: StateDirectoryLock?
     /// The state directory could not be locked (not for another daemon): said once, not per write.
@@ -120,6 +125,7 @@ final class Manager {
             throw .setup("another daysomed already owns '\(paths.runtimeDirectory)' (\(error.reason))")
         }
         self.clock = clock ?? LoopClock(self.loop)
+        self.displayProcesses = Self.readDisplayExits(paths)
         self.publisher = Publisher(paths: paths, faults: chosen.disk ?? DiskFaults())
         self.writes = StateWrites(
             paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop, clock: self.clock)

@@ -165,6 +165,26 @@ extension Manager {
         return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     }
 
+    /// The display's exits an earlier daemon of this boot kept (none after a boot: the runtime
+    /// directory is new), so its crashed display's line stays away when its pid was taken since.
+    static func readDisplayExits(_ paths: Paths) -> DisplayProcessRule {
+        guard let bytes = try? FileIO.read(paths.displayExitsFile, limit: 1 << 16, followLinks: false) else {
+            return DisplayProcessRule()
+        }
+        return DisplayProcessRule(
+            remembering: DisplayProcessRule.exits(fromText: String(decoding: bytes, as: UTF8.self)))
+    }
+
+    /// Keeps the display's exits in the runtime directory. A write that fails is said and
+    /// otherwise ignored: the daemon running now still knows them, and only a restart would forget.
+    func keepDisplayExits() {
+        do {
+            try FileIO.writeAtomically(self.options.paths.displayExitsFile, self.displayProcesses.exitsText)
+        } catch {
+            self.logger.log(.notice, "The display's exits could not be kept for a restart: \(error)")
+        }
+    }
+
     func displayProcessExited(_ pid: Int32) {
         let note = self.displayProcesses.watchedExited(pid, at: self.clock.nanoseconds, last: self.lastDisplayLine)
         self.followDisplayProcess(opened: nil)

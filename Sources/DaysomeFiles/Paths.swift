@@ -48,6 +48,10 @@ public struct Paths: Sendable, Equatable {
     /// file needs an inode, not a block of a full tmpfs): a restart in this boot then knows it
     /// cannot prove what was called. Gone once lay.json caught up.
     public var unprovenMarkerFile: String { self.runtimeDirectory + "/lay.unproven" }
+    /// The display's processes seen exiting in this boot (`pid nanoseconds` a line): a daemon
+    /// restarted after the display crashed still knows that a `foreground pid=N` line it finds was
+    /// left by a process that is gone, though another process has taken N since.
+    public var displayExitsFile: String { self.runtimeDirectory + "/display-exits" }
     /// The control socket a running daemon listens on.
     public var controlSocket: String { self.runtimeDirectory + "/control" }
     /// The lay counter and current lay, kept across boots.

@@ -110,4 +110,17 @@ private func watching42() -> DisplayProcessRule {
         // The forgotten pid is looked at again, as any new pid.
         #expect(rule.read(DisplayStateLine(state: .foreground, pid: 1), writtenAt: second(0)) == .lookAt(1))
     }
+
+    @Test func aRestartedDaemonRemembersTheExitsItsPredecessorKeptAndSkipsATornLine() {
+        var before = watching42()
+        _ = before.watchedExited(42, at: second(5), last: DisplayStateLine(state: .foreground, pid: 42))
+        _ = before.found(.exited, 7, at: second(6))
+        let kept = before.exitsText + "43 12\n99\n-1 4\nx y\n"
+        var after = DisplayProcessRule(remembering: DisplayProcessRule.exits(fromText: kept))
+        #expect(after.exited.map(\.pid) == [42, 7, 43])
+        // The line the crashed display left, read by the new daemon while another process has 42.
+        #expect(
+            after.read(DisplayStateLine(state: .foreground, pid: 42), writtenAt: second(1))
+                == .decided(.away, note: "The display's process 42 exited earlier; the display is away"))
+    }
 }

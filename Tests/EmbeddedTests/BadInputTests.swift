@@ -399,6 +399,32 @@ struct BadInputTests {
         #expect(try self.foregroundMismatch(tablet) == nil)
     }
 
+    @Test func aLineLeftByACrashedDisplayStaysAwayAfterADaemonRestartThoughItsPidWasTakenSince() throws {
+        let tablet = try tablet("pid-reused-restart", at: "2026-06-01T10:00:00Z", household: good, display: "away")
+        defer { tablet.remove() }
+        try tablet.writeDisplay("foreground pid=\(getpid())")
+        tablet.advance(seconds: 5)
+        // The display crashes, leaving its line; this test's process plays the one that took its pid.
+        #expect(tablet.displayProcessExits(), "the daemon watched no display process")
+        let away = try tablet.queue()
+        #expect(away.display == .away && !away.pending.isEmpty, "\(away)")
+
+        // The daemon is killed and started again in the same boot: it finds the line naming a live
+        // pid, and still knows that the display which wrote it is gone. Lunch is called.
+        tablet.killDaemon()
+        tablet.advance(seconds: 60)
+        try tablet.startDaemon()
+        let queue = try tablet.queue()
+        #expect(queue.display == .away && !queue.pending.isEmpty, "her lunch would be silent: \(queue)")
+        #expect(!tablet.logged("exited earlier").isEmpty, "\(tablet.log.map(\.message))")
+        tablet.advance(to: at("2026-06-01T13:00:00Z"))
+        #expect(tablet.shown.contains("Lunch"), "\(tablet.server.notified.map(\.summary))")
+
+        // The display starts again and says so: its new line counts.
+        try tablet.writeDisplay("foreground pid=\(getpid())")
+        #expect(try self.foregroundMismatch(tablet) == nil)
+    }
+
     @Test func aSymlinkPlantedAsTheDisplayStateIsRefusedNotFollowed() throws {
         let tablet = try tablet("display-link", at: "2026-06-01T10:00:00Z", household: good)
         defer { tablet.remove() }

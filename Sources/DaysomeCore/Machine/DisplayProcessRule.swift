@@ -42,6 +42,27 @@ public struct DisplayProcessRule: Sendable, Equatable {
 
     public init() {}
 
+    /// A rule that remembers `exited` (oldest first), as a daemon restarted in the same boot
+    /// reads them back from the runtime directory (`exitsText`).
+    public init(remembering exited: [ExitedProcess]) {
+        self.exited = Array(exited.suffix(Self.remembered))
+    }
+
+    /// The exits as kept in the runtime directory: `pid nanoseconds`, a line each, oldest first.
+    public var exitsText: String {
+        self.exited.map { "\($0.pid) \($0.at)\n" }.joined()
+    }
+
+    /// The exits read back from `exitsText`; a line that does not read (torn, edited) is left out:
+    /// forgetting an exit is what a daemon without this file did.
+    public static func exits(fromText text: String) -> [ExitedProcess] {
+        text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let pid = Int32(fields[0]), pid > 0, let at = Int64(fields[1]) else { return nil }
+            return ExitedProcess(pid: pid, at: at)
+        }
+    }
+
     /// A line read from the display state file, which was last written at `writtenAt`
     /// (nanoseconds of realtime; nil where it cannot be told).
     public mutating func read(_ line: DisplayStateLine, writtenAt: Int64?) -> Reading {
