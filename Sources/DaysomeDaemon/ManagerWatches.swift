@@ -168,9 +168,9 @@ extension Manager {
     /// The display's exits an earlier daemon of this boot kept (none after a boot: the runtime
     /// directory is new), so its crashed display's line stays away when its pid was taken since.
     static func readDisplayExits(_ paths: Paths) -> DisplayProcessRule {
-        guard let bytes = try? FileIO.read(paths.displayExitsFile, limit: 1 << 16, followLinks: false) else {
-            return DisplayProcessRule()
-        }
+        // Not followed, and only a regular file: a pipe planted there must not block the start.
+        let read = try? FileIO.read(paths.displayExitsFile, limit: 1 << 16, followLinks: false, regularOnly: true)
+        guard let bytes = read else { return DisplayProcessRule() }
         return DisplayProcessRule(
             remembering: DisplayProcessRule.exits(fromText: String(decoding: bytes, as: UTF8.self)))
     }
