@@ -16,22 +16,6 @@ func instant(_ text: String) -> Int64? {
     TimeParsing.instant(text, zone: utc)?.seconds
 }
 
-/// The local `HH:MM` of an instant in a zone from /usr/share/zoneinfo.
-func clockTime(_ seconds: Int64, zone name: String) throws -> String {
-    let rules: ZoneRules
-    do {
-        rules = try ZoneFiles.load(name: name)
-    } catch {
-        throw HarnessError("zone \(name) is not installed (\(error)): install the Debian package 'tzdata'")
-    }
-    let time = Zone(name: name, rules: rules).local(Instant(seconds: seconds)).clockTime
-    return twoDigits(time.hour) + ":" + twoDigits(time.minute)
-}
-
-private func twoDigits(_ value: Int) -> String {
-    value < 10 ? "0\(value)" : String(value)
-}
-
 // MARK: Households
 
 /// One item of a household written by a test.
