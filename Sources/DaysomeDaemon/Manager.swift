@@ -348,7 +348,7 @@ final class Manager {
             case .stopTimers:
                 self.systemd?.stopAll()
             case .chime:
-                self.playChime()
+                self.ringBell()
             case .bringDisplayBack(let reason):
                 self.returner?.bringBack(reason: reason)
             }
@@ -378,7 +378,7 @@ final class Manager {
                 self?.handle(
                     .posted(
                         key, notificationId: answer.id, server: answer.instance.flatMap { self?.stamp($0) },
-                        held: answer.held))
+                        held: answer.held, bellHeld: answer.bellHeld))
             case .failure(let error):
                 if error.failure == .unsent, let self {
                     self.lastRefusal = StatusSnapshot.Refusal(time: self.now(), at: key.at, reason: error.message)

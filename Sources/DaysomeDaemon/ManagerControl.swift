@@ -36,14 +36,22 @@ extension Manager {
         return reply
     }
 
-    /// Plays the bell, unless a respected Do Not Disturb holds calls back or no player exists.
-    /// Returns what happened, in words for `try` to pass on.
+    /// `daysomectl try`'s bell, which no call's post carries: it plays unless a respected Do Not
+    /// Disturb holds calls back now, or no player exists. Returns what happened, in words for
+    /// `try` to pass on.
     @discardableResult
     func playChime() -> String {
         if self.notifier?.holdsTheBell() == true {
             self.logger.log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent")
             return "the bell stays silent: the notification server is paused (Do Not Disturb, respected)"
         }
+        return self.ringBell()
+    }
+
+    /// Plays the bell the machine asked for (`.chime`: it already held it for a respected Do Not
+    /// Disturb), where a player exists.
+    @discardableResult
+    func ringBell() -> String {
         guard let player = self.chimePlayer, player.player != nil else {
             return "no sound player was found (pw-play, paplay, aplay): the bell is silent"
         }

@@ -78,6 +78,8 @@ struct PostAnswer: Sendable, Equatable {
     let instance: String?
     /// Why the server holds the card out of sight, where it says so (`OnEveryDesktop.held`).
     var held: String? = nil
+    /// A respected Do Not Disturb was on when the call went out: the bell waits with the banner.
+    var bellHeld = false
 }
 
 /// Why a post failed, in the server's or the bus's words.
@@ -496,7 +498,9 @@ final class FreedesktopNotifier: Notifier {
                 // The id is the instance's that answered: the name may have changed owner meanwhile.
                 completion(
                     .success(
-                        PostAnswer(id: answer.id, instance: answer.server.map { "\(busId ?? "?") \($0)" }, held: held)))
+                        PostAnswer(
+                            id: answer.id, instance: answer.server.map { "\(busId ?? "?") \($0)" }, held: held,
+                            bellHeld: choice.bellHeld)))
             case .failure(let error):
                 completion(
                     .failure(

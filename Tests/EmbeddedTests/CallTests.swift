@@ -21,6 +21,22 @@ struct CallTests {
         #expect(try tablet.status().daemon?.delivered == 1)
     }
 
+    @Test(arguments: [true, false])
+    func aRespectedDoNotDisturbHoldsTheBellWithTheBannerAndAnOverriddenOneLetsItRing(respect: Bool) throws {
+        let text = household(
+            [Item(id: "lunch", label: "Lunch", time: "12:00", end: "12:45")],
+            settings: "\"respectDoNotDisturb\": \(respect)")
+        let tablet = try tablet("dnd-bell-\(respect)", at: "2026-06-01T11:58:00Z", household: text)
+        defer { tablet.remove() }
+        tablet.server.setDoNotDisturb(true)
+        tablet.advance(to: at("2026-06-01T12:00:00Z"))
+        // The call goes out either way: a respected Do Not Disturb lets the server hold the banner.
+        #expect(tablet.server.notified.map(\.summary) == ["Lunch"])
+        #expect(tablet.server.notified.map(\.held) == [respect])
+        #expect(tablet.bells == (respect ? 0 : 1))
+        #expect(tablet.logged("the bell stays silent").isEmpty == !respect, "\(tablet.log.map(\.message))")
+    }
+
     @Test func nothingIsShownOrRungWhileTheDayDisplayIsInFront() throws {
         let tablet = try tablet("front", at: "2026-06-01T11:58:00Z", display: "foreground")
         defer { tablet.remove() }

@@ -235,7 +235,7 @@ public struct DaemonMachine: Sendable {
             }
         case .trySample:
             actions += self.trySample(now: now)
-        case .posted(let key, let id, let answeredBy, let held):
+        case .posted(let key, let id, let answeredBy, let held, let bellHeld):
             // The id belongs to the instance that answered, which may no longer own the name.
             let server = answeredBy ?? self.serverIdentity
             let posted = self.inHand.reposts[key]
@@ -266,9 +266,15 @@ public struct DaemonMachine: Sendable {
                             self.persisted.delivered[index], now: now, posted: posted, sentAt: sentAt, held: held)))
                 actions.append(.persist)
                 // The bell rings for a call the server took: heard and seen, never heard alone;
-                // and once per call, not again for its card posted anew on a restarted server.
+                // and once per call, not again for its card posted anew on a restarted server. A
+                // respected Do Not Disturb holds it with the banner.
                 if self.household?.load.household.settings.chime == .bell && posted?.rang != true {
-                    actions.append(.chime)
+                    if bellHeld {
+                        actions.append(
+                            .log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent"))
+                    } else {
+                        actions.append(.chime)
+                    }
                 }
             }
         case .postFailed(let key, let reason, let failure):

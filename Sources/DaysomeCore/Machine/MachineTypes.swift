@@ -62,7 +62,10 @@ public enum MachineEvent: Sendable {
     /// The server answered a Notify with its id; `server` is the instance that answered (the
     /// reply's sender), where known: the name may have changed owner since the post went out.
     /// `held` is the server's word that it keeps the card out of sight (`OnEveryDesktop.held`).
-    case posted(DeliveryKey, notificationId: UInt32, server: String? = nil, held: String? = nil)
+    /// `bellHeld`: a Do Not Disturb the family respects was on when the call went out
+    /// (`UrgencyChoice.bellHeld`), so the server holds the banner and the bell waits with it.
+    case posted(
+        DeliveryKey, notificationId: UInt32, server: String? = nil, held: String? = nil, bellHeld: Bool = false)
     /// The server refused or did not answer a Notify: a server that was unavailable gets the
     /// call again while rule 2 allows it; a call refused is dropped; a call with no answer in time
     /// from a server that may still show it stays posting, until it answers or is gone.

@@ -147,7 +147,8 @@ public final class FakeNotificationServer: Notifier {
                     postedAt: self.now, expiresAt: start.expiresAt, orphaned: timedOut || connection != self.connection)
                 self.cards.append(card)
                 self.notified.append(card)
-                let answer = PostAnswer(id: id, instance: instance, held: holds ? "Do Not Disturb is on" : nil)
+                let answer = PostAnswer(
+                    id: id, instance: instance, held: holds ? "Do Not Disturb is on" : nil, bellHeld: holds)
                 guard connection == self.connection, !timedOut else { return }
                 self.onLoop { completion(.success(answer)) }
             }
