@@ -42,7 +42,7 @@ public struct SimWorld: Sendable {
     var managerTimers: [UInt64: [Start]] = [:]
     public private(set) var now: Instant
     var boot = 1
-    var file: SimStep.FileWord = .foreground
+    var file: SimStep.FileWord = .away
     var fileWrittenAt: Instant?
     var householdVariant = 0
     var lockers: [LockSource: Bool] = [:]
