@@ -57,6 +57,11 @@ struct CallsInHand: Sendable {
         self.inFlight.filter { $0.value.outcomeUnknown }.keys.sorted()
     }
 
+    /// The calls whose post is out and still wanted.
+    var wantedPosts: [DeliveryKey] {
+        self.inFlight.filter { !$0.value.takenBack }.keys.sorted()
+    }
+
     /// Whether `key`'s post is out, wanted or not.
     func isInFlight(_ key: DeliveryKey) -> Bool {
         self.inFlight[key] != nil

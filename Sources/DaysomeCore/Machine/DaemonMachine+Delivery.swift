@@ -109,7 +109,7 @@ extension DaemonMachine {
         self.persisted.delivered.append(call)
         self.persisted.remember(start, now: now)
         self.inHand.posting(key, to: self.serverIdentity, at: now)
-        self.inHand.reposts[key] = Repost(start: start)
+        self.inHand.reposts[key] = Repost()
         self.scheduleExpiry(call)
         let settings = self.household?.load.household.settings ?? Settings()
         if settings.bringDayBack {

@@ -4,7 +4,6 @@
 
 /// A call delivered whose server has not taken it yet: what to post again, and how often it was tried.
 struct Repost: Sendable {
-    let start: Start
     var attempts = 0
     var timer: TimerID?
     /// What history says when a server takes it, where more than its lateness needs saying.
@@ -47,7 +46,8 @@ extension DaemonMachine {
         repost.attempts += 1
         let call = self.persisted.delivered[index]
         let last = min(key.at.adding(seconds: self.config.grace), call.expiresAt.adding(seconds: -1))
-        let next = min(now.adding(seconds: PostFailure.retryDelay(afterAttempt: repost.attempts)), last)
+        // Never before its minute: a clock stepped back since the call went out puts it ahead again.
+        let next = max(key.at, min(now.adding(seconds: PostFailure.retryDelay(afterAttempt: repost.attempts)), last))
         // A refusal, the server's or the bus's of our own message, would come again: no retry.
         if failure != .refused && failure != .unsent, self.display == .away, next > now,
             case .scheduled(let id) = self.wheel.insert(.repost(key), at: next.seconds)
@@ -119,10 +119,35 @@ extension DaemonMachine {
                 .persist,
             ]
         }
+        // The family edited the household since the call first went out, and it no longer has
+        // this start (an item removed or moved): only the family's words as they are now are posted.
+        guard let start = self.plannedNow(call) else {
+            self.persisted.delivered.removeAll { $0.key == key }
+            self.cancelExpiry(key)
+            self.cancelRepost(key)
+            return [
+                .record(
+                    HistoryRecord(
+                        time: now, event: repost.rang ? .withdrawn : .dropped, lay: key.lay, at: key.at,
+                        itemIds: call.itemIds,
+                        reason: "the household no longer has this start, before a notification server took it again")),
+                .persist,
+            ]
+        }
+        // The clock was stepped back since the call went out: it goes out again at its minute, not
+        // before (a call is never sent ahead of its time).
+        if now < key.at, case .scheduled(let id) = self.wheel.insert(.repost(key), at: key.at.seconds) {
+            self.inHand.reposts[key]?.timer = id
+            return [
+                .log(
+                    .notice,
+                    "The clock is before the call for \(key.at.rfc3339) again: it is posted again at its minute")
+            ]
+        }
         self.inHand.posting(key, to: self.serverIdentity, at: now)
         return [
             .log(.notice, "Posting the call for \(key.at.rfc3339) again (attempt \(repost.attempts + 1))"),
-            .post(key, repost.start),
+            .post(key, start),
         ]
     }
 
@@ -141,6 +166,15 @@ extension DaemonMachine {
     /// The call left (taken, withdrawn, replaced or expired): nothing to post again.
     mutating func cancelRepost(_ key: DeliveryKey) {
         if let id = self.inHand.reposts.removeValue(forKey: key)?.timer { self.wheel.cancel(id) }
+    }
+
+    /// The start the household in force plans for `call`: its minute and its items, in the
+    /// family's words as they are now; nil where an edit took it away.
+    func plannedNow(_ call: DeliveredCall) -> Start? {
+        self.household.flatMap { household in
+            Planner.plan(household.load.household, after: call.key.at.adding(seconds: -1), through: call.key.at)
+                .starts.first { $0.at == call.key.at && $0.itemIds == call.itemIds }
+        }
     }
 
     /// A new wheel after a clock jump: a post waiting to be tried again is tried at once.
@@ -180,16 +214,13 @@ extension DaemonMachine {
     mutating func wiped(_ wiped: [DeliveredCall], why: String, now: Instant) -> [MachineAction] {
         var actions: [MachineAction] = []
         for call in wiped {
-            let start = self.household.flatMap { household in
-                Planner.plan(household.load.household, after: call.key.at.adding(seconds: -1), through: call.key.at)
-                    .starts.first { $0.at == call.key.at && $0.itemIds == call.itemIds }
-            }
+            let stillPlanned = self.plannedNow(call) != nil
             let inWindow = now.seconds - call.key.at.seconds <= self.config.grace && now < call.expiresAt
             guard let index = self.persisted.delivered.firstIndex(where: { $0.key == call.key }) else { continue }
-            if let start, inWindow, self.display == .away, self.inHand.mayPostAgainAfterRestart(call.key) {
+            if stillPlanned, inWindow, self.display == .away, self.inHand.mayPostAgainAfterRestart(call.key) {
                 self.persisted.delivered[index].notificationId = nil
                 self.persisted.delivered[index].server = nil
-                self.inHand.reposts[call.key] = Repost(start: start, reason: "posted again once: \(why)", rang: true)
+                self.inHand.reposts[call.key] = Repost(reason: "posted again once: \(why)", rang: true)
                 actions += self.repost(call.key, now: now)
             } else {
                 self.persisted.delivered.remove(at: index)
