@@ -149,6 +149,25 @@ struct RestartTests {
         tablet.advance(seconds: 1)
         #expect(tablet.shown.isEmpty, "a card stayed: \(tablet.server.cards)")
     }
+
+    // The simulator's seed 1796500000058, as a rule: the corpus keeps its trace.
+    @Test func aCallPostedAgainAfterTheClockSteppedBackWaitsForItsMinute() throws {
+        let tablet = try tablet("repost-clock-back", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.server.busTimesOut = true
+        tablet.server.hang()
+        // Lunch goes out at 12:00 by a clock 30 minutes fast; the bus gives up on it after 25 s.
+        tablet.advance(to: at("2026-06-01T12:00:30Z"))
+        #expect(tablet.server.notified.isEmpty)
+        // The clock is set right, and the hung server is restarted: the post went with it unseen.
+        tablet.jumpClock(to: at("2026-06-01T11:30:30Z"))
+        tablet.server.restart()
+        tablet.advance(to: at("2026-06-01T11:59:59Z"))
+        #expect(tablet.server.notified.isEmpty, "sent before its minute: \(tablet.server.notified)")
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown == ["Lunch"])
+        #expect(tablet.server.notified.map(\.sentAt) == [at("2026-06-01T12:00:00Z")])
+    }
 }
 
 @Suite("The systemd backend, on the embedded daemon")
