@@ -91,6 +91,46 @@ struct UnknownOutcomeTests {
         #expect(daemon.posts.count == 2)
     }
 
+    @Test("A card she dismissed, whose id the bus's timeout kept from the daemon, is that post: never shown again")
+    func aDismissedCardWhoseAnswerNeverCameIsNeverPostedAgain() {
+        var (daemon, _) = self.lunchTimedOut()
+        // The server woke and made card 7; its answer reached nobody. She dismisses it.
+        daemon.jump(to: self.lunch.adding(seconds: 40))
+        daemon.send(.serverClosed(notificationId: 7, reason: 2, server: self.server))
+        #expect(daemon.history.filter { $0.at == self.lunch }.map(\.event) == [.delivered, .withdrawn])
+        #expect(!daemon.machine.awaitsAServer)
+        daemon.holdReplies = false
+        daemon.send(.serverRestarted)
+        daemon.send(.serverIdentified("boot bus :1.9"))
+        daemon.run(until: self.lunch.adding(seconds: 400))
+        #expect(daemon.posts.count == 1, "lunch posted again after she dismissed it")
+    }
+
+    @Test("A close the daemon asked for (reason 3) of an old card never stands for a post whose answer never came")
+    func aCloseOfAnOldCardIsNotTakenForTheUnansweredPost() {
+        var (daemon, key) = self.lunchTimedOut()
+        daemon.jump(to: self.lunch.adding(seconds: 40))
+        // A card of ours closed by CloseNotification long ago, said only now by the woken server;
+        // and another app's card closed the same way.
+        daemon.send(.serverClosed(notificationId: 3, reason: 3, server: self.server))
+        #expect(daemon.events(.delivered).isEmpty, "\(daemon.history)")
+        #expect(daemon.machine.awaitsAServer)
+        // The server's answer still comes, and is taken as usual.
+        daemon.heldPosts = []
+        daemon.reply(key)
+        #expect(daemon.events(.delivered).count == 1)
+        #expect(daemon.shown.count == 1)
+    }
+
+    @Test("A dismissal from another server instance never stands for the post whose answer never came")
+    func aCloseFromAnotherInstanceIsNotTakenForTheUnansweredPost() {
+        var (daemon, _) = self.lunchTimedOut()
+        daemon.jump(to: self.lunch.adding(seconds: 40))
+        daemon.send(.serverClosed(notificationId: 7, reason: 2, server: "boot bus :1.77"))
+        #expect(daemon.events(.delivered).isEmpty, "\(daemon.history)")
+        #expect(daemon.machine.awaitsAServer)
+    }
+
     @Test("NoReply after the server already left (the bus's word for a callee gone) is posted again, not waited on")
     func aNoReplyFromAServerAlreadyGoneIsPostedAgain() {
         var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)

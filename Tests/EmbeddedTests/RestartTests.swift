@@ -168,6 +168,33 @@ struct RestartTests {
         #expect(tablet.shown == ["Lunch"])
         #expect(tablet.server.notified.map(\.sentAt) == [at("2026-06-01T12:00:00Z")])
     }
+
+    // The simulator's seed 1796400000008, as a rule: the corpus keeps its trace.
+    @Test func aClickOnACallWhoseAnswerTheBusGaveUpOnBringsTheDayBackAndAServerRestartNeverShowsItAgain() throws {
+        let tablet = try tablet("click-unanswered", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.server.busTimesOut = true
+        tablet.server.hang()
+        // Lunch goes out at 12:00; the bus gives up on its answer at 12:00:25.
+        tablet.advance(to: at("2026-06-01T12:00:30Z"))
+        #expect(tablet.server.notified.isEmpty)
+        // The server wakes and shows lunch all the same; its answer reaches nobody.
+        tablet.server.wake()
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown == ["Lunch"])
+        let card = try #require(tablet.server.cards.first)
+        tablet.server.click(card.id)
+        tablet.advance(seconds: 1)
+        #expect(tablet.returns == [OnEveryDesktop.clickedReason], "her click on lunch did not bring the day back")
+        #expect(tablet.events(.withdrawn).map(\.reason) == [OnEveryDesktop.clickedReason])
+        #expect(tablet.shown.isEmpty, "the clicked card stayed: \(tablet.server.cards)")
+        // The server restarts before the display has said she is back.
+        tablet.server.restart()
+        tablet.advance(seconds: 20)
+        #expect(tablet.server.notified.count == 1, "lunch shown again: \(tablet.server.notified)")
+        #expect(tablet.shown.isEmpty)
+        #expect(tablet.events(.delivered).count == 1)
+    }
 }
 
 @Suite("The systemd backend, on the embedded daemon")

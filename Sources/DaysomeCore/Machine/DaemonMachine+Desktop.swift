@@ -54,15 +54,19 @@ extension DaemonMachine {
 
     /// The server closed a card itself (she dismissed it, or it timed it out): history says so.
     mutating func serverClosed(_ id: UInt32, reason: UInt32, server: String?, now: Instant) -> [MachineAction] {
+        // A card that expired or she dismissed may be the one whose answer never came; one closed
+        // by a CloseNotification (3) is a card someone asked to close: often one of ours, long known.
+        let adopted =
+            reason == 1 || reason == 2 ? self.adoptUnansweredPost(id: id, server: server, now: now) : []
         guard let index = self.persisted.delivered.firstIndex(where: { Self.names($0, id: id, server: server) }) else {
-            return []
+            return adopted
         }
         // Only our own cards: another app's card closed, then clicked, is not a click on a call.
         self.inHand.serverClosed(id, by: server)
         let call = self.persisted.delivered.remove(at: index)
         self.cancelExpiry(call.key)
         let (event, why) = OnEveryDesktop.serverClose(reason: reason)
-        return [
+        return adopted + [
             .record(
                 HistoryRecord(
                     time: now, event: event, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: why)),
@@ -81,6 +85,7 @@ extension DaemonMachine {
     /// She clicked a call: the day comes back, and a server that keeps a clicked card gets it closed.
     mutating func clicked(_ id: UInt32, server: String?, now: Instant) -> [MachineAction] {
         guard self.display == .away else { return [] }
+        let adopted = self.adoptUnansweredPost(id: id, server: server, now: now)
         guard let index = self.persisted.delivered.firstIndex(where: { Self.names($0, id: id, server: server) }) else {
             // Most servers close a clicked card themselves, and some say so before the click.
             return self.inHand.closedByServer(id, by: server)
@@ -88,7 +93,7 @@ extension DaemonMachine {
         }
         let call = self.persisted.delivered.remove(at: index)
         self.cancelExpiry(call.key)
-        return [
+        return adopted + [
             .close(call.key, notificationId: id, server: call.server),
             .record(
                 HistoryRecord(

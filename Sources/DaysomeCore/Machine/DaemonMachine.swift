@@ -236,47 +236,7 @@ public struct DaemonMachine: Sendable {
         case .trySample:
             actions += self.trySample(now: now)
         case .posted(let key, let id, let answeredBy, let held, let bellHeld):
-            // The id belongs to the instance that answered, which may no longer own the name.
-            let server = answeredBy ?? self.serverIdentity
-            let posted = self.inHand.reposts[key]
-            let sentAt = self.inHand.sentAt(key)
-            self.cancelRepost(key)
-            let answer = self.inHand.answered(key)
-            if key.lay == 0 {
-                actions += self.samplePosted(key, id: id, server: server, takenBack: answer.takenBack)
-            } else if answer.takenBack {
-                actions.append(.close(key, notificationId: id, server: server))
-                // Taken, and taken away at once: history says both, now that both are true.
-                if let left = answer.left {
-                    let call = DeliveredCall(key: key, itemIds: left.itemIds, expiresAt: now)
-                    actions.append(
-                        .record(self.deliveredRecord(call, now: now, posted: posted, sentAt: sentAt, held: held)))
-                    actions.append(
-                        .record(
-                            HistoryRecord(
-                                time: now, event: left.event, lay: left.lay, at: left.at, itemIds: left.itemIds,
-                                reason: left.reason)))
-                }
-            } else if let index = self.persisted.delivered.firstIndex(where: { $0.key == key }) {
-                self.persisted.delivered[index].notificationId = id
-                self.persisted.delivered[index].server = server
-                actions.append(
-                    .record(
-                        self.deliveredRecord(
-                            self.persisted.delivered[index], now: now, posted: posted, sentAt: sentAt, held: held)))
-                actions.append(.persist)
-                // The bell rings for a call the server took: heard and seen, never heard alone;
-                // and once per call, not again for its card posted anew on a restarted server. A
-                // respected Do Not Disturb holds it with the banner.
-                if self.household?.load.household.settings.chime == .bell && posted?.rang != true {
-                    if bellHeld {
-                        actions.append(
-                            .log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent"))
-                    } else {
-                        actions.append(.chime)
-                    }
-                }
-            }
+            actions += self.posted(key, id: id, answeredBy: answeredBy, held: held, bellHeld: bellHeld, now: now)
         case .postFailed(let key, let reason, let failure):
             actions += self.postFailed(key, reason: reason, failure: failure, now: now)
         case .serverClosed(let id, let reason, let server):
