@@ -31,7 +31,7 @@ extension Manager {
             backend: self.options.backend.rawValue, notifyInOtherApps: machine.notifyInOtherApps,
             notificationServer: server.status(
                 lastRefusal: self.lastRefusal, respectDoNotDisturb: self.respectsDoNotDisturb),
-            canDeliver: machine.notifyInOtherApps && server.present && machine.household != nil,
+            canDeliver: machine.canDeliver(serverPresent: server.present),
             laidUntil: machine.currentLay?.laidUntil,
             nextStart: machine.laidStarts.first.map { StatusSnapshot.NextStart(at: $0.at, title: $0.title) },
             household: self.householdStatus(), daemon: daemon)

@@ -68,6 +68,13 @@ public struct DaemonMachine: Sendable {
     /// Whether notifications would be laid if the display went away now.
     public var notifyInOtherApps: Bool { self.household?.load.household.settings.notifyInOtherApps ?? false }
 
+    /// Whether a call due now could reach her, as status says it: the household turns calls on,
+    /// one is in force, and a notification server owns the name (`serverPresent`). A hung or
+    /// paused server still can: it shows the call when it wakes, or holds it as she asked.
+    public func canDeliver(serverPresent: Bool) -> Bool {
+        self.notifyInOtherApps && serverPresent && self.household != nil
+    }
+
     /// Why nothing is laid, in a carer's words, or nil while a lay is in force.
     public var notLaidReason: String? {
         guard self.persisted.lay == nil else { return nil }
