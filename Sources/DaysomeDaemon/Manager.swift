@@ -53,7 +53,7 @@ final class Manager {
     var decided = false
     var reloadHousehold: (any LoopSource)?
     /// With `--backend systemd`: the manager that holds the starts.
-    var systemd: (any StartTimers)?
+    var systemd: SystemdBackend?
     var control: ControlSocket?
     var managerReconnector: Reconnector?
     var managerDisconnected: BusSlot?

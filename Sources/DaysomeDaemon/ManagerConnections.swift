@@ -99,7 +99,7 @@ extension Manager {
     func connectManager() throws(DaemonError) {
         let reconnecting = self.systemd != nil
         if let given = self.peers.timers {
-            if self.systemd == nil { self.systemd = given(self) }
+            self.layTimers(in: given(self))
         } else {
             try self.connectUserManager()
         }
@@ -118,18 +118,24 @@ extension Manager {
             guard let eventLoop = self.eventLoop else { throw Errno(rawValue: ENOTSUP) }
             let manager = try SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"])
             try manager.bus.attach(to: eventLoop)
-            if let backend = self.systemd as? SystemdBackend {
-                backend.reconnect(manager)
-            } else {
-                self.systemd = SystemdBackend(
-                    manager: manager, logger: self.logger, runtimeDirectory: self.options.paths.runtimeDirectory,
-                    environment: self.environment)
-            }
+            self.layTimers(in: manager)
             self.managerDisconnected = try manager.bus.onDisconnected { [weak self] in self?.managerLost() }
         } catch {
             throw .setup(
                 "Failed to connect to the systemd user manager: \(error) (is XDG_RUNTIME_DIR set and systemd --user running?)"
             )
+        }
+    }
+
+    /// The systemd backend lays its timers in `manager` from now on: a new backend at start-up, the
+    /// same one after the manager came back (it forgets what it asked of the old one).
+    private func layTimers(in manager: any TimerManager) {
+        if let backend = self.systemd {
+            backend.reconnect(manager)
+        } else {
+            self.systemd = SystemdBackend(
+                manager: manager, logger: self.logger, runtimeDirectory: self.options.paths.runtimeDirectory,
+                environment: self.environment)
         }
     }
 

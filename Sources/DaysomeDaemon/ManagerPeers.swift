@@ -21,17 +21,6 @@ protocol DisplayBringer: AnyObject {
     func bringBack(reason: String)
 }
 
-/// Where a lay's starts wait with `--backend systemd`: transient timers of the user's manager
-/// (SystemdBackend.swift), or the embedded world's manager, whose timers fire `Manager.fire`.
-protocol StartTimers: AnyObject {
-    /// Lays `starts` under lay number `lay`, replacing every timer laid before when `replacing`.
-    func lay(_ lay: UInt64, starts: [Start], replacing: Bool, exactAlarms: Bool)
-    /// Stops every timer this daemon, or one before it, laid.
-    func stopAll()
-    /// The highest lay number a timer in the manager carries (0 for none).
-    func highestLayHeld() -> UInt64
-}
-
 /// The loop a Manager runs on and the peers it is given.
 struct ManagerPeers {
     let loop: any Loop
@@ -41,9 +30,9 @@ struct ManagerPeers {
     let eventLoop: EventLoop?
     /// Makes the notifier, given the Manager its server's words go to; nil to open the session bus's.
     var notifier: ((Manager) -> any Notifier)? = nil
-    /// Makes the systemd backend's manager, given the Manager its timers fire; nil for the user's
-    /// own over the bus.
-    var timers: ((Manager) -> any StartTimers)? = nil
+    /// Makes the user manager the systemd backend lays its timers in, given the Manager their fires
+    /// reach; nil for the user's own over the bus. The backend itself is always the real one.
+    var timers: ((Manager) -> any TimerManager)? = nil
     var bell: (any BellPlayer)? = nil
     var returner: (any DisplayBringer)? = nil
     /// Gives a new Manager each locker's word before its first decision, as the lock watch's

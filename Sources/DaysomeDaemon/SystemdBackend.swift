@@ -11,8 +11,8 @@ import Glibc
 import SystemdKit
 
 /// Lays and clears starts as transient timers of the user's systemd manager.
-final class SystemdBackend: StartTimers {
-    private(set) var manager: SystemdManager
+final class SystemdBackend {
+    private(set) var manager: any TimerManager
     private let logger: Logger
     private let runtimeDirectory: String
     private let fireProgram: String
@@ -34,7 +34,7 @@ final class SystemdBackend: StartTimers {
         return directory(of: own) + "/daysomectl"
     }
 
-    init(manager: SystemdManager, logger: Logger, runtimeDirectory: String, environment: [String: String]) {
+    init(manager: any TimerManager, logger: Logger, runtimeDirectory: String, environment: [String: String]) {
         self.manager = manager
         self.logger = logger
         self.runtimeDirectory = runtimeDirectory
@@ -46,7 +46,7 @@ final class SystemdBackend: StartTimers {
     }
 
     /// Replaces the manager connection after the manager came back.
-    func reconnect(_ manager: SystemdManager) {
+    func reconnect(_ manager: any TimerManager) {
         self.manager = manager
         self.requested = []
         self.names.reconnected()
@@ -87,12 +87,11 @@ final class SystemdBackend: StartTimers {
         self.requested.insert(timer.name)
         let timerName = timer.name
         do {
-            // Floating: the bus frees the call, its handler and what it holds once the reply came.
-            try self.manager.startTransientTimer(timer) { [weak self] result in
+            try self.manager.startTimer(timer) { [weak self] result in
                 if case .failure(let error) = result {
                     self?.logger.log(.error, "Failed to lay \(timerName) in the systemd manager: \(error)")
                 }
-            }.setFloating(true)
+            }
         } catch {
             self.logger.log(.error, "Failed to lay \(timer.name) in the systemd manager: \(error)")
         }
@@ -135,11 +134,11 @@ final class SystemdBackend: StartTimers {
     private func stop(_ names: Set<String>) {
         for name in names.sorted() {
             do {
-                try self.manager.stopUnit(name) { [weak self] result in
+                try self.manager.stopUnit(named: name) { [weak self] result in
                     if case .failure(let error) = result, error.name != "org.freedesktop.systemd1.NoSuchUnit" {
                         self?.logger.log(.warning, "Failed to stop \(name): \(error)")
                     }
-                }.setFloating(true)
+                }
             } catch {
                 self.logger.log(.warning, "Failed to stop \(name): \(error)")
             }

@@ -13,6 +13,14 @@ public struct ListedUnit: Sendable, Equatable {
     public let loadState: String
     public let activeState: String
     public let subState: String
+
+    public init(name: String, description: String, loadState: String, activeState: String, subState: String) {
+        self.name = name
+        self.description = description
+        self.loadState = loadState
+        self.activeState = activeState
+        self.subState = subState
+    }
 }
 
 /// One calendar entry of a timer, as the manager computed it.

@@ -225,6 +225,28 @@ struct SystemdBackendTests {
         #expect(tablet.shown == ["Lunch"])
     }
 
+    // The backend asks the manager which names a lay may take and starts its timer from the reply;
+    // a return before that reply came clears the lay, and its timer must never start after it.
+    @Test func aReturnWhileTheManagerHasNotAnsweredALayLeavesNoTimerBehind() throws {
+        let tablet = try tablet("systemd-overtaken", at: "2026-06-01T10:00:00Z", arguments: ["--backend", "systemd"])
+        defer { tablet.remove() }
+        #expect(!tablet.systemd.timers.isEmpty)
+        tablet.systemd.holdsReplies = true
+        try tablet.writeDisplay("foreground")
+        try tablet.writeDisplay("away")
+        try tablet.writeDisplay("foreground")
+        tablet.systemd.answer()
+        tablet.advance(seconds: 1)
+        #expect(tablet.systemd.unitNames.isEmpty, "a timer was started after the return that cleared its lay")
+        // Away again, the next lay is laid once, under its own number.
+        try tablet.writeDisplay("away")
+        tablet.advance(seconds: 1)
+        let lay = try #require(try tablet.status().lay)
+        #expect(tablet.systemd.unitNames == ["daysome-lay\(lay).timer"])
+        tablet.advance(to: at("2026-06-01T12:00:00Z"))
+        #expect(tablet.shown == ["Lunch"])
+    }
+
     // Moved from the real-process suite (SystemdIntegrationTests), every assertion kept: it waited
     // for a real minute. Its real twins are the systemd storm and the real start at the next minute.
     @Test func aFireOfAnOlderLayOrDuringTheForegroundDeliversNothing() throws {

@@ -1,27 +1,50 @@
-// The embedded world's systemd user manager, for `--backend systemd`: it holds each lay's starts
-// as transient timers, which outlive the daemon (they are the manager's), fire at their instant
-// by running `daysomectl fire <lay>` (here: the Manager's `fire`, as the control socket would),
-// elapse unheard while no daemon runs, and are all lost when the manager restarts.
+// The embedded world's systemd user manager, for `--backend systemd`. The daemon's own
+// SystemdBackend talks to it as to the real one: it lists units, starts transient timers (each
+// calendar entry a UTC instant) and stops them, and its replies come on the daemon's loop, after
+// the call returned, so a clear can overtake a lay whose list is still out. Its timers outlive
+// the daemon (they are the manager's), fire at their instants by running the service's
+// `daysomectl fire --lay N` (here: the Manager's `fire`, as the control socket would), elapse
+// unheard while no daemon runs, and are all lost when the manager restarts.
 
 import DaysomeCore
 import Glibc
 import SystemdKit
 
 /// A user manager's transient timers for the embedded daemon.
-public final class FakeSystemdManager: StartTimers {
-    /// A timer: the lay it fires, and when.
+public final class FakeSystemdManager: TimerManager {
+    /// One instant a timer fires at, and the lay its service fires.
     public struct Timer: Sendable, Equatable {
         public let lay: UInt64
         public let at: Instant
     }
 
-    /// Every timer the manager holds, in the order laid.
-    public private(set) var timers: [Timer] = []
+    /// A transient timer unit the manager holds: its name, the lay its service fires, and the
+    /// instants it has yet to fire at.
+    private struct Unit {
+        let name: String
+        let lay: UInt64
+        var left: [Instant]
+    }
+
+    /// Every instant a timer the manager holds has yet to fire at, in the order laid.
+    public var timers: [Timer] {
+        self.units.flatMap { unit in unit.left.map { Timer(lay: unit.lay, at: $0) } }
+    }
+    /// The names of the timer units it holds, in the order started.
+    public var unitNames: [String] { self.units.map(\.name) }
     /// Each fire it ran, with the daemon's reply (`delivered 1`, …): what its services logged.
     public private(set) var fires: [(lay: UInt64, at: Instant, reply: String)] = []
+    private var units: [Unit] = []
     private var loop: (any Loop)?
     private weak var manager: Manager?
     private var armed: [any LoopSource] = []
+    /// Replies on their way, kept until they ran (the loop holds a source only while kept).
+    private var replies: [any LoopSource] = []
+    /// Counts the manager's lives: a reply of an earlier one reaches its caller as a lost connection.
+    private var life = 0
+    /// A slow manager: it handles each call at once but its replies wait for `answer()`.
+    public var holdsReplies = false
+    private var heldReplies: [() -> Void] = []
 
     init() {}
 
@@ -31,44 +54,143 @@ public final class FakeSystemdManager: StartTimers {
         self.loop = loop
         self.manager = manager
         let now = Instant(seconds: Int64(loop.now(CLOCK_REALTIME) / 1_000_000))
-        self.timers.removeAll { $0.at < now }
+        for index in self.units.indices { self.units[index].left.removeAll { $0 < now } }
+        self.units.removeAll { $0.left.isEmpty }
         self.rearm()
     }
 
-    /// The daemon died: its fires reach nobody until one runs again.
+    /// The daemon died: its fires and the replies it waited for reach nobody until one runs again.
     func detach() {
         self.loop = nil
         self.manager = nil
         self.armed = []
+        self.replies = []
     }
 
-    func lay(_ lay: UInt64, starts: [Start], replacing: Bool, exactAlarms: Bool) {
-        if replacing { self.timers = [] }
-        self.timers += starts.map { Timer(lay: lay, at: $0.at) }
+    // MARK: The manager's calls
+
+    func listUnits(matching patterns: [String]) throws(BusError) -> [ListedUnit] {
+        self.units.filter { unit in patterns.contains { fnmatch($0, unit.name, 0) == 0 } }.map {
+            ListedUnit(
+                name: $0.name, description: "Daysome lay \($0.lay)", loadState: "loaded", activeState: "active",
+                subState: "waiting")
+        }
+    }
+
+    func listUnits(matching patterns: [String], completion: @escaping (Result<[ListedUnit], BusError>) -> Void) {
+        // The manager answers with the units as they are when it handles the call.
+        let units = (try? self.listUnits(matching: patterns)) ?? []
+        self.reply { completion($0 ? .success(units) : .failure(Self.disconnected)) }
+    }
+
+    func startTimer(
+        _ timer: TransientTimer, completion: @escaping (Result<String, BusError>) -> Void
+    )
+        throws(BusError)
+    {
+        guard !self.units.contains(where: { $0.name == timer.name }) else {
+            self.reply {
+                completion(
+                    .failure(
+                        $0
+                            ? BusError(
+                                name: "org.freedesktop.systemd1.UnitExists",
+                                message: "Unit \(timer.name) already exists.",
+                                errno: EEXIST) : Self.disconnected))
+            }
+            return
+        }
+        let lay = timer.service.argv.firstIndex(of: "--lay").flatMap { index in
+            index + 1 < timer.service.argv.count ? UInt64(timer.service.argv[index + 1]) : nil
+        }
+        let instants = timer.calendars.compactMap(Self.instant(calendar:))
+        guard let lay, instants.count == timer.calendars.count else {
+            self.reply {
+                completion(
+                    .failure(
+                        $0
+                            ? BusError(
+                                name: "org.freedesktop.DBus.Error.InvalidArgs",
+                                message: "the fake manager cannot read \(timer.service.argv) \(timer.calendars)",
+                                errno: EINVAL) : Self.disconnected))
+            }
+            return
+        }
+        self.units.append(Unit(name: timer.name, lay: lay, left: instants.sorted()))
         self.rearm()
+        self.reply { completion($0 ? .success("/org/freedesktop/systemd1/job/1") : .failure(Self.disconnected)) }
     }
 
-    func stopAll() {
-        self.timers = []
+    func stopUnit(named name: String, completion: @escaping (Result<String, BusError>) -> Void) throws(BusError) {
+        let held = self.units.contains { $0.name == name }
+        self.units.removeAll { $0.name == name }
         self.rearm()
+        self.reply {
+            completion(
+                !$0
+                    ? .failure(Self.disconnected)
+                    : held
+                        ? .success("/org/freedesktop/systemd1/job/2")
+                        : .failure(
+                            BusError(
+                                name: "org.freedesktop.systemd1.NoSuchUnit", message: "Unit \(name) not loaded.",
+                                errno: ENOENT)))
+        }
     }
 
-    func highestLayHeld() -> UInt64 {
-        self.timers.map(\.lay).max() ?? 0
-    }
+    // MARK: Knobs
 
     /// `systemctl --user stop daysome-layN.timer`: lay N's timers are gone, and no daemon hears of it.
     public func stop(lay: UInt64) {
-        self.timers.removeAll { $0.lay == lay }
+        self.units.removeAll { $0.lay == lay }
         self.rearm()
     }
 
+    /// The replies held while `holdsReplies`, sent now in the order of their calls; later ones
+    /// come on the loop again.
+    public func answer() {
+        self.holdsReplies = false
+        let held = self.heldReplies
+        self.heldReplies = []
+        for reply in held { reply() }
+    }
+
     /// The manager restarted (`systemctl --user daemon-reexec`, a crash): its transient timers
-    /// are gone, and the daemon's connection to it dropped.
+    /// are gone, the daemon's connection to it dropped, and its calls still out get no answer.
     public func restart() {
-        self.timers = []
+        self.units = []
+        self.life += 1
         self.rearm()
         self.manager?.managerLost()
+    }
+
+    // MARK: Inside
+
+    static let disconnected = BusError(
+        name: "org.freedesktop.DBus.Error.NoReply", message: "the manager left the bus", errno: ECONNRESET)
+
+    /// `2026-11-30 13:00:00 UTC` (the backend's OnCalendar spec) as an instant.
+    static func instant(calendar: String) -> Instant? {
+        guard calendar.hasSuffix(" UTC"), calendar.count == 23 else { return nil }
+        return parseUTC(String(calendar.prefix(10)) + "T" + String(calendar.dropFirst(11).prefix(8)) + "Z")
+    }
+
+    /// Runs `answer` on the loop's next iteration, as a reply off the bus: true while the manager
+    /// that took the call still runs.
+    private func reply(_ answer: @escaping (Bool) -> Void) {
+        guard let loop = self.loop else { return }
+        let life = self.life
+        if self.holdsReplies {
+            self.heldReplies.append { [weak self] in answer(life == self?.life) }
+            return
+        }
+        var source: (any LoopSource)?
+        source = try? loop.deferred(description: "manager-reply") { [weak self] in
+            guard let self else { return }
+            self.replies.removeAll { $0 === source }
+            answer(life == self.life)
+        }
+        if let source { self.replies.append(source) }
     }
 
     /// One loop timer per instant held: each runs the fires due then.
@@ -88,10 +210,16 @@ public final class FakeSystemdManager: StartTimers {
         }
     }
 
+    /// Each unit with an instant due fires its service once; a unit with none left is gone (a
+    /// transient timer that elapsed for the last time unloads).
     private func fire(at: Instant) {
-        let due = self.timers.filter { $0.at <= at }
-        self.timers.removeAll { $0.at <= at }
-        for lay in Set(due.map(\.lay)).sorted() {
+        var due: Set<UInt64> = []
+        for index in self.units.indices where self.units[index].left.contains(where: { $0 <= at }) {
+            self.units[index].left.removeAll { $0 <= at }
+            due.insert(self.units[index].lay)
+        }
+        self.units.removeAll { $0.left.isEmpty }
+        for lay in due.sorted() {
             let reply = self.manager?.control("fire \(lay)") ?? "no daemon"
             self.fires.append((lay, at, reply))
         }

@@ -1,0 +1,37 @@
+// What the systemd backend asks of the user's manager: the four calls of `SystemdManager` it
+// makes. The seam is here, under the backend, so that the embedded world runs the backend's own
+// decisions (the names it picks, the clear that overtakes a lay whose list is still out) against
+// a manager whose replies come on the loop, as the real one's do.
+
+import SystemdKit
+
+/// The user manager's calls the systemd backend makes; a reply never comes before the call returns.
+protocol TimerManager: AnyObject {
+    /// The units matching `patterns`, asked and answered before the loop runs (start-up only).
+    func listUnits(matching patterns: [String]) throws(BusError) -> [ListedUnit]
+    /// The units matching `patterns`, answered on the loop.
+    func listUnits(matching patterns: [String], completion: @escaping (Result<[ListedUnit], BusError>) -> Void)
+    /// Starts a transient timer and its service; the manager's answer comes on the loop.
+    func startTimer(
+        _ timer: TransientTimer, completion: @escaping (Result<String, BusError>) -> Void)
+        throws(BusError)
+    /// Stops the unit `name`; the manager's answer comes on the loop.
+    func stopUnit(named name: String, completion: @escaping (Result<String, BusError>) -> Void) throws(BusError)
+}
+
+extension SystemdManager: TimerManager {
+    func startTimer(
+        _ timer: TransientTimer, completion: @escaping (Result<String, BusError>) -> Void
+    )
+        throws(BusError)
+    {
+        // Floating: the bus frees the call, its handler and what it holds once the reply came.
+        let call = try self.startTransientTimer(timer, completion: completion)
+        do { try call.setFloating(true) } catch { throw BusError(error) }
+    }
+
+    func stopUnit(named name: String, completion: @escaping (Result<String, BusError>) -> Void) throws(BusError) {
+        let call = try self.stopUnit(name, completion: completion)
+        do { try call.setFloating(true) } catch { throw BusError(error) }
+    }
+}
