@@ -113,7 +113,10 @@ struct EmbeddedWorld {
         self.stepIndex = index
         let tablet = self.tablet
         switch step {
-        case .advance(let seconds): tablet.advance(seconds: seconds)
+        case .advance(let seconds):
+            // A slow manager's replies come as time passes.
+            if tablet.systemd.holdsReplies { tablet.systemd.answer() }
+            tablet.advance(seconds: seconds)
         case .display(let word):
             self.file = word
             if !tablet.running { self.fileWrittenWhileDown = true }
@@ -167,6 +170,8 @@ struct EmbeddedWorld {
         case .managerRestart:
             tablet.systemd.restart()
             tablet.advance(seconds: 0)
+        case .managerSlow:
+            tablet.systemd.holdsReplies = true
         case .kill: if tablet.running { self.kill() }
         case .start:
             if !tablet.running {

@@ -38,6 +38,9 @@ public enum SimStep: Sendable, Equatable {
     case suspend(seconds: Int64)
     /// The systemd user manager restarts (systemd backend): the lay's timers are gone.
     case managerRestart
+    /// The systemd user manager is slow (systemd backend): it handles each call at once, and its
+    /// replies come at the next `advance`, so the steps between meet the daemon waiting for them.
+    case managerSlow
 
     /// What the display state file holds.
     public enum FileWord: String, Sendable, CaseIterable {
@@ -67,6 +70,7 @@ public enum SimStep: Sendable, Equatable {
         case .clockStep(let seconds): "clock \(seconds)"
         case .suspend(let seconds): "suspend \(seconds)"
         case .managerRestart: "manager-restart"
+        case .managerSlow: "manager-slow"
         }
     }
 
@@ -109,6 +113,7 @@ public enum SimStep: Sendable, Equatable {
             guard let seconds = Int64(rest[0]), seconds >= 0 else { return nil }
             self = .suspend(seconds: seconds)
         case ("manager-restart", 0): self = .managerRestart
+        case ("manager-slow", 0): self = .managerSlow
         default: return nil
         }
     }

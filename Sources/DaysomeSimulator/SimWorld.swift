@@ -150,6 +150,10 @@ public struct SimWorld: Sendable {
         case .managerRestart:
             self.managerTimers = [:]
             if self.daemon != nil { self.handle(.timersLost) }
+        case .managerSlow:
+            // The model's manager is the machine's `.layTimers`, answered at once: only the
+            // embedded run's real backend waits on replies.
+            break
         }
         self.drain()
         self.check()

@@ -64,8 +64,10 @@ public enum Simulation {
         case 89..<96: return .start
         case 96..<97: return .powerCut
         case 97..<98:
-            return backend == .systemd && random.chance(60)
-                ? .managerRestart : .suspend(seconds: Int64.random(in: 60...36_000, using: &random))
+            guard backend == .systemd && random.chance(60) else {
+                return .suspend(seconds: Int64.random(in: 60...36_000, using: &random))
+            }
+            return random.chance(50) ? .managerRestart : .managerSlow
         default:
             let seconds = Int64.random(in: 30...7_200, using: &random)
             return .clockStep(seconds: random.chance(50) ? seconds : -seconds)
