@@ -152,13 +152,9 @@ struct RestartTests {
 
     // The simulator's seed 1796500000058, as a rule: the corpus keeps its trace.
     @Test func aCallPostedAgainAfterTheClockSteppedBackWaitsForItsMinute() throws {
-        let tablet = try tablet("repost-clock-back", at: "2026-06-01T11:59:00Z")
+        // Lunch goes out at 12:00 by a clock 30 minutes fast.
+        let tablet = try lunchUnansweredPastTheBusTimeout("repost-clock-back")
         defer { tablet.remove() }
-        tablet.server.busTimesOut = true
-        tablet.server.hang()
-        // Lunch goes out at 12:00 by a clock 30 minutes fast; the bus gives up on it after 25 s.
-        tablet.advance(to: at("2026-06-01T12:00:30Z"))
-        #expect(tablet.server.notified.isEmpty)
         // The clock is set right, and the hung server is restarted: the post went with it unseen.
         tablet.jumpClock(to: at("2026-06-01T11:30:30Z"))
         tablet.server.restart()
@@ -171,13 +167,8 @@ struct RestartTests {
 
     // The simulator's seed 1796400000008, as a rule: the corpus keeps its trace.
     @Test func aClickOnACallWhoseAnswerTheBusGaveUpOnBringsTheDayBackAndAServerRestartNeverShowsItAgain() throws {
-        let tablet = try tablet("click-unanswered", at: "2026-06-01T11:59:00Z")
+        let tablet = try lunchUnansweredPastTheBusTimeout("click-unanswered")
         defer { tablet.remove() }
-        tablet.server.busTimesOut = true
-        tablet.server.hang()
-        // Lunch goes out at 12:00; the bus gives up on its answer at 12:00:25.
-        tablet.advance(to: at("2026-06-01T12:00:30Z"))
-        #expect(tablet.server.notified.isEmpty)
         // The server wakes and shows lunch all the same; its answer reaches nobody.
         tablet.server.wake()
         tablet.advance(seconds: 1)
@@ -195,6 +186,17 @@ struct RestartTests {
         #expect(tablet.shown.isEmpty)
         #expect(tablet.events(.delivered).count == 1)
     }
+}
+
+/// Lunch posted at 12:00 to a hung server, and the bus's answer at 12:00:25 that it gave up
+/// (NoReply): at 12:00:30 nothing is shown and nothing was notified.
+private func lunchUnansweredPastTheBusTimeout(_ name: String) throws -> EmbeddedTablet {
+    let tablet = try tablet(name, at: "2026-06-01T11:59:00Z")
+    tablet.server.busTimesOut = true
+    tablet.server.hang()
+    tablet.advance(to: at("2026-06-01T12:00:30Z"))
+    #expect(tablet.server.notified.isEmpty)
+    return tablet
 }
 
 @Suite("The systemd backend, on the embedded daemon")

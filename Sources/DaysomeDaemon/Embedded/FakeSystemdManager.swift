@@ -89,15 +89,12 @@ public final class FakeSystemdManager: TimerManager {
         throws(BusError)
     {
         guard !self.units.contains(where: { $0.name == timer.name }) else {
-            self.reply {
-                completion(
-                    .failure(
-                        $0
-                            ? BusError(
-                                name: "org.freedesktop.systemd1.UnitExists",
-                                message: "Unit \(timer.name) already exists.",
-                                errno: EEXIST) : Self.disconnected))
-            }
+            self.answer(
+                completion,
+                with: .failure(
+                    BusError(
+                        name: "org.freedesktop.systemd1.UnitExists", message: "Unit \(timer.name) already exists.",
+                        errno: EEXIST)))
             return
         }
         let lay = timer.service.argv.firstIndex(of: "--lay").flatMap { index in
@@ -105,37 +102,32 @@ public final class FakeSystemdManager: TimerManager {
         }
         let instants = timer.calendars.compactMap(Self.instant(calendar:))
         guard let lay, instants.count == timer.calendars.count else {
-            self.reply {
-                completion(
-                    .failure(
-                        $0
-                            ? BusError(
-                                name: "org.freedesktop.DBus.Error.InvalidArgs",
-                                message: "the fake manager cannot read \(timer.service.argv) \(timer.calendars)",
-                                errno: EINVAL) : Self.disconnected))
-            }
+            self.answer(
+                completion,
+                with: .failure(
+                    BusError(
+                        name: "org.freedesktop.DBus.Error.InvalidArgs",
+                        message: "the fake manager cannot read \(timer.service.argv) \(timer.calendars)",
+                        errno: EINVAL)))
             return
         }
         self.units.append(Unit(name: timer.name, lay: lay, left: instants.sorted()))
         self.rearm()
-        self.reply { completion($0 ? .success("/org/freedesktop/systemd1/job/1") : .failure(Self.disconnected)) }
+        self.answer(completion, with: .success("/org/freedesktop/systemd1/job/1"))
     }
 
     func stopUnit(named name: String, completion: @escaping (Result<String, BusError>) -> Void) throws(BusError) {
         let held = self.units.contains { $0.name == name }
         self.units.removeAll { $0.name == name }
         self.rearm()
-        self.reply {
-            completion(
-                !$0
-                    ? .failure(Self.disconnected)
-                    : held
-                        ? .success("/org/freedesktop/systemd1/job/2")
-                        : .failure(
-                            BusError(
-                                name: "org.freedesktop.systemd1.NoSuchUnit", message: "Unit \(name) not loaded.",
-                                errno: ENOENT)))
-        }
+        self.answer(
+            completion,
+            with: held
+                ? .success("/org/freedesktop/systemd1/job/2")
+                : .failure(
+                    BusError(
+                        name: "org.freedesktop.systemd1.NoSuchUnit", message: "Unit \(name) not loaded.", errno: ENOENT)
+                ))
     }
 
     // MARK: Knobs
@@ -173,6 +165,13 @@ public final class FakeSystemdManager: TimerManager {
     static func instant(calendar: String) -> Instant? {
         guard calendar.hasSuffix(" UTC"), calendar.count == 23 else { return nil }
         return parseUTC(String(calendar.prefix(10)) + "T" + String(calendar.dropFirst(11).prefix(8)) + "Z")
+    }
+
+    /// Sends `result` as the reply of a call, or a lost connection where the manager restarted since.
+    private func answer<Value>(
+        _ completion: @escaping (Result<Value, BusError>) -> Void, with result: Result<Value, BusError>
+    ) {
+        self.reply { completion($0 ? result : .failure(Self.disconnected)) }
     }
 
     /// Runs `answer` on the loop's next iteration, as a reply off the bus: true while the manager
