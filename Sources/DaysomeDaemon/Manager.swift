@@ -185,7 +185,7 @@ final class Manager {
         } catch {
             throw .runtime("The event loop failed: \(error)")
         }
-        _ = ServiceManager.notify("STOPPING=1")
+        self.peers.serviceManager("STOPPING=1")
         self.logger.log(.info, "Stopping")
         return code
     }
@@ -227,7 +227,7 @@ final class Manager {
         self.decided = true
         let line = self.statusLine()
         self.toldStatus = line
-        _ = ServiceManager.notify("READY=1\nSTATUS=\(line)")
+        self.peers.serviceManager("READY=1\nSTATUS=\(line)")
         self.logger.log(
             .info,
             "Started: display \(display.rawValue)\(self.screenLock.locked ? " (locked; the file says \(self.screenLock.file.rawValue))" : ""), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
@@ -423,7 +423,7 @@ final class Manager {
         let line = self.statusLine()
         if line != self.toldStatus {
             self.toldStatus = line
-            _ = ServiceManager.notify("STATUS=\(line)")
+            self.peers.serviceManager("STATUS=\(line)")
         }
     }
 

@@ -42,6 +42,11 @@ struct ManagerPeers {
     var disk: DiskFaults? = nil
     /// Takes every log line instead of the journal.
     var log: ((LogPriority, String, [(String, String)]) -> Void)? = nil
+    /// Where the daemon's sd_notify states go (READY=1, STATUS=…, STOPPING=1): the service
+    /// manager that started it. The embedded world keeps them: $NOTIFY_SOCKET is the process's,
+    /// and a test of sd_notify may point it at a socket of its own that nobody else's daemon
+    /// must fill (a full datagram socket blocks the sender).
+    var serviceManager: (String) -> Void = { _ = ServiceManager.notify($0) }
 
     /// Production's: a new sd-event loop, and the session's own peers, opened by the Manager.
     static func production() throws(DaemonError) -> ManagerPeers {

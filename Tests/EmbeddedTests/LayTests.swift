@@ -8,6 +8,21 @@ import Testing
 
 @Suite("Laying, on the embedded daemon")
 struct LayTests {
+    // The service manager hears the daemon through sd_notify, here kept by the embedded world:
+    // ready once its first decision is made, and the status line systemctl shows after each change.
+    @Test func theDaemonTellsItsServiceManagerItIsReadyAndWhatComesNext() throws {
+        let tablet = try tablet("ready", at: "2026-06-01T10:00:00Z")
+        defer { tablet.remove() }
+        let ready = try #require(tablet.serviceStates.first { $0.hasPrefix("READY=1\n") })
+        #expect(ready.contains("STATUS=Display away; lay 1; next start 2026-06-01T12:00:00Z Lunch"), "\(ready)")
+        try tablet.writeDisplay("foreground")
+        #expect(tablet.serviceStates.last?.hasPrefix("STATUS=Display foreground; nothing laid") == true)
+        // A restarted daemon says ready again, with the file's word.
+        tablet.killDaemon()
+        try tablet.startDaemon()
+        #expect(tablet.serviceStates.last?.hasPrefix("READY=1\nSTATUS=Display foreground") == true)
+    }
+
     @Test func awayLaysExactlyThePlan() throws {
         let seed = String(decoding: try fixture("households/seed.json"), as: UTF8.self)
         let tablet = try tablet("seed-lay", at: "2026-06-01T10:00:30Z", household: seed)

@@ -32,6 +32,8 @@ public final class EmbeddedTablet {
     public private(set) var bells = 0
     /// Each request to bring the day back, with its reason.
     public private(set) var returns: [String] = []
+    /// What the daemons told their service manager (sd_notify), the newest 16.
+    public private(set) var serviceStates: [String] = []
     var manager: Manager?
     /// The state directory's and the runtime directory's faults, kept across restarts (a full
     /// disk stays full).
@@ -97,6 +99,10 @@ public final class EmbeddedTablet {
         peers.disk = self.disk
         peers.bell = bell
         peers.returner = returner
+        peers.serviceManager = { [weak self] state in
+            guard let self else { return }
+            self.serviceStates = Array((self.serviceStates + [state]).suffix(16))
+        }
         peers.log = { [weak self] priority, message, fields in
             self?.log.append((priority, message, Dictionary(fields) { first, _ in first }))
         }
