@@ -5,7 +5,8 @@
 
 import SystemdKit
 
-/// The user manager's calls the systemd backend makes; a reply never comes before the call returns.
+/// The user manager's calls the systemd backend makes. An answer comes on the loop, after the call
+/// returned, but for a message that could not be built, whose failure may come at once.
 protocol TimerManager: AnyObject {
     /// The units matching `patterns`, asked and answered before the loop runs (start-up only).
     func listUnits(matching patterns: [String]) throws(BusError) -> [ListedUnit]

@@ -106,13 +106,14 @@ struct UnknownOutcomeTests {
         #expect(daemon.posts.count == 1, "lunch posted again after she dismissed it")
     }
 
-    @Test("A close the daemon asked for (reason 3) of an old card never stands for a post whose answer never came")
+    @Test("A close someone asked for (3), or an expiry (1), never stands for a post whose answer never came")
     func aCloseOfAnOldCardIsNotTakenForTheUnansweredPost() {
         var (daemon, key) = self.lunchTimedOut()
         daemon.jump(to: self.lunch.adding(seconds: 40))
         // A card of ours closed by CloseNotification long ago, said only now by the woken server;
-        // and another app's card closed the same way.
+        // and another app's card that timed out.
         daemon.send(.serverClosed(notificationId: 3, reason: 3, server: self.server))
+        daemon.send(.serverClosed(notificationId: 9, reason: 1, server: self.server))
         #expect(daemon.events(.delivered).isEmpty, "\(daemon.history)")
         #expect(daemon.machine.awaitsAServer)
         // The server's answer still comes, and is taken as usual.
@@ -120,6 +121,24 @@ struct UnknownOutcomeTests {
         daemon.reply(key)
         #expect(daemon.events(.delivered).count == 1)
         #expect(daemon.shown.count == 1)
+    }
+
+    @Test("A dismissal, with lunch taken back and tea still wanted, names tea: a restart never shows tea again")
+    func aDismissalNamesTheOneWantedPostAmongThoseUnanswered() {
+        var (daemon, _) = self.lunchTimedOut()
+        // Lunch's card time ends while its post is still unanswered (taken back), and tea's post
+        // times out as well: the woken server made both cards.
+        let tea = instant("2026-06-01T18:30:00Z")
+        daemon.run(until: tea.adding(seconds: 25))
+        #expect(daemon.posts.count == 2)
+        daemon.send(.postFailed(DeliveryKey(lay: 1, at: tea), reason: timedOut, failure: .outcomeUnknown))
+        daemon.send(.serverClosed(notificationId: 7, reason: 2, server: self.server))
+        #expect(daemon.history.filter { $0.at == tea }.map(\.event) == [.delivered, .withdrawn])
+        daemon.holdReplies = false
+        daemon.send(.serverRestarted)
+        daemon.send(.serverIdentified("boot bus :1.9"))
+        daemon.run(until: tea.adding(seconds: 400))
+        #expect(daemon.posts.count == 2, "tea posted again after the woken server showed it")
     }
 
     @Test("A dismissal from another server instance never stands for the post whose answer never came")

@@ -59,24 +59,28 @@ extension DaemonMachine {
         return actions
     }
 
-    /// A click or a close names `id`, which no call of ours holds, from `server`: where that
-    /// server holds exactly one wanted post whose answer the bus gave up on, the server woke and
-    /// made that post's card, and `id` is it. The call takes the id, so the click or close acts on
-    /// it as on any card; otherwise a restart of that server would take the post for unseen and
-    /// show the call a second time.
+    /// She clicked or dismissed a card `id` that no call of ours holds, on `server`. A server
+    /// handles its requests in order, so one that speaks has made the card of every post it held,
+    /// those whose answer the bus gave up on too. Where exactly one of those is still wanted, `id`
+    /// is taken for its card (a card taken back since, or a `try` sample, is nobody's to adopt: it
+    /// was never going to be posted again): the click or dismissal then acts on it as on any card,
+    /// and a restart of that server no longer takes the post for unseen and shows the call a
+    /// second time. Only her own acts name it: a card that expired (reason 1) is as likely another
+    /// app's, and ours leaves at its own end anyway.
     mutating func adoptUnansweredPost(id: UInt32, server: String?, now: Instant) -> [MachineAction] {
-        guard let server,
-            !self.persisted.delivered.contains(where: { $0.notificationId == id && $0.server == server })
-        else { return [] }
+        guard let server, !self.persisted.delivered.contains(where: { Self.names($0, id: id, server: server) }) else {
+            return []
+        }
+        // A post that went out while no server was known went to the one that answers now.
         let posts = self.inHand.unknownOutcomes.filter {
-            $0.lay != 0 && self.inHand.awaitsPost($0) && (self.inHand.sentTo($0) ?? server) == server
+            $0.lay != 0 && self.inHand.awaitsPost($0) && (self.inHand.sentTo($0) ?? self.serverIdentity) == server
         }
         guard posts.count == 1, let key = posts.first else { return [] }
         return [
             .log(
                 .notice,
-                "The notification server named card \(id), which no answer gave the daemon: it is the call for "
-                    + "\(key.at.rfc3339), whose answer the bus gave up on (a server answers in order)")
+                "The notification server named card \(id), which no answer gave the daemon: it is taken for the "
+                    + "call for \(key.at.rfc3339), whose answer the bus gave up on (a server answers in order)")
         ]
             + self.posted(
                 key, id: id, answeredBy: server, held: nil, bellHeld: false, now: now, ringing: false,

@@ -54,10 +54,10 @@ extension DaemonMachine {
 
     /// The server closed a card itself (she dismissed it, or it timed it out): history says so.
     mutating func serverClosed(_ id: UInt32, reason: UInt32, server: String?, now: Instant) -> [MachineAction] {
-        // A card that expired or she dismissed may be the one whose answer never came; one closed
-        // by a CloseNotification (3) is a card someone asked to close: often one of ours, long known.
-        let adopted =
-            reason == 1 || reason == 2 ? self.adoptUnansweredPost(id: id, server: server, now: now) : []
+        // A card she dismissed (2) may be the one whose answer never came. One closed by a
+        // CloseNotification (3) is a card someone asked to close, often one of ours long known;
+        // one that expired (1) is as likely another app's.
+        let adopted = reason == 2 ? self.adoptUnansweredPost(id: id, server: server, now: now) : []
         guard let index = self.persisted.delivered.firstIndex(where: { Self.names($0, id: id, server: server) }) else {
             return adopted
         }
@@ -88,8 +88,9 @@ extension DaemonMachine {
         let adopted = self.adoptUnansweredPost(id: id, server: server, now: now)
         guard let index = self.persisted.delivered.firstIndex(where: { Self.names($0, id: id, server: server) }) else {
             // Most servers close a clicked card themselves, and some say so before the click.
-            return self.inHand.closedByServer(id, by: server)
-                ? [.bringDisplayBack(reason: OnEveryDesktop.clickedReason)] : []
+            return adopted
+                + (self.inHand.closedByServer(id, by: server)
+                    ? [.bringDisplayBack(reason: OnEveryDesktop.clickedReason)] : [])
         }
         let call = self.persisted.delivered.remove(at: index)
         self.cancelExpiry(call.key)

@@ -192,6 +192,8 @@ public final class FakeNotificationServer: Notifier {
         var source: (any LoopSource)?
         let run = { [weak self] in
             self?.replies.removeAll { $0 === source }
+            // The source holds this closure, and the closure the source: let go once it ran.
+            source = nil
             work()
         }
         if let usec {

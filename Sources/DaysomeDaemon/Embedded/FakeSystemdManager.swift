@@ -187,6 +187,8 @@ public final class FakeSystemdManager: TimerManager {
         source = try? loop.deferred(description: "manager-reply") { [weak self] in
             guard let self else { return }
             self.replies.removeAll { $0 === source }
+            // The source holds this closure, and the closure the source: let go once it ran.
+            source = nil
             answer(life == self.life)
         }
         if let source { self.replies.append(source) }
