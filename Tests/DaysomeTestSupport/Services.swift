@@ -57,24 +57,33 @@ public let dunstConfiguration = """
     """
 
 /// Xvfb on a display it picks (-displayfd, so parallel tests do not collide), logging to
-/// `xvfb.log`; returns the process and its display (":N").
+/// `xvfb.log` (`xvfb-2.log`, … for a second try); returns the process and its display (":N").
+/// Under the parallel phase's load, an Xvfb can lose the race for a display number to another
+/// one starting at the same moment (`_XSERVTransSocketUNIXCreateListener … failed`) or say
+/// nothing for 15 s (clean-clone CI rehearsals on this machine saw both): it gets three
+/// tries, each with a fresh process, before the test fails. Nothing the daemon does is retried.
 public func startXvfb(
     in directory: TestDirectory, home: String
 ) async throws -> (process: SpawnedProcess, display: String) {
     let xvfbPath = try findExecutable("Xvfb", package: "xvfb")
-    let pipe = try makePipe()
-    defer { close(pipe.read) }
-    let xvfb = try SpawnedProcess(
-        xvfbPath, ["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-        environment: ["PATH": childPath, "HOME": home], stdout: pipe.write,
-        stderrPath: "\(directory.path)/xvfb.log")
-    close(pipe.write)
-    guard let number = await readLine(pipe.read, timeout: 15), Int(number) != nil else {
+    var failures: [String] = []
+    for attempt in 1...3 {
+        let log = attempt == 1 ? "xvfb.log" : "xvfb-\(attempt).log"
+        let pipe = try makePipe()
+        defer { close(pipe.read) }
+        let xvfb = try SpawnedProcess(
+            xvfbPath, ["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+            environment: ["PATH": childPath, "HOME": home], stdout: pipe.write,
+            stderrPath: "\(directory.path)/\(log)")
+        close(pipe.write)
+        if let number = await readLine(pipe.read, timeout: 15), Int(number) != nil {
+            return (xvfb, ":\(number)")
+        }
         xvfb.send(SIGKILL)
         _ = await xvfb.exit(within: 5)
-        throw HarnessError("Xvfb reported no display within 15 s: " + directory.read("xvfb.log"))
+        failures.append("try \(attempt): " + directory.read(log))
     }
-    return (xvfb, ":\(number)")
+    throw HarnessError("Xvfb reported no display in 3 tries of 15 s: " + failures.joined(separator: " | "))
 }
 
 /// dunst with the tests' configuration, on the bus and display that `environment` names,
