@@ -80,7 +80,7 @@ extension SimWorld {
     /// household in force plans at that instant (at a start, also one the remembered lay's own
     /// household planned and that fell due while no daemon ran: the design's rule 2 at start-up).
     mutating func checkFresh(_ key: DeliveryKey, _ start: Start) {
-        guard let daemon = self.daemon, key.lay != 0 else { return }
+        guard let daemon = self.daemon, !key.isSample else { return }
         // A call posted again (the server wiped its card, or left with its post) was called at its
         // minute already (a clock stepped back since may put that minute ahead): it only must not
         // outlive its card.

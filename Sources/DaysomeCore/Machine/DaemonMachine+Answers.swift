@@ -14,14 +14,14 @@ extension DaemonMachine {
     ) -> [MachineAction] {
         // The id belongs to the instance that answered, which may no longer own the name.
         let server = answeredBy ?? self.serverIdentity
-        let posted = self.inHand.reposts[key]
+        let posted = self.inHand.repost(key)
         // What history says of the post: its own reason where it came another way.
         let told = reason.map { Repost(reason: $0) } ?? posted
         let sentAt = self.inHand.sentAt(key)
         self.cancelRepost(key)
         let answer = self.inHand.answered(key)
         var actions: [MachineAction] = []
-        if key.lay == 0 {
+        if key.isSample {
             actions += self.samplePosted(key, id: id, server: server, takenBack: answer.takenBack)
         } else if answer.takenBack {
             actions.append(.close(key, notificationId: id, server: server))
@@ -73,7 +73,7 @@ extension DaemonMachine {
         }
         // A post that went out while no server was known went to the one that answers now.
         let posts = self.inHand.unknownOutcomes.filter {
-            $0.lay != 0 && self.inHand.awaitsPost($0) && (self.inHand.sentTo($0) ?? self.serverIdentity) == server
+            !$0.isSample && self.inHand.awaitsPost($0) && (self.inHand.sentTo($0) ?? self.serverIdentity) == server
         }
         guard posts.count == 1, let key = posts.first else { return [] }
         return [

@@ -14,7 +14,7 @@ extension DaemonMachine {
                 self.laid.fired(start)
                 due.append(start)
             case .expire(let key):
-                self.inHand.expiryTimers[key] = nil
+                _ = self.inHand.removeExpiry(key)
                 actions += self.expire(key, now: now)
             case .bringBack:
                 self.bringBackTimer = nil
@@ -108,8 +108,7 @@ extension DaemonMachine {
         let (replaced, post) = self.takePlace(of: start, key: key, now: now)
         self.persisted.delivered.append(call)
         self.persisted.remember(start, now: now)
-        self.inHand.posting(key, to: self.serverIdentity, at: now)
-        self.inHand.reposts[key] = Repost()
+        self.inHand.posting(key, to: self.serverIdentity, at: now, repost: Repost())
         self.scheduleExpiry(call)
         let settings = self.household?.load.household.settings ?? Settings()
         if settings.bringDayBack {
@@ -145,7 +144,7 @@ extension DaemonMachine {
         let call = self.persisted.delivered.remove(at: index)
         // A call whose post is out, or that waits for a server, was not seen (yet): `leave` says
         // so. One found without an id after a restart may be on screen: it expired as usual.
-        let unanswered = self.inHand.reposts[key] != nil || self.inHand.isInFlight(key)
+        let unanswered = self.inHand.isUnanswered(key)
         self.cancelRepost(key)
         var actions: [MachineAction] =
             call.notificationId == nil && unanswered
@@ -174,11 +173,11 @@ extension DaemonMachine {
     mutating func scheduleExpiry(_ call: DeliveredCall) {
         self.cancelExpiry(call.key)
         if case .scheduled(let id) = self.wheel.insert(.expire(call.key), at: call.expiresAt.seconds) {
-            self.inHand.expiryTimers[call.key] = id
+            self.inHand.expires(call.key, with: id)
         }
     }
 
     mutating func cancelExpiry(_ key: DeliveryKey) {
-        if let id = self.inHand.expiryTimers.removeValue(forKey: key) { self.wheel.cancel(id) }
+        if let id = self.inHand.removeExpiry(key) { self.wheel.cancel(id) }
     }
 }

@@ -6,7 +6,7 @@ extension DaemonMachine {
     mutating func rebuildWheel(now: Instant) -> [MachineAction] {
         self.wheel = TimerWheel(now: now.seconds)
         self.laid.forgetWheelTimers()
-        self.inHand.expiryTimers = [:]
+        self.inHand.forgetExpiries()
         self.topUpTimer = nil
         // Bringing the day back was promised three seconds after a call: a clock step does not cancel it.
         let bringBack = self.bringBackTimer

@@ -35,40 +35,7 @@ extension DaemonMachine {
         {
             broken.append("the start at \(again.at.rfc3339) is laid again after its call was delivered")
         }
-        broken += self.inHand.invariantViolations()
-        broken += self.callLifecycleViolations(delivered: Set(keys))
-        return broken
-    }
-}
-
-extension CallsInHand {
-    /// The call lifecycle's own invariants. (A repost is kept while its post is out, to be posted
-    /// again if no server takes it: the two overlap by design.)
-    func invariantViolations() -> [String] {
-        var broken: [String] = []
-        // What history is to say of a call taken back while its post was out: only while it is out.
-        if let key = self.leftInFlightKeys.first(where: { !self.isInFlight($0) }) {
-            broken.append("the call at \(key.at.rfc3339) has a record left for a post that is not out")
-        }
-        return broken
-    }
-}
-
-extension DaemonMachine {
-    /// How the bookkeeping of calls in hand agrees with the list of calls delivered: every call
-    /// the machine closes at its end, posts again, or waits on a post for is one it delivered.
-    /// (The carer's sample, lay 0, is its own and never on the list.)
-    func callLifecycleViolations(delivered: Set<DeliveryKey>) -> [String] {
-        var broken: [String] = []
-        if let key = self.inHand.expiryTimers.keys.first(where: { !delivered.contains($0) }) {
-            broken.append("the call at \(key.at.rfc3339) has a close at its end but is not delivered")
-        }
-        if let key = self.inHand.reposts.keys.first(where: { !delivered.contains($0) }) {
-            broken.append("the call at \(key.at.rfc3339) waits to be posted again but is not delivered")
-        }
-        if let key = self.inHand.wantedPosts.first(where: { $0.lay != 0 && !delivered.contains($0) }) {
-            broken.append("the call at \(key.at.rfc3339) has a post out that is wanted but is not delivered")
-        }
+        broken += self.inHand.invariantViolations(delivered: self.persisted.delivered)
         return broken
     }
 }

@@ -41,7 +41,7 @@ extension DaemonMachine {
         }
         // A call withdrawn or replaced while its post was in flight has nothing left to post.
         guard let index = self.persisted.delivered.firstIndex(where: { $0.key == key }),
-            var repost = self.inHand.reposts[key]
+            var repost = self.inHand.repost(key)
         else { return [] }
         repost.attempts += 1
         let call = self.persisted.delivered[index]
@@ -53,7 +53,7 @@ extension DaemonMachine {
             case .scheduled(let id) = self.wheel.insert(.repost(key), at: next.seconds)
         {
             repost.timer = id
-            self.inHand.reposts[key] = repost
+            self.inHand.keep(repost, for: key)
             return [
                 .log(
                     .warning,
@@ -81,7 +81,7 @@ extension DaemonMachine {
     /// server went away waits for the desktop to start its own: one the bus started for it took
     /// the name first, and the desktop's own then failed to take it.
     public func mayStartAServer(for key: DeliveryKey) -> Bool {
-        self.inHand.reposts[key]?.rang != true
+        self.inHand.repost(key)?.rang != true
     }
 
     /// Whether the server instance a post went to may still show it: it still answers for the
@@ -93,13 +93,13 @@ extension DaemonMachine {
 
     /// The repost timer fired: post the call again if it is still owed and she is still away.
     mutating func repost(_ key: DeliveryKey, now: Instant) -> [MachineAction] {
-        guard var repost = self.inHand.reposts[key] else { return [] }
+        guard var repost = self.inHand.repost(key) else { return [] }
         repost.timer = nil
-        self.inHand.reposts[key] = repost
+        self.inHand.keep(repost, for: key)
         guard self.display == .away,
             let call = self.persisted.delivered.first(where: { $0.key == key && $0.notificationId == nil })
         else {
-            self.inHand.reposts[key] = nil
+            _ = self.inHand.removeRepost(key)
             return []
         }
         // Its retry was due inside rule 2's window, but nothing ran until now (the tablet slept,
@@ -137,14 +137,15 @@ extension DaemonMachine {
         // The clock was stepped back since the call went out: it goes out again at its minute, not
         // before (a call is never sent ahead of its time).
         if now < key.at, case .scheduled(let id) = self.wheel.insert(.repost(key), at: key.at.seconds) {
-            self.inHand.reposts[key]?.timer = id
+            repost.timer = id
+            self.inHand.keep(repost, for: key)
             return [
                 .log(
                     .notice,
                     "The clock is before the call for \(key.at.rfc3339) again: it is posted again at its minute")
             ]
         }
-        self.inHand.posting(key, to: self.serverIdentity, at: now)
+        self.inHand.posting(key, to: self.serverIdentity, at: now, repost: repost)
         return [
             .log(.notice, "Posting the call for \(key.at.rfc3339) again (attempt \(repost.attempts + 1))"),
             .post(key, start),
@@ -154,7 +155,7 @@ extension DaemonMachine {
     /// Whether a call handed to the notifier has not been taken by a server yet: its post is out,
     /// or it waits to be posted again. Posted, dropped, withdrawn or expired, it is no longer.
     public var awaitsAServer: Bool {
-        !self.inHand.reposts.isEmpty
+        self.inHand.anyAwaitsAServer
     }
 
     /// Whether a call's post is still wanted: in flight and not taken back since (a return, a
@@ -165,7 +166,7 @@ extension DaemonMachine {
 
     /// The call left (taken, withdrawn, replaced or expired): nothing to post again.
     mutating func cancelRepost(_ key: DeliveryKey) {
-        if let id = self.inHand.reposts.removeValue(forKey: key)?.timer { self.wheel.cancel(id) }
+        if let id = self.inHand.removeRepost(key)?.timer { self.wheel.cancel(id) }
     }
 
     /// The start the household in force plans for `call`: its minute and its items, in the
@@ -179,9 +180,12 @@ extension DaemonMachine {
 
     /// A new wheel after a clock jump: a post waiting to be tried again is tried at once.
     mutating func rearmReposts(now: Instant) {
-        for (key, repost) in self.inHand.reposts where repost.timer != nil {
-            if case .scheduled(let id) = self.wheel.insert(.repost(key), at: now.seconds + 1) {
-                self.inHand.reposts[key]?.timer = id
+        for (key, _) in self.inHand.waitingWithTimer {
+            if var repost = self.inHand.repost(key),
+                case .scheduled(let id) = self.wheel.insert(.repost(key), at: now.seconds + 1)
+            {
+                repost.timer = id
+                self.inHand.keep(repost, for: key)
             }
         }
     }
@@ -220,7 +224,7 @@ extension DaemonMachine {
             if stillPlanned, inWindow, self.display == .away, self.inHand.mayPostAgainAfterRestart(call.key) {
                 self.persisted.delivered[index].notificationId = nil
                 self.persisted.delivered[index].server = nil
-                self.inHand.reposts[call.key] = Repost(reason: "posted again once: \(why)", rang: true)
+                self.inHand.keep(Repost(reason: "posted again once: \(why)", rang: true), for: call.key)
                 actions += self.repost(call.key, now: now)
             } else {
                 self.persisted.delivered.remove(at: index)
@@ -238,8 +242,8 @@ extension DaemonMachine {
     /// A server now owns the name: every call waiting for one is posted at once, not at its next retry.
     mutating func postWaitingCalls(now: Instant) -> [MachineAction] {
         var actions: [MachineAction] = []
-        for (key, repost) in self.inHand.reposts where repost.timer != nil && !self.inHand.isInFlight(key) {
-            if let timer = repost.timer { self.wheel.cancel(timer) }
+        for (key, timer) in self.inHand.waitingWithTimer {
+            self.wheel.cancel(timer)
             actions += self.repost(key, now: now)
         }
         return actions

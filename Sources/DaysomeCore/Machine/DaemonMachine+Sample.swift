@@ -30,12 +30,11 @@ extension DaemonMachine {
                 words: household?.words ?? .english),
             title: "Daysome", body: "This is how a call looks and sounds",
             expiresAt: now.adding(seconds: Self.sampleSeconds), dst: nil)
-        // Lay 0 is never a lay's number: the key names no call of any lay.
-        let key = DeliveryKey(lay: 0, at: now)
+        let key = DeliveryKey.sample(at: now)
         var sample = SampleCall(key: key)
         if case .scheduled(let id) = self.wheel.insert(.sampleEnd, at: start.expiresAt.seconds) { sample.timer = id }
         self.sample = sample
-        self.inHand.posting(key, to: self.serverIdentity, at: now)
+        self.inHand.posting(key, to: self.serverIdentity, at: now, repost: nil)
         actions.append(.post(key, start))
         return actions
     }

@@ -71,6 +71,13 @@ public struct DeliveryKey: Hashable, Sendable, Comparable {
     }
 
     public static func < (lhs: DeliveryKey, rhs: DeliveryKey) -> Bool { (lhs.lay, lhs.at) < (rhs.lay, rhs.at) }
+
+    /// The carer's `daysomectl try` sample at `at`. It belongs to no lay: lay numbers start at 1,
+    /// so lay 0 names no call of any lay, and history and the state file never hold it.
+    public static func sample(at: Instant) -> DeliveryKey { DeliveryKey(lay: 0, at: at) }
+
+    /// Whether this is the carer's sample, not a call of a lay.
+    public var isSample: Bool { self.lay == 0 }
 }
 
 /// A notification that was posted and not yet withdrawn.
