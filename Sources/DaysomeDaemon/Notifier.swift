@@ -410,31 +410,25 @@ final class FreedesktopNotifier: Notifier {
             }
             self.notify(start, replacing: replacing, now: now, completion: completion)
         }
-        guard self.instance != nil else {
-            guard mayStartServer else {
-                // The server went away with the call's card: the desktop starts its own again, and
-                // one the bus started for this post would take the name first (the desktop's own
-                // then failed to). Posted again once a server owns the name (NameOwnerChanged).
-                let reason =
-                    "the notification server went away with the call's card: waiting for the desktop's own to come back"
-                self.server.waiting = reason
-                self.learned()
-                completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
-                return
-            }
-            // No server owns the name: only a session with a display may have one started for it.
+        // A post that waits is posted again once a server owns the name (NameOwnerChanged).
+        let wait = { [weak self] (reason: String) in
+            self?.server.waiting = reason
+            self?.learned()
+            completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+        }
+        switch PostRoute.whenPosting(serverOwnsTheName: self.instance != nil, mayStartServer: mayStartServer) {
+        case .send:
+            break
+        case .wait(let reason):
+            wait(reason)
+            return
+        case .askWhetherTheSessionHasADisplay:
             self.sessionHasDisplay { [weak self] display in
                 guard let self else { return }
-                guard display || self.instance != nil else {
-                    let reason =
-                        "no notification server on the session bus, and the session has no display to start one on "
-                        + "(no DISPLAY or WAYLAND_DISPLAY in the user manager's environment): waiting for a server"
-                    self.server.waiting = reason
-                    self.learned()
-                    completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
-                    return
+                switch PostRoute.afterAsking(sessionHasDisplay: display, serverOwnsTheName: self.instance != nil) {
+                case .wait(let reason): wait(reason)
+                default: send()
                 }
-                send()
             }
             return
         }

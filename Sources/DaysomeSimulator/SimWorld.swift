@@ -368,16 +368,18 @@ public struct SimWorld: Sendable {
             self.log.append("  post lay \(key.lay) \(key.at.rfc3339) \(start.itemIds) at \(self.now.rfc3339)")
         }
         self.checkFresh(key, start)
-        if !self.server.up {
-            guard daemon.machine.mayStartAServer(for: key) else {
-                self.deliver(
-                    .event(
-                        .postFailed(key, reason: "waiting for the desktop's own server", failure: .serverUnavailable)))
-                return
-            }
-            // The bus starts a server for the post (D-Bus activation).
-            self.server.begin()
+        // The model's session has a display: a post that may start a server has the bus start
+        // one (D-Bus activation).
+        var route = PostRoute.whenPosting(
+            serverOwnsTheName: self.server.up, mayStartServer: daemon.machine.mayStartAServer(for: key))
+        if route == .askWhetherTheSessionHasADisplay {
+            route = PostRoute.afterAsking(sessionHasDisplay: true, serverOwnsTheName: self.server.up)
         }
+        if case .wait(let reason) = route {
+            self.deliver(.event(.postFailed(key, reason: reason, failure: .serverUnavailable)))
+            return
+        }
+        if !self.server.up { self.server.begin() }
         if self.disk.full { self.postedWhileFull.insert(key) }
         if self.server.hung {
             self.server.held.append(HeldPost(key: key, replacing: replacing, sentAt: self.now, daemonRun: daemon.run))

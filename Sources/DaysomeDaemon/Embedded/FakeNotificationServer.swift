@@ -92,20 +92,28 @@ public final class FakeNotificationServer: Notifier {
         _ start: Start, replacing: UInt32, now: Instant, mayStartServer: Bool, stillWanted: @escaping () -> Bool,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
-        guard self.instance != nil else {
-            // As the real notifier answers when no server owns the name: at once where the post
-            // may not start one (the server left with the call's card: the desktop's own comes
-            // back), and from the loop where it first asks whether the session has a display.
-            guard mayStartServer else {
-                let reason = "the notification server went away with the call's card: waiting for the desktop's own"
-                self.server.waiting = reason
-                completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
-                return
-            }
+        // The real notifier's route: at once where the post may not start a server, and from the
+        // loop where it first asks whether the session has a display. This world has no bus to
+        // start a server, so its session is one without a display.
+        switch PostRoute.whenPosting(serverOwnsTheName: self.instance != nil, mayStartServer: mayStartServer) {
+        case .send:
+            break
+        case .wait(let reason):
+            self.server.waiting = reason
+            completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+            return
+        case .askWhetherTheSessionHasADisplay:
             self.onLoop { [weak self] in
-                let reason = "no notification server on the session bus: waiting for a server"
-                self?.server.waiting = reason
-                completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+                guard let self else { return }
+                switch PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: self.instance != nil) {
+                case .wait(let reason):
+                    self.server.waiting = reason
+                    completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
+                default:
+                    self.post(
+                        start, replacing: replacing, now: now, mayStartServer: mayStartServer,
+                        stillWanted: stillWanted, completion: completion)
+                }
             }
             return
         }

@@ -1,0 +1,39 @@
+// Whether a call's post goes out now or waits for a notification server. One rule, followed by
+// the daemon's notifier, the embedded world's server and the model simulator alike: before, each
+// kept its own copy, in its own words.
+
+/// What a post handed to the notifier does.
+public enum PostRoute: Equatable, Sendable {
+    /// A server owns the name, or the bus may start one for the post: the Notify goes out.
+    case send
+    /// No server owns the name. The post may have the bus start one, but only a session with a
+    /// display can run one: ask the user manager's environment first (`afterAsking`).
+    case askWhetherTheSessionHasADisplay
+    /// Wait for a server: the post fails as `serverUnavailable`, and the machine posts it again
+    /// when a server takes the name, or drops it when rule 2's window closes. `reason` is what
+    /// status and the log say.
+    case wait(reason: String)
+
+    /// Said of a card posted again because its server left with it.
+    public static let desktopsOwnReason =
+        "the notification server went away with the call's card: waiting for the desktop's own to come back"
+    /// Said where no server runs and nothing could show one.
+    public static let noDisplayReason =
+        "no notification server on the session bus, and the session has no display to start one on "
+        + "(no DISPLAY or WAYLAND_DISPLAY in the user manager's environment): waiting for a server"
+
+    /// The route of a post as it is handed over. A card posted again because its server went
+    /// away (`DaemonMachine.mayStartAServer` false) never has the bus start one: the desktop starts
+    /// its own again, and one the bus started first would take the name, so that the desktop's
+    /// own then fails to.
+    public static func whenPosting(serverOwnsTheName: Bool, mayStartServer: Bool) -> PostRoute {
+        if serverOwnsTheName { return .send }
+        return mayStartServer ? .askWhetherTheSessionHasADisplay : .wait(reason: Self.desktopsOwnReason)
+    }
+
+    /// The route once the user manager said whether the session has a display. A server that
+    /// took the name while the question was out takes the post either way.
+    public static func afterAsking(sessionHasDisplay: Bool, serverOwnsTheName: Bool) -> PostRoute {
+        sessionHasDisplay || serverOwnsTheName ? .send : .wait(reason: Self.noDisplayReason)
+    }
+}

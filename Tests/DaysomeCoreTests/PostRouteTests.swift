@@ -1,0 +1,37 @@
+// Whether a post goes out or waits for a notification server (PostRoute.swift): the one rule the
+// notifier, the embedded world and the model simulator follow.
+
+import DaysomeCore
+import Testing
+
+@Suite("Whether a post goes out or waits for a server")
+struct PostRouteTests {
+    @Test("A post goes out at once where a server owns the name, whether or not it may start one")
+    func aPostGoesOutWhereAServerOwnsTheName() {
+        #expect(PostRoute.whenPosting(serverOwnsTheName: true, mayStartServer: true) == .send)
+        #expect(PostRoute.whenPosting(serverOwnsTheName: true, mayStartServer: false) == .send)
+    }
+
+    @Test("A card posted again because its server left never has the bus start one: it waits for the desktop's own")
+    func aRepostAfterTheServerLeftWaitsForTheDesktopsOwn() {
+        #expect(
+            PostRoute.whenPosting(serverOwnsTheName: false, mayStartServer: false)
+                == .wait(reason: PostRoute.desktopsOwnReason))
+        #expect(PostRoute.desktopsOwnReason.contains("waiting for the desktop's own"))
+    }
+
+    @Test("A new call with no server asks for a display first: none means waiting, one means the bus starts a server")
+    func aNewCallWithNoServerGoesOutOnlyWhereTheSessionHasADisplay() {
+        #expect(
+            PostRoute.whenPosting(serverOwnsTheName: false, mayStartServer: true) == .askWhetherTheSessionHasADisplay)
+        #expect(
+            PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: false)
+                == .wait(reason: PostRoute.noDisplayReason))
+        #expect(PostRoute.afterAsking(sessionHasDisplay: true, serverOwnsTheName: false) == .send)
+    }
+
+    @Test("A server that took the name while the question was out takes the post, display or not")
+    func aServerThatCameMeanwhileTakesThePost() {
+        #expect(PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: true) == .send)
+    }
+}
