@@ -191,6 +191,10 @@ struct EmbeddedWorld {
         case .clockStep(let seconds):
             tablet.jumpClock(to: tablet.now.adding(seconds: seconds))
             tablet.advance(seconds: 0)
+            // A household written before a step back was written before now, whatever its time
+            // said: a call sent after the step, by the stepped clock before that time, is judged
+            // against it all the same.
+            self.households = self.households.map { (min($0.since, tablet.now), $0.variant) }
         case .suspend(let seconds):
             tablet.jumpClock(to: tablet.now.adding(seconds: max(0, seconds)))
             tablet.advance(seconds: 0)
