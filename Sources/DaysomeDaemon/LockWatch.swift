@@ -276,24 +276,14 @@ extension Manager {
         watch.start()
     }
 
-    /// A source's new word: while locked the display is away; on unlock the file decides again.
-    /// The file is read afresh at each change (its word is kept for status while locked), since
-    /// it may have been written while the session was locked. Before the first decision the word
-    /// is only recorded: that decision reads the file and combines the two itself.
+    /// A source's new word, for the machine to combine (`DaemonMachine.lockSaid`: while locked
+    /// the display is away; on unlock the file, read afresh, decides again). Before the first
+    /// decision the word is only recorded: that decision reads the file and combines the two.
     func lockChanged(_ source: LockSource, _ locked: Bool?) {
-        let wasLocked = self.screenLock.locked
-        let hadRequest = self.screenLock.request
-        _ = self.screenLock.source(source, says: locked, at: self.clock.realtime())
+        let hadRequest = self.machine.screenLock.request
+        self.execute(self.machine.lockSaid(source, locked, at: self.clock.realtime()))
         guard self.decided else { return }
-        if wasLocked != self.screenLock.locked {
-            self.logger.log(
-                .notice,
-                self.screenLock.locked
-                    ? "The session is locked (\(source.rawValue)); the display is away"
-                    : "The session is unlocked; the display state file decides again")
-            self.handle(.display(self.readDisplay(startup: false) ?? self.screenLock.file))
-        }
-        if self.screenLock.request != hadRequest { self.armLockRequestTimer() }
+        if self.machine.screenLock.request != hadRequest { self.armLockRequestTimer() }
         self.publish()
     }
 
@@ -301,7 +291,7 @@ extension Manager {
     /// window closes: status then says no locker answered. Nothing polls meanwhile.
     func armLockRequestTimer() {
         do {
-            guard let deadline = self.screenLock.requestDeadline else {
+            guard let deadline = self.machine.screenLock.requestDeadline else {
                 try self.lockRequestTimer?.setEnabled(.off)
                 return
             }
@@ -320,7 +310,7 @@ extension Manager {
 
     /// The 2 s a locker had to answer a Lock request are over.
     func lockRequestWindowClosed() {
-        if let request = self.screenLock.request, request.state(now: self.clock.realtime()) == .unanswered {
+        if let request = self.machine.screenLock.request, request.state(now: self.clock.realtime()) == .unanswered {
             self.logger.log(
                 .notice, "No locker answered the Lock request: nothing is locked, the display state file decides")
         }
@@ -332,11 +322,11 @@ extension Manager {
     var lockStatus: StatusSnapshot.Lock {
         var sources: [LockSource: StatusSnapshot.Lock.Source] = [:]
         for source in LockSource.allCases {
-            let locked = self.screenLock.locked(by: source)
+            let locked = self.machine.screenLock.locked(by: source)
             sources[source] = StatusSnapshot.Lock.Source(
                 watched: locked != nil, locked: locked, detail: self.lockWatch?.detail[source])
         }
-        let request = self.screenLock.request.map { request in
+        let request = self.machine.screenLock.request.map { request in
             let state: StatusSnapshot.Lock.Request.State
             var answeredBy: LockSource?
             switch request.state(now: self.clock.realtime()) {
@@ -350,7 +340,7 @@ extension Manager {
                 at: Instant(seconds: Int64(request.at / 1_000_000)), state: state, answeredBy: answeredBy)
         }
         return StatusSnapshot.Lock(
-            locked: self.screenLock.locked, fileSays: self.screenLock.file, sources: sources,
-            decidedBy: self.screenLock.decidedBy, request: request)
+            locked: self.machine.screenLock.locked, fileSays: self.machine.screenLock.file, sources: sources,
+            decidedBy: self.machine.screenLock.decidedBy, request: request)
     }
 }

@@ -44,8 +44,7 @@ final class Manager {
     var displayFileProblem: DisplayFileProblem?
     /// The STATUS= the manager was told last: told again only when it changed.
     var toldStatus: String?
-    /// The file's state combined with the session's lock: the display the machine is told.
-    var screenLock = ScreenLock()
+    /// Follows the lockers on the buses and hands their word to the machine (LockWatch.swift).
     var lockWatch: LockWatch?
     /// Republishes status when a Lock request's answer window closes (LockWatch.swift).
     var lockRequestTimer: (any LoopSource)?
@@ -230,7 +229,7 @@ final class Manager {
         self.peers.serviceManager("READY=1\nSTATUS=\(line)")
         self.logger.log(
             .info,
-            "Started: display \(display.rawValue)\(self.screenLock.locked ? " (locked; the file says \(self.screenLock.file.rawValue))" : ""), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
+            "Started: display \(display.rawValue)\(self.machine.screenLock.locked ? " (locked; the file says \(self.machine.screenLock.file.rawValue))" : ""), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
         )
     }
 
@@ -239,7 +238,6 @@ final class Manager {
     func decideStart() -> DisplayState {
         // State before anything else: missing is away, unreadable at start-up is foreground.
         let file = self.readDisplay(startup: true) ?? .foreground
-        let display = self.screenLock.fileSays(file)
         let household = self.loadHousehold()
         let lastGood = self.loadKeptHousehold()
         // Before the first decision: ids of another server instance are forgotten, not closed at
@@ -248,10 +246,10 @@ final class Manager {
         // The start-up replay of a return made while no daemon ran is the machine's decision.
         self.execute(
             self.machine.startAfterRestart(
-                file: file, fileWrittenAt: self.displayStateWritten(), lock: self.screenLock, household: household,
-                lastGood: lastGood, stateProven: self.stateProven, now: self.now()))
+                file: file, fileWrittenAt: self.displayStateWritten(), household: household, lastGood: lastGood,
+                stateProven: self.stateProven, now: self.now()))
         self.keepHousehold()
-        return display
+        return self.machine.screenLock.effective
     }
 
     // MARK: The world, read into events
@@ -259,9 +257,7 @@ final class Manager {
     func handle(_ event: MachineEvent) {
         // What the file says, combined with the lock: a locked session is away (LockWatch.swift).
         if case .display(let said) = event {
-            self.execute(
-                self.machine.displayRead(
-                    self.screenLock.fileSays(said), writtenAt: self.displayStateWritten(), now: self.now()))
+            self.execute(self.machine.displayRead(said, writtenAt: self.displayStateWritten(), now: self.now()))
         } else {
             self.execute(self.machine.handle(event, now: self.now()))
         }
@@ -351,6 +347,8 @@ final class Manager {
                 self.ringBell()
             case .bringDisplayBack(let reason):
                 self.returner?.bringBack(reason: reason)
+            case .readDisplay:
+                self.handle(.display(self.readDisplay(startup: false) ?? self.machine.screenLock.file))
             }
         }
         flushRecords()

@@ -72,7 +72,7 @@ extension Manager {
     /// line is read. Arms the pid watch when a pid is named.
     func readDisplay(startup: Bool) -> DisplayState? {
         let path = self.options.paths.displayState
-        let keeping = startup ? DisplayState.foreground : self.screenLock.file
+        let keeping = startup ? DisplayState.foreground : self.machine.screenLock.file
         let line: DisplayStateLine
         do {
             // A symlink planted in place of the state file is refused (ELOOP), not followed.

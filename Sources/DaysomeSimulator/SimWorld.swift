@@ -1,6 +1,6 @@
 // The simulated tablet: the display's file, the household file, the lockers, the notification
 // server, the disks, and the daemon, whose shell here does what the Manager does with the
-// machine's actions (Manager.swift, ManagerWatches.swift, LockWatch.swift, StateWrites.swift).
+// machine's actions (Manager.swift, ManagerWatches.swift, StateWrites.swift).
 // Every decision is the real code's: the machine, the lock rule, the start-up decision, the
 // state proof and the history catch-up. Only the world around them is made up.
 
@@ -9,7 +9,6 @@ import DaysomeCore
 /// One daemon's life in the simulated world, from a start to its kill.
 struct SimDaemon: Sendable {
     var machine: DaemonMachine
-    var screenLock = ScreenLock()
     var writes: SimWrites
     /// Which of the world's daemon runs this is: replies addressed to an earlier one reach nobody.
     let run: Int
@@ -217,12 +216,11 @@ public struct SimWorld: Sendable {
         // followed, and none from before the restart stands.
         let micros = self.micros
         for source in LockSource.lockers {
-            _ = daemon.screenLock.source(source, says: self.lockers[source], at: micros)
+            _ = daemon.machine.lockSaid(source, self.lockers[source], at: micros)
         }
-        _ = daemon.screenLock.source(.logindLockSignal, says: false, at: micros)
+        _ = daemon.machine.lockSaid(.logindLockSignal, false, at: micros)
         self.daemon = daemon
         let file = self.readDisplay(startup: true) ?? .foreground
-        _ = self.daemon?.screenLock.fileSays(file)
         // Ids of another server instance are forgotten, not closed, before the first decision.
         let identity = self.identity
         let identified = self.daemon?.machine.handle(.serverIdentified(identity), now: self.now) ?? []
@@ -235,9 +233,9 @@ public struct SimWorld: Sendable {
         let lastGood = (self.disk.unsavedKeptHousehold ?? self.disk.keptHousehold).flatMap {
             try? Households.variant($0, zone: self.zone, now: self.now).get()
         }.map { LoadedHousehold(load: $0.load, digest: $0.digest, loadedAt: $0.loadedAt, fromKeptCopy: true) }
-        guard var machine = self.daemon?.machine, let lock = self.daemon?.screenLock else { return }
+        guard var machine = self.daemon?.machine else { return }
         let actions = machine.startAfterRestart(
-            file: file, fileWrittenAt: self.file == .missing ? nil : self.fileWrittenAt, lock: lock,
+            file: file, fileWrittenAt: self.file == .missing ? nil : self.fileWrittenAt,
             household: Households.variant(self.householdVariant, zone: self.zone, now: self.now), lastGood: lastGood,
             stateProven: proven, now: self.now)
         self.daemon?.machine = machine
@@ -270,9 +268,7 @@ public struct SimWorld: Sendable {
         let actions: [MachineAction]
         if case .display(let said) = event {
             actions = daemon.machine.displayRead(
-                daemon.screenLock.fileSays(said), writtenAt: self.file == .missing ? nil : self.fileWrittenAt,
-                now: self.now)
-            self.daemon?.screenLock = daemon.screenLock
+                said, writtenAt: self.file == .missing ? nil : self.fileWrittenAt, now: self.now)
         } else {
             actions = daemon.machine.handle(event, now: self.now)
         }
@@ -302,13 +298,10 @@ public struct SimWorld: Sendable {
     }
 
     mutating func lockChanged(_ source: LockSource, _ locked: Bool?) {
-        guard var lock = self.daemon?.screenLock else { return }
-        let wasLocked = lock.locked
-        _ = lock.source(source, says: locked, at: self.micros)
-        self.daemon?.screenLock = lock
-        if wasLocked != lock.locked {
-            self.handle(.display(self.readDisplay(startup: false) ?? lock.file))
-        }
+        guard var daemon = self.daemon else { return }
+        let actions = daemon.machine.lockSaid(source, locked, at: self.micros)
+        self.daemon?.machine = daemon.machine
+        self.execute(actions)
     }
 
     mutating func keepHousehold() {
@@ -350,6 +343,8 @@ public struct SimWorld: Sendable {
             case .post(let key, let start): self.post(key, start, replacing: 0)
             case .replace(let key, let start, let replacing): self.post(key, start, replacing: replacing)
             case .close(_, let id, let stamp): self.close(id, stamp: stamp)
+            case .readDisplay:
+                self.handle(.display(self.readDisplay(startup: false) ?? daemon.machine.screenLock.file))
             case .layTimers(let lay, let starts, let replacing, _):
                 if replacing { self.managerTimers = [:] }
                 self.managerTimers[lay, default: []] += starts

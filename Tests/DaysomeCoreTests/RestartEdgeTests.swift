@@ -27,7 +27,7 @@ struct RestartEdgeTests {
     ) {
         var machine = DaemonMachine(config: MachineConfig(), persisted: daemon.machine.persisted, now: now)
         let actions = machine.startAfterRestart(
-            file: .away, fileWrittenAt: fileWrittenAt, lock: ScreenLock(file: .away),
+            file: .away, fileWrittenAt: fileWrittenAt,
             household: .success(daemon.household), lastGood: nil, stateProven: true, now: now)
         return (machine, actions)
     }

@@ -77,20 +77,19 @@ extension PersistedState {
 
 extension DaemonMachine {
     /// The first decision after a (re)start, from what the display state file said (`file`, its
-    /// last write `fileWrittenAt`) combined with what each locker answered (`lock`, asked before
-    /// the file was read: a restart while locked keeps what is on screen and stays away).
+    /// last write `fileWrittenAt`) combined with what each locker answered (`lockSaid`, asked
+    /// before the file was read: a restart while locked keeps what is on screen and stays away).
     ///
     /// When the display wrote its state after the remembered lay's last handled start, while no
     /// daemon ran, she came back (and left again) meanwhile: the display chimed for what fell due
     /// then (rule 3), and what was shown must go (rule 1). The return is replayed, unpublished (a
     /// tester never reads it as the daemon's state), then the file's word.
     public mutating func startAfterRestart(
-        file: DisplayState, fileWrittenAt: Instant?, lock: ScreenLock,
+        file: DisplayState, fileWrittenAt: Instant?,
         household: Result<LoadedHousehold, HouseholdFileError>, lastGood: LoadedHousehold?, stateProven: Bool,
         now: Instant
     ) -> [MachineAction] {
-        var lock = lock
-        let display = lock.fileSays(file)
+        let display = self.screenLock.fileSays(file)
         let seen = self.persisted.displaySeenAt
         // The daemon writes the machine's state as it is after the step: any write of this step
         // keeps the file's time too; a step with none gets one.
@@ -129,10 +128,12 @@ extension DaemonMachine {
 }
 
 extension DaemonMachine {
-    /// The display's word from the file written at `writtenAt`: handled, and that write kept so
-    /// that a restart never takes it for a return made while no daemon ran. It is kept by the
-    /// step's own state write where the step has one: one fsync per flip, not two.
-    public mutating func displayRead(_ display: DisplayState, writtenAt: Instant?, now: Instant) -> [MachineAction] {
+    /// The display's word from the file written at `writtenAt`, combined with the lock (away
+    /// while a locker says locked): handled, and that write kept so that a restart never takes it
+    /// for a return made while no daemon ran. It is kept by the step's own state write where the
+    /// step has one: one fsync per flip, not two.
+    public mutating func displayRead(_ said: DisplayState, writtenAt: Instant?, now: Instant) -> [MachineAction] {
+        let display = self.screenLock.fileSays(said)
         let noted = self.displayWritten(at: writtenAt)
         let actions = self.handle(.display(display), now: now)
         return actions.contains(.persist) ? actions : noted + actions

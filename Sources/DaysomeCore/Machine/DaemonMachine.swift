@@ -9,6 +9,10 @@ public struct DaemonMachine: Sendable {
     /// The display the daemon acts on (the file's word, or away while locked); it starts in the
     /// foreground until told (rule 1 first).
     public internal(set) var display: DisplayState = .foreground
+    /// What the display's file and each locker said, combined (`lockSaid`, `displayRead`).
+    public internal(set) var screenLock = ScreenLock()
+    /// The first decision after a (re)start was made: a locker's word before it is only recorded.
+    var decidedStart = false
     /// The last good household, kept when a later file cannot be used (rule 9).
     public internal(set) var household: LoadedHousehold?
     /// The latest whole-file failure, cleared by the next good file.
@@ -108,6 +112,7 @@ public struct DaemonMachine: Sendable {
         lastGood: LoadedHousehold? = nil, stateProven: Bool = true, now: Instant
     ) -> [MachineAction] {
         let before = self.persisted
+        self.decidedStart = true
         self.inHand.fromBeforeRestart = Set(self.persisted.delivered.map(\.key))
         self.callsBeforeRestartUnproven = !stateProven
         defer { self.callsBeforeRestartUnproven = false }

@@ -124,6 +124,9 @@ public enum MachineAction: Sendable, Equatable {
     case chime
     /// Bring the day display back, by the daemon's configured means.
     case bringDisplayBack(reason: String)
+    /// Read the display's state file again and hand its word to `displayRead` (an unreadable
+    /// line keeps the file's last word): the lock changed, and the file decides again.
+    case readDisplay
 }
 
 /// Syslog priorities, as the journal takes them.
