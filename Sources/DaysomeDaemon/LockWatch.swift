@@ -281,7 +281,10 @@ extension Manager {
     /// decision the word is only recorded: that decision reads the file and combines the two.
     func lockChanged(_ source: LockSource, _ locked: Bool?) {
         let hadRequest = self.machine.screenLock.request
-        self.execute(self.machine.lockSaid(source, locked, at: self.clock.realtime()))
+        // Most words change nothing (a screensaver saying active again): nothing to execute, so
+        // no step, and no retry of a state write that is behind.
+        let actions = self.machine.lockSaid(source, locked, at: self.clock.realtime())
+        if !actions.isEmpty { self.execute(actions) }
         guard self.decided else { return }
         if self.machine.screenLock.request != hadRequest { self.armLockRequestTimer() }
         self.publish()

@@ -427,7 +427,7 @@ final class FreedesktopNotifier: Notifier {
                 guard let self else { return }
                 switch PostRoute.afterAsking(sessionHasDisplay: display, serverOwnsTheName: self.instance != nil) {
                 case .wait(let reason): wait(reason)
-                default: send()
+                case .send, .askWhetherTheSessionHasADisplay: send()
                 }
             }
             return

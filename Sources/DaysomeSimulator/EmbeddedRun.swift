@@ -76,9 +76,10 @@ struct EmbeddedWorld {
     var grace: Int64 = 600
     var file: SimStep.FileWord = .away
     var lockers: [LockSource: Bool] = [:]
-    /// Each good household variant written, with when: a call is judged against the one in force
-    /// when the daemon sent it, or the one before (a start owed across a restart).
-    var households: [(since: Instant, variant: Int)]
+    /// Each good household variant written, with when by the tablet's monotonic clock (a wall
+    /// clock stepped back past a write cannot reorder it): a call is judged against the one in
+    /// force when the daemon sent it, or the one before (a start owed across a restart).
+    var households: [(since: UInt64, variant: Int)]
     /// The household file's variant now, and the last good one a daemon read (3 never is).
     var fileVariant = 0
     var lastReadGood = 0
@@ -106,7 +107,7 @@ struct EmbeddedWorld {
     init(tablet: EmbeddedTablet, zone: Zone) {
         self.tablet = tablet
         self.zone = zone
-        self.households = [(tablet.now, 0)]
+        self.households = [(tablet.loop.monotonic, 0)]
     }
 
     mutating func apply(_ step: SimStep, index: Int) throws -> SimViolation? {
@@ -132,7 +133,7 @@ struct EmbeddedWorld {
             self.fileVariant = index
             if index != 3 && tablet.running { self.lastReadGood = index }
             if index != 3 && index != self.households.last?.variant {
-                self.households.append((tablet.now, index))
+                self.households.append((tablet.loop.monotonic, index))
             }
         case .locker(let source, let locked):
             self.lockers[source] = locked
@@ -191,10 +192,6 @@ struct EmbeddedWorld {
         case .clockStep(let seconds):
             tablet.jumpClock(to: tablet.now.adding(seconds: seconds))
             tablet.advance(seconds: 0)
-            // A household written before a step back was written before now, whatever its time
-            // said: a call sent after the step, by the stepped clock before that time, is judged
-            // against it all the same.
-            self.households = self.households.map { (min($0.since, tablet.now), $0.variant) }
         case .suspend(let seconds):
             tablet.jumpClock(to: tablet.now.adding(seconds: max(0, seconds)))
             tablet.advance(seconds: 0)
@@ -209,7 +206,7 @@ struct EmbeddedWorld {
         if self.fileVariant != 3 {
             self.lastReadGood = self.fileVariant
         } else if self.lastReadGood != self.households.last?.variant {
-            self.households.append((self.tablet.now, self.lastReadGood))
+            self.households.append((self.tablet.loop.monotonic, self.lastReadGood))
         }
     }
 
@@ -224,7 +221,7 @@ struct EmbeddedWorld {
             }),
             variant != self.households.last?.variant
         else { return }
-        self.households.append((self.tablet.now, variant))
+        self.households.append((self.tablet.loop.monotonic, variant))
     }
 
     /// SIGKILL. Where neither lay.json nor the runtime directory took the state (the marker
@@ -269,7 +266,7 @@ struct EmbeddedWorld {
             if (!again && card.sentAt < card.at) || (!again && card.sentAt > card.at.adding(seconds: self.grace)) {
                 return self.broke("nothing-stale", "the call at \(card.at.rfc3339) was sent at \(card.sentAt.rfc3339)")
             }
-            let inForce = self.households.lastIndex { $0.since <= card.sentAt } ?? 0
+            let inForce = self.households.lastIndex { $0.since <= card.sentMonotonic } ?? 0
             let planners = self.households[max(0, inForce - 1)...inForce].map(\.variant)
             let planned = planners.contains { variant in
                 guard case .success(let loaded) = Households.variant(variant, zone: self.zone, now: card.sentAt)

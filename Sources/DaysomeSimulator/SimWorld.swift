@@ -301,7 +301,7 @@ public struct SimWorld: Sendable {
         guard var daemon = self.daemon else { return }
         let actions = daemon.machine.lockSaid(source, locked, at: self.micros)
         self.daemon?.machine = daemon.machine
-        self.execute(actions)
+        if !actions.isEmpty { self.execute(actions) }
     }
 
     mutating func keepHousehold() {

@@ -84,7 +84,7 @@ struct CallPhaseTests {
         machine.inHand.posting(self.key, to: nil, at: self.lunch, repost: Repost())
         #expect(
             machine.invariantViolations() == [
-                "the call at 2026-06-01T12:00:00Z has a server's id but is still waiting for a server or posting"
+                "the call at 2026-06-01T12:00:00Z has a server's id but is not shown"
             ])
     }
 

@@ -13,8 +13,9 @@ enum CallPhase: Sendable {
     /// Its post is out and wanted. `repost` is what to post again if no server takes it: the
     /// carer's sample has none, it is never posted again.
     case posting(PostOut, repost: Repost?)
-    /// On the server's screen with its id (the delivered list holds it), or on that list from
-    /// before the daemon's restart, where it may be.
+    /// On the server's screen with its id (the delivered list holds it); or on that list with
+    /// nothing of it out or waiting: from before the daemon's restart, where it may be shown, or
+    /// no longer to be posted again.
     case shown
     /// Taken back while its post was out (a return, a newer call, its end): closed the moment its
     /// id arrives; history then says `delivered` and `saying`, or `dropped` if no server took it.
@@ -275,7 +276,7 @@ struct CallsInHand: Sendable {
             }
             // A server's id means a server took it: nothing of it is out or waiting any more.
             if listed[key]?.notificationId != nil && !call.phase.isShown {
-                broken.append("\(name) has a server's id but is still waiting for a server or posting")
+                broken.append("\(name) has a server's id but is not shown")
             }
         }
         return broken

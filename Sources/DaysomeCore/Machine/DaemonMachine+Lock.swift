@@ -6,7 +6,8 @@
 
 extension DaemonMachine {
     /// `source`'s new word, at `micros` of the daemon's wall clock (a locker: locked, unlocked,
-    /// or nil for gone; logind's requests: a `Lock` or `Unlock` request). Before the first
+    /// or nil for gone; logind's requests: true a `Lock` request, false an `Unlock` one, nil no
+    /// session's requests followed). Before the first
     /// decision it is only recorded: that decision combines the file and the lock itself. After
     /// it, a change of locked has the display's file read again (`.readDisplay`): it may have
     /// been written while the session was locked.

@@ -20,6 +20,8 @@ public final class FakeNotificationServer: Notifier {
         public let held: Bool
         /// When the daemon sent its Notify.
         public let sentAt: Instant
+        /// The same, by the tablet's monotonic clock: a wall clock stepped since cannot reorder it.
+        public let sentMonotonic: UInt64
         /// When the server put it up: later than `sentAt` where it hung.
         public let postedAt: Instant
         /// When the call's card is over (`Start.expiresAt`): the daemon takes it down then.
@@ -109,7 +111,8 @@ public final class FakeNotificationServer: Notifier {
                 case .wait(let reason):
                     self.server.waiting = reason
                     completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
-                default:
+                case .send, .askWhetherTheSessionHasADisplay:
+                    // A server took the name meanwhile: posted as to any server.
                     self.post(
                         start, replacing: replacing, now: now, mayStartServer: mayStartServer,
                         stillWanted: stillWanted, completion: completion)
@@ -128,6 +131,7 @@ public final class FakeNotificationServer: Notifier {
                 return
             }
             let sentAt = self.now
+            let sentMonotonic = self.loop?.now(CLOCK_MONOTONIC) ?? 0
             // Once the bus said NoReply, the server's late answer reaches nobody.
             var timedOut = false
             var handled = false
@@ -152,7 +156,8 @@ public final class FakeNotificationServer: Notifier {
                 let holds = self.doNotDisturb == .on && respect
                 let card = Card(
                     id: id, summary: text.summary, body: text.body, at: start.at, held: holds, sentAt: sentAt,
-                    postedAt: self.now, expiresAt: start.expiresAt, orphaned: timedOut || connection != self.connection)
+                    sentMonotonic: sentMonotonic, postedAt: self.now, expiresAt: start.expiresAt,
+                    orphaned: timedOut || connection != self.connection)
                 self.cards.append(card)
                 self.notified.append(card)
                 let answer = PostAnswer(
@@ -288,7 +293,8 @@ public final class FakeNotificationServer: Notifier {
         self.cards.append(
             Card(
                 id: id, summary: summary, body: "", at: Instant(seconds: 0), held: false, sentAt: self.now,
-                postedAt: self.now, expiresAt: forever, orphaned: false))
+                sentMonotonic: self.loop?.now(CLOCK_MONOTONIC) ?? 0, postedAt: self.now, expiresAt: forever,
+                orphaned: false))
         return id
     }
 
