@@ -438,4 +438,20 @@ struct SampleCallTests {
         daemon.send(.trySample)
         #expect(daemon.posts.count == 2, "a sample was posted over the display")
     }
+
+    @Test("Two tries in one second leave no card behind: each sample is its own, and her return takes both")
+    func twoTriesInOneSecondLeaveNoCardBehind() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        daemon.holdReplies = true
+        daemon.send(.trySample)
+        daemon.send(.trySample)
+        let held = daemon.heldPosts
+        #expect(Set(held).count == 2, "two samples under one key: \(held)")
+        daemon.holdReplies = false
+        for key in held { daemon.reply(key) }
+        #expect(daemon.shown.count == 1, "the first sample's card stayed beside the second")
+        daemon.send(.display(.foreground))
+        #expect(daemon.shown.isEmpty, "a sample's card stayed over the display")
+        #expect(daemon.machine.invariantViolations().isEmpty)
+    }
 }

@@ -30,7 +30,11 @@ extension DaemonMachine {
                 words: household?.words ?? .english),
             title: "Daysome", body: "This is how a call looks and sounds",
             expiresAt: now.adding(seconds: Self.sampleSeconds), dst: nil)
-        let key = DeliveryKey.sample(at: now)
+        // Its own key, also for a second try in the same second: the first one's answer, if it
+        // is still out, must find the first (taken back, and closed), not this one.
+        let keyAt = max(now, self.lastSampleAt.map { $0.adding(seconds: 1) } ?? now)
+        self.lastSampleAt = keyAt
+        let key = DeliveryKey.sample(at: keyAt)
         var sample = SampleCall(key: key)
         if case .scheduled(let id) = self.wheel.insert(.sampleEnd, at: start.expiresAt.seconds) { sample.timer = id }
         self.sample = sample

@@ -27,6 +27,8 @@ public struct DaemonMachine: Sendable {
     var inHand = CallsInHand()
     /// The carer's sample call (`daysomectl try`), while it is on screen or on its way.
     var sample: SampleCall?
+    /// The last sample's key instant: each sample gets its own, also two tries in one second.
+    var lastSampleAt: Instant?
     /// When the lay is extended, so that enough stays pending while away.
     var topUpTimer: TimerID?
     /// Bringing the day back a few seconds after a call (`settings.bringDayBack`).
@@ -102,6 +104,9 @@ public struct DaemonMachine: Sendable {
     // MARK: Start-up
 
     /// The first decision after a (re)start: the display state and household are already read.
+    /// `display` is the one to act on, the lock already applied; the file's own word is kept in
+    /// `screenLock` only by `startAfterRestart` and `displayRead`, which the daemon uses. A machine
+    /// started here alone (`VirtualDaemon`) has the file's word once `displayRead` gives it.
     /// - Parameter lastGood: the copy of the last household used, kept in the state directory: in
     ///   force when the file cannot be used now (rule 9 across restarts and reboots).
     /// - Parameter stateProven: false when the state read may be behind what was called before
