@@ -75,8 +75,10 @@ struct CallsInHand: Sendable {
 
     /// A new wheel: no close is in it any more.
     mutating func forgetExpiries() {
-        for key in self.calls.keys { self.calls[key]?.expiry = nil }
-        for key in Array(self.calls.keys) { self.forgetIfDone(key) }
+        for key in Array(self.calls.keys) {
+            self.calls[key]?.expiry = nil
+            self.forgetIfDone(key)
+        }
     }
 
     // MARK: Waiting for a server
