@@ -97,22 +97,20 @@ public final class FakeNotificationServer: Notifier {
         // The real notifier's route: at once where the post may not start a server, and from the
         // loop where it first asks whether the session has a display. This world has no bus to
         // start a server, so its session is one without a display.
-        let wait = { [weak self] (reason: String) in
-            self?.server.waiting = reason
-            completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
-        }
         switch PostRoute.whenPosting(serverOwnsTheName: self.instance != nil, mayStartServer: mayStartServer) {
         case .send:
             break
         case .wait(let reason):
-            wait(reason)
+            self.server.waiting = reason
+            completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
             return
         case .askWhetherTheSessionHasADisplay:
             self.onLoop { [weak self] in
                 guard let self else { return }
                 switch PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: self.instance != nil) {
                 case .wait(let reason):
-                    wait(reason)
+                    self.server.waiting = reason
+                    completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
                 case .send, .askWhetherTheSessionHasADisplay:
                     // A server took the name meanwhile: posted as to any server.
                     self.post(
