@@ -8,7 +8,7 @@ import DaysomeCore
 import SystemdKit
 
 /// The subscription to one server's Do Not Disturb signal.
-final class DoNotDisturbWatch {
+final class DoNotDisturbWatch: DoNotDisturbFollowing {
     /// The server name it follows (`GetServerInformation`).
     let serverName: String
     private var slots: [BusSlot] = []

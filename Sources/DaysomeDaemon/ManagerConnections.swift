@@ -9,8 +9,12 @@ import SystemdKit
 
 extension Manager {
     func connectNotifier() throws(DaemonError) {
-        if let given = self.peers.notifier {
-            self.notifier = given(self)
+        if let given = self.peers.notifications, self.options.notifier == .freedesktop {
+            do {
+                self.notifier = try self.freedesktopNotifier(on: given(self.loop), startingUp: true)
+            } catch {
+                throw .setup("Failed to follow the notification server: \(error)")
+            }
             return
         }
         switch self.options.notifier {
@@ -37,8 +41,17 @@ extension Manager {
         guard let eventLoop = self.eventLoop else { throw Errno(rawValue: ENOTSUP) }
         let bus = try Bus.openUser()
         try bus.attach(to: eventLoop)
-        let notifier = try FreedesktopNotifier(
-            bus: bus, loop: eventLoop, environment: self.environment,
+        let notifier = try self.freedesktopNotifier(
+            on: NotificationsOnTheBus(bus: bus, loop: eventLoop), startingUp: startingUp)
+        self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.sessionBusLost() }
+        self.bus = bus
+        self.notifier = notifier
+    }
+
+    /// The notifier on `peer`, its server's words wired to this Manager.
+    func freedesktopNotifier(on peer: any NotificationsPeer, startingUp: Bool) throws(Errno) -> FreedesktopNotifier {
+        try FreedesktopNotifier(
+            peer: peer, loop: self.loop, environment: self.environment,
             respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
             closedByServer: { [weak self] id, reason, sender in self?.serverClosed(id, reason: reason, by: sender) },
             clicked: { [weak self] id, sender in self?.clicked(id, by: sender) },
@@ -47,9 +60,6 @@ extension Manager {
             left: { [weak self] previous in self?.serverLeft(previous) },
             appeared: { [weak self] in self?.syncServerIdentity() },
             learned: { [weak self] in self?.serverLearned() }, askOwnerNow: startingUp)
-        self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.sessionBusLost() }
-        self.bus = bus
-        self.notifier = notifier
     }
 
     // What a notifier hears from its server, each with the instance (`Notifier.instance`'s form)

@@ -25,11 +25,12 @@ protocol DisplayBringer: AnyObject {
 struct ManagerPeers {
     let loop: any Loop
     /// The sd-event loop behind `loop` in production: buses attach to it. Nil in the embedded world,
-    /// which opens no bus: its notifier is given, its lockers speak through `Manager.lockChanged`,
+    /// which opens no bus: its notifier's server is given, its lockers speak through `Manager.lockChanged`,
     /// and it runs on the wheel.
     let eventLoop: EventLoop?
-    /// Makes the notifier, given the Manager its server's words go to; nil to open the session bus's.
-    var notifier: ((Manager) -> any Notifier)? = nil
+    /// The notification server the real notifier talks to, on the loop it is given; nil for the
+    /// session bus's. A daemon started anew connects anew.
+    var notifications: ((any Loop) -> any NotificationsPeer)? = nil
     /// Makes the user manager the systemd backend lays its timers in, given the Manager their fires
     /// reach; nil for the user's own over the bus. The backend itself is always the real one.
     var timers: ((Manager) -> any TimerManager)? = nil

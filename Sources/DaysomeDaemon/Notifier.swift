@@ -89,13 +89,14 @@ struct NotifierError: Error, Sendable {
     var failure: PostFailure = .refused
 }
 
-/// org.freedesktop.Notifications on the session bus.
+/// org.freedesktop.Notifications, through its peer (NotificationsPeer.swift): the session bus,
+/// or the embedded world's fake server.
 final class FreedesktopNotifier: Notifier {
     let readsDoNotDisturb = true
-    private let notifications: Notifications
+    private let peer: any NotificationsPeer
     private(set) var server = ServerInfo(name: nil, present: false, capabilities: [])
     private(set) var instance: String?
-    private var slots: [BusSlot] = []
+    private var subscriptions: [AnyObject] = []
 
     /// Whether a Do Not Disturb holds calls back: the household's choice, else the daemon's `--dnd`.
     private let respectDoNotDisturb: () -> Bool
@@ -105,22 +106,22 @@ final class FreedesktopNotifier: Notifier {
     /// Runs when a probe's answer changed what is known of the server (status publishes it).
     private let learned: () -> Void
     /// Servers another took the name over from, that still ran then: watched until they leave.
-    private var previousServers: [String: BusSlot] = [:]
+    private var previousServers: [String: AnyObject] = [:]
     /// The unique name that owned the server's name, while the bus is asked whether it still
     /// runs: until the machine knows, an id it gave is closed or replaced only there.
     private var changingFrom: String?
     /// Where a probe that found the server not yet answering is tried again.
-    private let loop: EventLoop
-    private var retry: EventSource?
+    private let loop: any Loop
+    private var retry: (any LoopSource)?
     private var retries = 0
     /// The name and vendor of the server that answered last. A call posted while none runs
     /// (MATE's quits when idle, and the post starts it again) is made for that one, since it is
     /// what the bus starts: its urgency, and the reason status gives, are that server's.
     private var lastServer: (name: String?, vendor: String?) = (nil, nil)
     /// The subscription to the running server's Do Not Disturb signal, while it answers.
-    private var doNotDisturbWatch: DoNotDisturbWatch?
+    private var doNotDisturbWatch: (any DoNotDisturbFollowing)?
     /// The watch on GSettings' `show-banners`, while GNOME Shell or Phosh answers.
-    private var bannersWatch: GSettingsDoNotDisturb?
+    private var bannersWatch: AnyObject?
 
     /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away,
     /// `takenOver` (with its instance) when another took the name over while it still runs (or it
@@ -128,32 +129,33 @@ final class FreedesktopNotifier: Notifier {
     /// a server closed a card itself (with its reason), `clicked` when she activates a call (its
     /// `default` action), each with the instance that said so, and `learned` when a probe answered.
     init(
-        bus: Bus, loop: EventLoop, environment: [String: String], respectDoNotDisturb: @escaping () -> Bool,
+        peer: any NotificationsPeer, loop: any Loop, environment: [String: String],
+        respectDoNotDisturb: @escaping () -> Bool,
         closedByServer: @escaping (UInt32, UInt32, String?) -> Void, clicked: @escaping (UInt32, String?) -> Void,
         restarted: @escaping () -> Void, takenOver: @escaping (String) -> Void, left: @escaping (String) -> Void,
         appeared: @escaping () -> Void, learned: @escaping () -> Void, askOwnerNow: Bool = true
     ) throws(Errno) {
-        self.notifications = Notifications(bus: bus)
+        self.peer = peer
         self.environment = environment
         self.respectDoNotDisturb = respectDoNotDisturb
         self.learned = learned
         self.loop = loop
         // Each signal names the instance that sent it: a server another took the name over from
         // still sends them, for its own ids.
-        let sentBy = { (sender: String?) in sender.map { "\((try? bus.busId) ?? "?") \($0)" } }
-        self.slots.append(
-            try self.notifications.onActionInvokedBy { id, key, sender in
+        let instance = { (name: String) in "\(peer.busId) \(name)" }
+        let sentBy = { (sender: String?) in sender.map(instance) }
+        self.subscriptions.append(
+            try peer.subscribeActionInvoked { id, key, sender in
                 if key == "default" { clicked(id, sentBy(sender)) }
             })
-        self.slots.append(
-            try self.notifications.onClosedBy { id, reason, sender in
+        self.subscriptions.append(
+            try peer.subscribeNotificationClosed { id, reason, sender in
                 // Reason 3 is our own CloseNotification; the others are the server's or her doing.
                 if reason != .closedByCall { closedByServer(id, reason.rawValue, sentBy(sender)) }
             })
-        self.slots.append(
-            try self.notifications.onOwnerChange { [weak self] old, new in
+        self.subscriptions.append(
+            try peer.subscribeOwnerChanged { [weak self] old, new in
                 guard let self else { return }
-                let instance = { (name: String) in "\((try? bus.busId) ?? "?") \(name)" }
                 guard let old else {
                     // A server that appears where none was (a post activated it, or the session
                     // started one) voids no id, and calls waiting for a server go to it at once.
@@ -168,7 +170,7 @@ final class FreedesktopNotifier: Notifier {
                 // another took the name over (its cards stay, and only it can close them). The bus
                 // driver answers after it has handled an exit, so the answer tells them apart.
                 self.changingFrom = old
-                self.notifications.isOnBus(old) { [weak self] running in
+                self.peer.isOnBus(old) { [weak self] running in
                     guard let self else { return }
                     if self.changingFrom == old { self.changingFrom = nil }
                     self.instance = new.map(instance)
@@ -178,7 +180,7 @@ final class FreedesktopNotifier: Notifier {
                         return
                     }
                     let previous = instance(old)
-                    self.previousServers[old] = try? self.notifications.onLeaving(old) { left(previous) }
+                    self.previousServers[old] = try? self.peer.subscribeLeaving(old) { left(previous) }
                     takenOver(previous)
                 }
             })
@@ -187,17 +189,15 @@ final class FreedesktopNotifier: Notifier {
         // know which instance stamped the ids kept across the restart. On a reconnect, from the
         // loop, it comes back when it comes.
         guard askOwnerNow else {
-            self.notifications.serverOwner { [weak self] result in
+            peer.serverOwner { [weak self] result in
                 guard let self, self.instance == nil, case .success(let owner?) = result else { return }
-                self.instance = "\((try? bus.busId) ?? "?") \(owner)"
+                self.instance = instance(owner)
                 self.refresh()
                 appeared()
             }
             return
         }
-        self.instance = (try? self.notifications.serverOwner()).flatMap { $0 }.map {
-            "\((try? bus.busId) ?? "?") \($0)"
-        }
+        self.instance = (try? peer.serverOwner()).flatMap { $0 }.map(instance)
         if self.instance != nil {
             self.server.present = true
             self.refresh()
@@ -215,7 +215,7 @@ final class FreedesktopNotifier: Notifier {
     /// starting a server.
     func refresh() {
         self.server.present = true
-        self.notifications.probeServer { [weak self] result in
+        self.peer.probeServer { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let info):
@@ -248,8 +248,8 @@ final class FreedesktopNotifier: Notifier {
     private func probeAgain() {
         guard self.retries < 5 else { return }
         self.retries += 1
-        self.retry = try? self.loop.addTimer(clock: CLOCK_MONOTONIC, after: 1_000_000, description: "server probe") {
-            [weak self] _ in
+        self.retry = try? self.loop.timer(clock: CLOCK_MONOTONIC, after: 1_000_000, description: "server probe") {
+            [weak self] in
             self?.refresh()
         }
     }
@@ -272,8 +272,8 @@ final class FreedesktopNotifier: Notifier {
         }
         self.bannersWatch = nil
         if self.doNotDisturbWatch?.serverName != name {
-            self.doNotDisturbWatch = DoNotDisturbWatch(
-                bus: self.notifications.bus, serverName: name,
+            self.doNotDisturbWatch = self.peer.followDoNotDisturb(
+                serverName: name,
                 changed: { [weak self] state in
                     guard let self, self.server.name == name else { return }
                     guard let state else {
@@ -299,9 +299,7 @@ final class FreedesktopNotifier: Notifier {
         self.doNotDisturbWatch = nil
         if self.bannersWatch == nil {
             let name = self.server.name
-            self.bannersWatch = GSettingsDoNotDisturb(
-                bus: self.notifications.bus, loop: self.loop, environment: self.environment
-            ) { [weak self] state in
+            self.bannersWatch = self.peer.followShowBanners(environment: self.environment) { [weak self] state in
                 guard let self, self.server.name == name, state != self.server.doNotDisturb else { return }
                 self.server.doNotDisturb = state
                 self.server.choice = self.choose()
@@ -322,56 +320,28 @@ final class FreedesktopNotifier: Notifier {
     /// dunst's `paused`, xfce4-notifyd's xfconf setting, swaync's `GetDnd`, mako's modes), in the
     /// background; `then` runs once the answer (or its absence: a frozen server, a timeout) is in.
     private func readDoNotDisturb(then: @escaping () -> Void = {}) {
-        guard let (message, shape, neverSet) = self.doNotDisturbCall() else {
+        guard let query = OnEveryDesktop.doNotDisturbQuery(serverName: self.server.name) else {
             then()
             return
         }
         // Short: a frozen server delays the call it decides by this much at most, never the loop.
-        self.notifications.bus.send(
-            message, timeout: 500_000,
-            decode: { reply throws(Errno) -> ServerDoNotDisturb in
-                switch shape {
-                case .propertyBoolean:
-                    return shape.doNotDisturb(boolean: try reply.enterContainer("v", "b") ? try reply.readBool() : nil)
-                case .boolean:
-                    return shape.doNotDisturb(boolean: try reply.readBool())
-                case .namesInclude:
-                    return shape.doNotDisturb(names: try reply.readStringArray())
-                }
-            },
-            completion: { [weak self] result in
-                // Whatever it says now, `unknown` included (mako with a mode of the user's own):
-                // an earlier answer is no longer its word.
-                let answer: ServerDoNotDisturb?
-                switch result {
-                case .success(let state): answer = state
-                case .failure(let error) where neverSet != nil && error.name == neverSet: answer = .off
-                case .failure: answer = nil
-                }
-                if let self, let state = answer {
-                    self.server.doNotDisturb = state
-                    self.server.choice = self.choose()
-                    self.learned()
-                }
-                then()
-            })
-    }
-
-    /// The call that reads the server's Do Not Disturb, never letting the bus start a service for
-    /// it, the shape of its reply, and the error that means the switch was never set (off); nil
-    /// where the bus cannot tell.
-    private func doNotDisturbCall() -> (BusMessage, DoNotDisturbReply, String?)? {
-        guard let query = OnEveryDesktop.doNotDisturbQuery(serverName: self.server.name),
-            let message = try? self.notifications.bus.newMethodCall(
-                destination: query.destination, path: query.path, interface: query.interface, member: query.member)
-        else { return nil }
-        do {
-            try message.setAutoStart(false)
-            for argument in query.arguments { try message.append(argument) }
-        } catch {
-            return nil
+        self.peer.readDoNotDisturb(query, timeout: 500_000) { [weak self] result in
+            // Whatever it says now, `unknown` included (mako with a mode of the user's own):
+            // an earlier answer is no longer its word.
+            let answer: ServerDoNotDisturb?
+            switch result {
+            case .success(let state): answer = state
+            case .failure(let error) where query.neverSetError != nil && error.name == query.neverSetError:
+                answer = .off
+            case .failure: answer = nil
+            }
+            if let self, let state = answer {
+                self.server.doNotDisturb = state
+                self.server.choice = self.choose()
+                self.learned()
+            }
+            then()
         }
-        return (message, query.reply, query.neverSetError)
     }
 
     /// Whether the session has a display a notification server could be started on: a non-empty
@@ -380,21 +350,14 @@ final class FreedesktopNotifier: Notifier {
     /// manager answers (`SessionDisplay`).
     private func sessionHasDisplay(_ completion: @escaping (Bool) -> Void) {
         let own = SessionDisplay.isNamed(in: self.environment)
-        self.notifications.bus.getProperty(
-            destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
-            interface: "org.freedesktop.systemd1.Manager", name: "Environment", autoStart: false,
-            read: { reply throws(Errno) -> [String] in
-                guard try reply.enterContainer("v", "as") else { throw Errno(rawValue: EBADMSG) }
-                return try reply.readStringArray()
-            },
-            completion: { result in
-                switch result {
-                case .success(let variables):
-                    completion(SessionDisplay.isNamed(inEntries: variables))
-                case .failure:
-                    completion(own)
-                }
-            })
+        self.peer.sessionEnvironment { result in
+            switch result {
+            case .success(let variables):
+                completion(SessionDisplay.isNamed(inEntries: variables))
+            case .failure:
+                completion(own)
+            }
+        }
     }
 
     func post(
@@ -456,7 +419,7 @@ final class FreedesktopNotifier: Notifier {
         if replacing != 0, let old = self.changingFrom {
             // The name just changed owner: the id to replace is the old owner's, and the new one
             // would take it for one of its own. It is closed where it was given instead.
-            self.notifications.close(id: replacing, server: old)
+            self.peer.close(id: replacing, server: old)
             replacing = 0
         }
         let text = Content.notification(start, markup: self.server.capabilities.contains("body-markup"))
@@ -471,11 +434,11 @@ final class FreedesktopNotifier: Notifier {
         // call when it wakes (one frozen for 43 s did, past sd-bus's 25 s default), so its reply is
         // waited for however late, and a late id is closed at once where the call was taken back.
         // The bus answers NoReply if the server leaves without answering, which proves it unseen.
-        let busId = try? self.notifications.bus.busId
+        let busId = self.peer.busId
         let held = OnEveryDesktop.held(
             serverName: self.server.name, vendor: self.server.vendor, doNotDisturb: self.server.doNotDisturb,
             urgency: choice.urgency)
-        self.notifications.post(
+        let call = NotifyCall(
             appName: "Daysome", replacesID: replacing, icon: "daysome", summary: text.summary, body: text.body,
             actions: ["default", "Open the day"],
             hints: [
@@ -485,15 +448,15 @@ final class FreedesktopNotifier: Notifier {
             expireTimeout: OnEveryDesktop.expireTimeout(
                 expiresAt: start.expiresAt, now: now, serverName: self.server.name ?? self.lastServer.name,
                 vendor: self.server.vendor ?? self.lastServer.vendor),
-            timeout: Bus.noTimeout
-        ) { result in
+            start: start)
+        self.peer.post(call, timeout: Bus.noTimeout) { result in
             switch result {
             case .success(let answer):
                 // The id is the instance's that answered: the name may have changed owner meanwhile.
                 completion(
                     .success(
                         PostAnswer(
-                            id: answer.id, instance: answer.server.map { "\(busId ?? "?") \($0)" }, held: held,
+                            id: answer.id, instance: answer.server.map { "\(busId) \($0)" }, held: held,
                             bellHeld: choice.bellHeld)))
             case .failure(let error):
                 completion(
@@ -515,19 +478,19 @@ final class FreedesktopNotifier: Notifier {
             // where it was given, by that server's unique name, and only while it is on this bus
             // (unique names are never reused on one bus, so this never reaches another's card).
             let parts = instance.split(separator: " ").map(String.init)
-            guard parts.count == 2, parts[0] == (try? self.notifications.bus.busId) else { return }
-            self.notifications.close(id: id, server: parts[1])
+            guard parts.count == 2, parts[0] != "?", parts[0] == self.peer.busId else { return }
+            self.peer.close(id: id, server: parts[1])
             return
         }
         if OnEveryDesktop.keepsClosedCards(serverName: self.server.name, vendor: self.server.vendor) {
             // notification-daemon 3.20 says NotificationClosed but leaves the bubble up; a
             // replacement that expires at once takes it down.
-            self.notifications.notify(
-                appName: "Daysome", replacesID: id, summary: "", body: "", hints: [("transient", .bool(true))],
-                expireTimeout: 1
-            ) { _ in }
+            let replacement = NotifyCall(
+                appName: "Daysome", replacesID: id, icon: "", summary: "", body: "", actions: [],
+                hints: [("transient", .bool(true))], expireTimeout: 1, start: nil)
+            self.peer.post(replacement, timeout: 0) { _ in }
         }
-        self.notifications.close(id: id)
+        self.peer.close(id: id, server: nil)
     }
 
     /// Reads the server's Do Not Disturb afresh where a respected one could hold the bell, then

@@ -98,7 +98,8 @@ struct EmbeddedWorld {
     var fileWrittenWhileDown = false
     /// When she last saw the day, after a step: a post still out then is taken back, and its card
     /// comes down whenever the server answers, away or not.
-    var lastSawTheDay: Instant?
+    /// By the tablet's monotonic clock, which no clock step moves.
+    var lastSawTheDay: UInt64?
     /// Notifies already judged, and log lines already read.
     var judged = 0
     var logRead = 0
@@ -236,6 +237,8 @@ struct EmbeddedWorld {
 
     /// The server's leaving takes its cards: each may be posted once more.
     mutating func wipe() {
+        // Ids start again on the next instance: one no daemon could reach went with its card.
+        self.unreachable = []
         for card in self.tablet.server.cards { self.wiped[Self.call(card), default: 0] += 1 }
     }
 
@@ -251,7 +254,7 @@ struct EmbeddedWorld {
     mutating func check(after step: SimStep) -> SimViolation? {
         let tablet = self.tablet
         let cards = tablet.server.notified
-        if self.seesTheDay { self.lastSawTheDay = tablet.now }
+        if self.seesTheDay { self.lastSawTheDay = tablet.loop.monotonic }
         // Never twice, and nothing stale, for each Notify the server took since the last step.
         for card in cards[self.judged...] {
             if self.stateFull { self.postedWhileFull.insert(Self.call(card)) }
@@ -340,7 +343,7 @@ struct EmbeddedWorld {
     func wasOutAtHerReturn(_ start: String?) -> Bool {
         guard let lastSawTheDay, let start else { return false }
         return self.tablet.server.notified.contains {
-            $0.at.rfc3339 == start && $0.sentAt <= lastSawTheDay && $0.postedAt >= lastSawTheDay
+            $0.at.rfc3339 == start && $0.sentMonotonic <= lastSawTheDay && $0.postedMonotonic >= lastSawTheDay
         }
     }
 

@@ -11,6 +11,12 @@ public struct ServerDescription: Sendable, Equatable {
     public let name: String
     public let vendor: String
     public let capabilities: [String]
+
+    public init(name: String, vendor: String, capabilities: [String]) {
+        self.name = name
+        self.vendor = vendor
+        self.capabilities = capabilities
+    }
 }
 
 extension Notifications {

@@ -114,6 +114,11 @@ public final class Notifications {
     public struct Answer: Sendable, Equatable {
         public let id: UInt32
         public let server: String?
+
+        public init(id: UInt32, server: String?) {
+            self.id = id
+            self.server = server
+        }
     }
 
     /// Shows (or replaces) a notification as `notify` does, asynchronously, and tells which server

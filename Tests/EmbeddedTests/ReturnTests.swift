@@ -55,7 +55,7 @@ struct ReturnTests {
     @Test func aReturnWhileTheCallsPostIsOutLeavesNothingShown() throws {
         let tablet = try tablet("post-out", at: "2026-06-01T11:59:50Z", household: Self.twoMinutes)
         defer { tablet.remove() }
-        tablet.server.hang()
+        tablet.server.holdNotifies()
         tablet.advance(to: at("2026-06-01T12:00:00Z"))
         try tablet.writeDisplay("foreground")
         tablet.server.wake()

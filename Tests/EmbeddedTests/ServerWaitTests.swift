@@ -34,11 +34,11 @@ struct ServerWaitTests {
         let reason = try #require(try tablet.status().notificationServer.waiting)
 
         // A server appears, answers the daemon's probe, and holds its answer to Notify.
-        tablet.server.hang()
+        tablet.server.holdNotifies()
         tablet.server.start()
         tablet.advance(seconds: 1)
         let probed = try tablet.status().notificationServer
-        #expect(probed.present && probed.name == "fake", "\(probed)")
+        #expect(probed.present && probed.name == FakeNotificationServer.name, "\(probed)")
         #expect(tablet.events(.delivered).isEmpty, "taken before status was read: the test proves nothing")
         #expect(probed.waiting == reason, "probed, not yet taken: \(probed)")
 

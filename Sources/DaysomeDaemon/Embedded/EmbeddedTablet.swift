@@ -55,6 +55,7 @@ public final class EmbeddedTablet {
         paths.runtimeDirectory = root + "/run/daysome"
         paths.stateDirectory = root + "/state"
         self.paths = paths
+        self.server.clock = { [weak self] in (self?.loop.realtime ?? 0, self?.loop.monotonic ?? 0) }
         try FileIO.makeDirectories(root + "/config", mode: 0o700)
         try FileIO.makeDirectories(root + "/run/display-app", mode: 0o700)
         if let household { try self.writeHousehold(household) }
@@ -84,10 +85,7 @@ public final class EmbeddedTablet {
         let returner = RecordingReturner { [weak self] reason in self?.returns.append(reason) }
         var peers = ManagerPeers(loop: loop, eventLoop: nil)
         let server = self.server
-        peers.notifier = { manager in
-            server.attach(loop: loop, manager: manager)
-            return server
-        }
+        peers.notifications = { loop in server.connect(loop: loop) }
         peers.lockersAtStart = { [weak self] manager in
             for (source, locked) in self?.lockers ?? [:] { manager.lockChanged(source, locked) }
         }

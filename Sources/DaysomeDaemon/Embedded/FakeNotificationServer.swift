@@ -1,14 +1,16 @@
-// The embedded world's notification server: the notifier and the server behind it in one object,
-// as the daemon sees them through `Notifier`. Its replies come back on the loop's next iteration,
-// as a bus's do; its knobs are the faults a real one has: it hangs and wakes, restarts and wipes
-// its cards, stops, is taken over, closes a card itself, is clicked, switches Do Not Disturb.
+// The embedded world's notification server, and the session bus it is on, as the daemon's real
+// notifier sees them through `NotificationsPeer`: method calls it answers on the loop's next
+// iteration, signals it sends, and the bus driver's answers about who owns its name. Its knobs are
+// the faults a real one has: it hangs and wakes, restarts and wipes its cards, stops, closes a
+// card itself, is clicked, switches Do Not Disturb. It says it is swaync, whose Do Not Disturb
+// holds every call but a critical one and is said on a signal at each switch.
 
 import DaysomeCore
 import Glibc
 import SystemdKit
 
-/// A notification server and its notifier, on the embedded world's loop.
-public final class FakeNotificationServer: Notifier {
+/// A notification server on the session bus, and the daemon's connections to it.
+public final class FakeNotificationServer {
     /// A card on its screen.
     public struct Card: Sendable, Equatable {
         public let id: UInt32
@@ -16,7 +18,7 @@ public final class FakeNotificationServer: Notifier {
         public let body: String
         /// The start it calls, as the daemon said.
         public let at: Instant
-        /// Whether a Do Not Disturb held it out of sight.
+        /// Whether its Do Not Disturb held it out of sight.
         public let held: Bool
         /// When the daemon sent its Notify.
         public let sentAt: Instant
@@ -24,6 +26,8 @@ public final class FakeNotificationServer: Notifier {
         public let sentMonotonic: UInt64
         /// When the server put it up: later than `sentAt` where it hung.
         public let postedAt: Instant
+        /// The same, by the tablet's monotonic clock.
+        public let postedMonotonic: UInt64
         /// When the call's card is over (`Start.expiresAt`): the daemon takes it down then.
         public let expiresAt: Instant
         /// Whether the daemon that posted it had died before the server answered (a hung server
@@ -31,256 +35,230 @@ public final class FakeNotificationServer: Notifier {
         public let orphaned: Bool
     }
 
-    /// A server that sends no word when its switch moves is read before calls; this one signals.
-    let readsDoNotDisturb = true
-    private(set) var server = ServerInfo(name: "fake", present: true, capabilities: ["body"])
-    /// The instance answering now (`fake :1.N`, a new N per start); nil while none runs.
-    public private(set) var instance: String?
+    /// What it says of itself (`GetServerInformation`, `GetCapabilities`).
+    static let description = ServerDescription(name: name, vendor: "erikreider", capabilities: ["actions", "body"])
+    /// Its name: swaync's, as `OnEveryDesktop`'s tables know it.
+    public static let name = "SwayNotificationCenter"
+    /// The bus's id: an instance is named "fake :1.N".
+    static let busId = "fake"
+    /// dbus-daemon's reply timeout, in microseconds.
+    static let busReplyTimeout: UInt64 = 25_000_000
+    /// sd-bus's default timeout, for a call that names none.
+    static let defaultTimeout: UInt64 = 25_000_000
+
+    /// The unique name of the server running now; nil while none runs.
+    public private(set) var uniqueName: String?
+    /// The instance answering now, as the daemon names it (`fake :1.N`); nil while none runs.
+    public var instance: String? { self.uniqueName.map { "\(Self.busId) \($0)" } }
     /// Every card on screen, oldest first.
     public private(set) var cards: [Card] = []
     /// Every Notify it answered, in order: what "never twice" counts.
     public private(set) var notified: [Card] = []
     /// Every id the daemon closed.
     public private(set) var closed: [UInt32] = []
-    /// Whether it answers now; a hung server keeps each reply until it wakes.
+    /// The ids this instance was asked to close, handled or still held while it hangs.
+    public private(set) var closeAsked: Set<UInt32> = []
+    /// Whether it answers now; a hung server keeps each request until it wakes.
     public private(set) var hung = false
+    /// Whether it keeps each Notify until it wakes, answering everything else.
+    public private(set) var holdsNotifies = false
     /// Whether the bus answers NoReply for a Notify this server has held 25 s while hung
     /// (dbus-daemon's reply timeout): the daemon then cannot know whether the card shows, and the
     /// server may still put it up when it wakes, with an id no daemon learns.
     public var busTimesOut = false
-    /// dbus-daemon's reply timeout, in microseconds.
-    static let busReplyTimeout: UInt64 = 25_000_000
-    /// The Do Not Disturb it reports, respected only where the household asks.
+    /// Its Do Not Disturb switch.
     public private(set) var doNotDisturb: ServerDoNotDisturb = .off
-    /// Requests it has not handled yet, while hung.
-    private var held: [() -> Void] = []
+    /// Requests it has not handled yet, while hung: each handles itself, or is told its caller
+    /// was left without a reply when the server exits first.
+    private var held: [(handle: () -> Void, exited: () -> Void)] = []
     private var nextId: UInt32 = 1
-    private var generation = 1
-    /// The daemon connected now, and its loop; a new daemon connects anew (`attach`).
-    private var loop: (any Loop)?
-    private weak var manager: Manager?
-    /// Counts the daemon's connections: a reply to an older one goes nowhere (its process died).
-    private var connection = 0
-    private var replies: [any LoopSource] = []
+    private var generation = 0
+    /// The connected daemon's connection (a new daemon connects anew).
+    private var connection: Connection?
+    /// The tablet's clocks (realtime, monotonic) in µs: a server that wakes while no daemon runs
+    /// still puts its cards up at the tablet's time.
+    var clock: () -> (realtime: UInt64, monotonic: UInt64) = { (0, 0) }
 
     init() {
-        self.server.doNotDisturbSource = .followed
-        self.server.doNotDisturb = .off
-        self.instance = "fake :1.\(self.generation)"
+        self.startAnew()
     }
 
-    /// A new daemon connected: its words go to `manager`, on `loop`.
-    func attach(loop: any Loop, manager: Manager) {
-        self.connection += 1
-        self.loop = loop
-        self.manager = manager
-        self.replies = []
+    /// A new connection from a daemon on `loop`; an older one is closed (its process died).
+    func connect(loop: any Loop) -> any NotificationsPeer {
+        self.connection?.open = false
+        let connection = Connection(server: self, loop: loop)
+        self.connection = connection
+        return connection
     }
-
-    /// The tablet's time, as the connected daemon's loop has it.
-    private var now: Instant { Instant(seconds: Int64((self.loop?.now(CLOCK_REALTIME) ?? 0) / 1_000_000)) }
 
     /// The daemon's process died: its connection with it, and every reply owed to it.
     func detach() {
-        self.connection += 1
-        self.loop = nil
-        self.manager = nil
-        self.replies = []
+        self.connection?.open = false
+        self.connection = nil
     }
 
-    // MARK: Notifier
+    /// The tablet's time.
+    private var now: Instant { Instant(seconds: Int64(self.clock().realtime / 1_000_000)) }
 
-    func post(
-        _ start: Start, replacing: UInt32, now: Instant, mayStartServer: Bool, stillWanted: @escaping () -> Bool,
-        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
-    ) {
-        // The real notifier's route: at once where the post may not start a server, and from the
-        // loop where it first asks whether the session has a display. This world has no bus to
-        // start a server, so its session is one without a display.
-        switch PostRoute.whenPosting(serverOwnsTheName: self.instance != nil, mayStartServer: mayStartServer) {
-        case .send:
-            break
-        case .wait(let reason):
-            self.server.waiting = reason
-            completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
-            return
-        case .askWhetherTheSessionHasADisplay:
-            self.onLoop { [weak self] in
-                guard let self else { return }
-                switch PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: self.instance != nil) {
-                case .wait(let reason):
-                    self.server.waiting = reason
-                    completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
-                case .send, .askWhetherTheSessionHasADisplay:
-                    // A server took the name meanwhile: posted as to any server.
-                    self.post(
-                        start, replacing: replacing, now: now, mayStartServer: mayStartServer,
-                        stillWanted: stillWanted, completion: completion)
-                }
-            }
-            return
-        }
-        let respect = self.manager?.respectsDoNotDisturb ?? false
-        let connection = self.connection
-        // The daemon reads the server's switch first, and asks just before the Notify goes out
-        // whether the call is still wanted (a return meanwhile sends nothing).
-        self.onLoop { [weak self] in
-            guard let self else { return }
-            guard stillWanted() else {
-                completion(.failure(NotifierError(message: "taken back before it was posted")))
-                return
-            }
-            let sentAt = self.now
-            let sentMonotonic = self.loop?.now(CLOCK_MONOTONIC) ?? 0
-            // Once the bus said NoReply, the server's late answer reaches nobody.
-            var timedOut = false
-            var handled = false
-            if self.hung && self.busTimesOut {
-                self.onLoop(after: Self.busReplyTimeout) {
-                    guard !handled, connection == self.connection else { return }
-                    timedOut = true
-                    completion(
-                        .failure(
-                            NotifierError(
-                                message: "Did not receive a reply (the bus's reply timeout)",
-                                failure: PostFailure(busErrorName: "org.freedesktop.DBus.Error.NoReply"))))
-                }
-            }
-            self.handle {
-                handled = true
-                let instance = self.instance
-                if replacing != 0 { self.cards.removeAll { $0.id == replacing } }
-                let id = replacing != 0 ? replacing : self.nextId
-                if replacing == 0 { self.nextId += 1 }
-                let text = Content.notification(start, markup: false)
-                let holds = self.doNotDisturb == .on && respect
-                let card = Card(
-                    id: id, summary: text.summary, body: text.body, at: start.at, held: holds, sentAt: sentAt,
-                    sentMonotonic: sentMonotonic, postedAt: self.now, expiresAt: start.expiresAt,
-                    orphaned: timedOut || connection != self.connection)
-                self.cards.append(card)
-                self.notified.append(card)
-                let answer = PostAnswer(
-                    id: id, instance: instance, held: holds ? "Do Not Disturb is on" : nil, bellHeld: holds)
-                guard connection == self.connection, !timedOut else { return }
-                self.onLoop { completion(.success(answer)) }
-            }
-        }
-    }
-
-    func close(_ id: UInt32, on instance: String?) {
-        // An id of another instance means nothing here: only its giver can close it.
-        guard instance == nil || instance == self.instance else { return }
-        self.handle {
-            self.closed.append(id)
-            self.cards.removeAll { $0.id == id }
-        }
-    }
-
-    func noCallWaits() {
-        self.server.waiting = nil
-    }
-
-    func holdsTheBell() -> Bool {
-        (self.manager?.respectsDoNotDisturb ?? false) && self.doNotDisturb == .on
-    }
-
-    func readDoNotDisturbForTheBell(then: @escaping () -> Void) {
-        self.onLoop(then)
-    }
+    // MARK: What the server does with a request
 
     /// The server handles a request now, or when it wakes.
-    private func handle(_ request: @escaping () -> Void) {
-        if self.hung {
-            self.held.append(request)
+    private func handle(_ request: @escaping () -> Void, exited: @escaping () -> Void = {}, isNotify: Bool = false) {
+        if self.hung || (isNotify && self.holdsNotifies) {
+            self.held.append((request, exited))
         } else {
             request()
         }
     }
 
-    /// Runs `work` on the daemon's loop's next iteration (a reply off the bus), or `after`
-    /// microseconds; the source is kept until it ran, as the loop holds it only while kept.
-    private func onLoop(after usec: UInt64? = nil, _ work: @escaping () -> Void) {
-        guard let loop = self.loop else { return }
-        var source: (any LoopSource)?
-        let run = { [weak self] in
-            self?.replies.removeAll { $0 === source }
-            // The source holds this closure, and the closure the source: let go once it ran.
-            source = nil
-            work()
+    /// A Notify: the card goes up (held out of sight where its Do Not Disturb holds that urgency)
+    /// and its id goes back, unless the caller's connection is gone or the bus gave up waiting.
+    fileprivate func notify(
+        _ call: NotifyCall, from connection: Connection, sentAt: Instant, sentMonotonic: UInt64,
+        answered: @escaping (Result<Notifications.Answer, BusError>) -> Void, gaveUp: @escaping () -> Bool
+    ) {
+        let replacing = call.replacesID
+        if replacing != 0 { self.cards.removeAll { $0.id == replacing } }
+        let id = replacing != 0 ? replacing : self.nextId
+        self.nextId = max(self.nextId, id + 1)
+        let urgency = call.hints.first { $0.0 == "urgency" }.flatMap { hint -> UInt8? in
+            if case .byte(let value) = hint.1 { return value }
+            return nil
         }
-        if let usec {
-            source = try? loop.timer(clock: CLOCK_MONOTONIC, after: usec, description: "bus-reply-timeout", run)
-        } else {
-            source = try? loop.deferred(description: "server-reply", run)
-        }
-        if let source { self.replies.append(source) }
+        // swaync's Do Not Disturb lets only a critical call through.
+        let holds = self.doNotDisturb == .on && urgency != CallUrgency.critical.rawValue
+        let forever = Instant(seconds: 4_102_444_800)
+        let card = Card(
+            id: id, summary: call.summary, body: call.body, at: call.start?.at ?? Instant(seconds: 0), held: holds,
+            sentAt: sentAt, sentMonotonic: sentMonotonic, postedAt: self.now, postedMonotonic: self.clock().monotonic,
+            expiresAt: call.start?.expiresAt ?? forever, orphaned: gaveUp() || !connection.open)
+        self.cards.append(card)
+        self.notified.append(card)
+        connection.reply(answered, .success(Notifications.Answer(id: id, server: self.uniqueName)))
     }
+
+    /// A CloseNotification: the card goes, and the server says so (reason 3).
+    fileprivate func close(_ id: UInt32) {
+        self.closed.append(id)
+        guard self.cards.contains(where: { $0.id == id }) else { return }
+        self.cards.removeAll { $0.id == id }
+        self.connection?.notificationClosed(id, reason: .closedByCall, by: self.uniqueName)
+    }
+
+    /// A method call to the server's name: handled now or when it wakes, answered with `answer`;
+    /// the bus answers itself where no server owns the name, and a caller that waits at most
+    /// `timeout` µs gets a timeout first where the server is slower.
+    fileprivate func call<T>(
+        from connection: Connection, timeout: UInt64, reply: @escaping (Result<T, BusError>) -> Void,
+        _ answer: @escaping () -> T
+    ) {
+        guard self.uniqueName != nil else {
+            connection.reply(reply, .failure(Self.noOwner))
+            return
+        }
+        let once = connection.once(reply, timeout: timeout)
+        self.handle({ once(.success(answer())) }, exited: { once(.failure(Self.leftWithoutReply)) })
+    }
+
+    static let noOwner = BusError(
+        name: BusError.nameHasNoOwner, message: "The name org.freedesktop.Notifications has no owner", errno: ENXIO)
+    static let leftWithoutReply = BusError(
+        name: "org.freedesktop.DBus.Error.NoReply",
+        message: "Message recipient disconnected from message bus without replying", errno: ETIMEDOUT)
+    static let timedOut = BusError(
+        name: "org.freedesktop.DBus.Error.NoReply", message: "Did not receive a reply (timeout)", errno: ETIMEDOUT)
 
     // MARK: Knobs
 
-    /// Stops answering: every reply waits until `wake`.
+    /// Stops answering: every request waits until `wake`.
     public func hang() {
         self.hung = true
+    }
+
+    /// Answers what it is asked about itself, but keeps each Notify until `wake` (a shell busy
+    /// drawing while its notification service answers).
+    public func holdNotifies() {
+        self.holdsNotifies = true
     }
 
     /// Answers again: every request it held is handled in order, and its reply sent.
     public func wake() {
         self.hung = false
+        self.holdsNotifies = false
         let requests = self.held
         self.held = []
-        for request in requests { request() }
+        for request in requests { request.handle() }
+        self.settle()
     }
 
-    /// Exits and is started again: its cards are gone, and so are the requests it held.
-    public func restart() {
+    /// Exits and is started again: its cards are gone, the requests it held are left without a
+    /// reply, and the bus says the name lost its owner and found another. `atOnce`: the new one
+    /// takes the name before the daemon has read that the old one went (a busy daemon, a server
+    /// its service manager restarts in a moment).
+    public func restart(atOnce: Bool = false) {
+        self.exit()
+        if !atOnce { self.settle() }
         self.startAnew()
-        self.manager?.handle(.serverRestarted)
-        self.manager?.serverLearned()
+        self.connection?.ownerChanged(old: nil, new: self.uniqueName)
+        self.settle()
     }
 
     /// The machine lost power: the server is gone with its cards and what it held, and the next
-    /// boot starts another; no daemon is told (none runs).
+    /// boot starts another; no daemon hears it (none runs).
     public func reboot() {
-        self.startAnew()
-        self.connection += 1
-        self.manager = nil
-    }
-
-    /// A new instance, with nothing of the old one's.
-    private func startAnew() {
-        self.cards = []
+        self.detach()
         self.held = []
+        self.cards = []
         self.hung = false
-        self.generation += 1
-        self.instance = "fake :1.\(self.generation)"
-        self.server.present = true
+        self.holdsNotifies = false
+        self.startAnew()
     }
 
     /// Exits and stays away: calls wait for a server.
     public func stop() {
-        self.cards = []
-        self.held = []
-        self.instance = nil
-        self.server.present = false
-        self.manager?.handle(.serverRestarted)
+        self.exit()
+        self.settle()
     }
 
     /// A server owns the name again after `stop`: calls that waited go to it.
     public func start() {
-        guard self.instance == nil else { return }
+        guard self.uniqueName == nil else { return }
+        self.startAnew()
+        self.connection?.ownerChanged(old: nil, new: self.uniqueName)
+        self.settle()
+    }
+
+    /// The running server exits: its cards go, and so does every request it held (the bus tells
+    /// each caller); the bus says its name lost its owner, then that its unique name left.
+    private func exit() {
+        guard let old = self.uniqueName else { return }
+        let requests = self.held
+        self.held = []
+        self.cards = []
+        self.hung = false
+        self.holdsNotifies = false
+        self.uniqueName = nil
+        for request in requests { request.exited() }
+        self.connection?.ownerChanged(old: old, new: nil)
+        self.connection?.left(old)
+    }
+
+    /// A new instance, with nothing of the old one's (one hung before its start is hung from it):
+    /// its ids start again at 1, as a real server's do.
+    private func startAnew() {
+        self.nextId = 1
+        self.closeAsked = []
         self.generation += 1
-        self.instance = "fake :1.\(self.generation)"
-        self.server.present = true
-        self.manager?.syncServerIdentity()
-        self.manager?.serverLearned()
+        self.uniqueName = ":1.\(self.generation)"
     }
 
     /// The card `id` closed on the server's side: expired (1) or dismissed by her (2).
     public func closeItself(_ id: UInt32, reason: UInt32 = 2) {
         guard self.cards.contains(where: { $0.id == id }) else { return }
         self.cards.removeAll { $0.id == id }
-        self.manager?.serverClosed(id, reason: reason, by: self.instance)
+        self.connection?.notificationClosed(
+            id, reason: Notifications.CloseReason(rawValue: reason), by: self.uniqueName)
+        self.settle()
     }
 
     /// Another app's card on this server (its `at` means nothing): the daemon must never close
@@ -293,20 +271,307 @@ public final class FakeNotificationServer: Notifier {
         self.cards.append(
             Card(
                 id: id, summary: summary, body: "", at: Instant(seconds: 0), held: false, sentAt: self.now,
-                sentMonotonic: self.loop?.now(CLOCK_MONOTONIC) ?? 0, postedAt: self.now, expiresAt: forever,
+                sentMonotonic: self.clock().monotonic, postedAt: self.now, postedMonotonic: self.clock().monotonic,
+                expiresAt: forever,
                 orphaned: false))
         return id
     }
 
-    /// She clicked the card `id`.
+    /// She clicked the card `id` (its default action).
     public func click(_ id: UInt32) {
-        self.manager?.clicked(id, by: self.instance)
+        self.connection?.actionInvoked(id, key: "default", by: self.uniqueName)
+        self.settle()
     }
 
     /// Her Do Not Disturb switch, said on the server's signal.
     public func setDoNotDisturb(_ on: Bool) {
         self.doNotDisturb = on ? .on : .off
-        self.server.doNotDisturb = self.doNotDisturb
-        self.manager?.serverLearned()
+        self.connection?.doNotDisturbChanged(self.doNotDisturb)
+        self.settle()
+    }
+
+    /// The daemon handles what the bus brought it, as a real one does as soon as it arrives.
+    private func settle() {
+        self.connection?.settle()
+    }
+}
+
+extension FakeNotificationServer {
+    /// One daemon's connection: its subscriptions, and the replies and signals on their way to it.
+    final class Connection: NotificationsPeer {
+        private unowned let server: FakeNotificationServer
+        private let loop: any Loop
+        /// False once its process died: nothing reaches it any more.
+        var open = true
+        private var subscriptions: [WeakSubscription] = []
+        /// Replies and signals on their way: the loop holds a source only while it is kept.
+        private var inFlight: [any LoopSource] = []
+
+        init(server: FakeNotificationServer, loop: any Loop) {
+            self.server = server
+            self.loop = loop
+        }
+
+        let busId = FakeNotificationServer.busId
+
+        // MARK: Delivery
+
+        /// Runs `work` on the daemon's loop's next iteration, or `after` µs, while the connection is
+        /// open.
+        @discardableResult
+        private func onLoop(after usec: UInt64? = nil, _ work: @escaping () -> Void) -> (any LoopSource)? {
+            guard self.open else { return nil }
+            // `inFlight` owns the source; the source's closure must not, or neither is ever freed.
+            let box = WeakSource()
+            let run = { [weak self] in
+                guard let self else { return }
+                if let source = box.source { self.inFlight.removeAll { $0 === source } }
+                if self.open { work() }
+            }
+            let source: (any LoopSource)?
+            if let usec {
+                source = try? self.loop.timer(clock: CLOCK_MONOTONIC, after: usec, description: "bus-timeout", run)
+            } else {
+                source = try? self.loop.deferred(description: "bus-message", run)
+            }
+            box.source = source
+            if let source { self.inFlight.append(source) }
+            return source
+        }
+
+        func reply<T>(_ completion: @escaping (Result<T, BusError>) -> Void, _ result: Result<T, BusError>) {
+            self.onLoop { completion(result) }
+        }
+
+        /// The reply to one call, sent at most once: by the server, or by a timeout of `usec` µs
+        /// (`Bus.noTimeout`: none) that comes first.
+        func once<T>(
+            _ completion: @escaping (Result<T, BusError>) -> Void, timeout usec: UInt64
+        )
+            -> (Result<T, BusError>) -> Void
+        {
+            var done = false
+            var timeout: (any LoopSource)?
+            if usec != Bus.noTimeout {
+                timeout = self.onLoop(after: usec == 0 ? FakeNotificationServer.defaultTimeout : usec) {
+                    guard !done else { return }
+                    done = true
+                    completion(.failure(FakeNotificationServer.timedOut))
+                }
+            }
+            return { [weak self] result in
+                guard !done else { return }
+                done = true
+                // Answered in time: its timeout is over.
+                if let source = timeout {
+                    source.cancel()
+                    self?.inFlight.removeAll { $0 === source }
+                    timeout = nil
+                }
+                self?.reply(completion, result)
+            }
+        }
+
+        func settle() {
+            guard self.open, let loop = self.loop as? ManualLoop else { return }
+            loop.runPending()
+        }
+
+        // MARK: Signals
+
+        private func signal(_ deliver: @escaping (FakeSubscription.Kind) -> Void) {
+            self.subscriptions.removeAll { $0.subscription == nil }
+            let now = self.subscriptions
+            // A subscription dropped before the signal is dispatched hears nothing, as a slot sd-bus freed.
+            self.onLoop {
+                for weak in now { if let subscription = weak.subscription { deliver(subscription.kind) } }
+            }
+        }
+
+        func ownerChanged(old: String?, new: String?) {
+            self.signal { if case .ownerChanged(let handler) = $0 { handler(old, new) } }
+        }
+
+        func left(_ uniqueName: String) {
+            self.signal { if case .leaving(uniqueName, let handler) = $0 { handler() } }
+        }
+
+        func notificationClosed(_ id: UInt32, reason: Notifications.CloseReason, by sender: String?) {
+            self.signal { if case .closed(let handler) = $0 { handler(id, reason, sender) } }
+        }
+
+        func actionInvoked(_ id: UInt32, key: String, by sender: String?) {
+            self.signal { if case .actionInvoked(let handler) = $0 { handler(id, key, sender) } }
+        }
+
+        func doNotDisturbChanged(_ state: ServerDoNotDisturb) {
+            self.signal { if case .doNotDisturb(let handler) = $0 { handler(state) } }
+        }
+
+        private func subscribe(_ kind: FakeSubscription.Kind) -> FakeSubscription {
+            let subscription = FakeSubscription(kind: kind)
+            self.subscriptions.append(WeakSubscription(subscription: subscription))
+            return subscription
+        }
+
+        // MARK: NotificationsPeer
+
+        func subscribeActionInvoked(_ handler: @escaping (UInt32, String, String?) -> Void) throws(Errno) -> AnyObject {
+            self.subscribe(.actionInvoked(handler))
+        }
+
+        func subscribeNotificationClosed(
+            _ handler: @escaping (UInt32, Notifications.CloseReason, String?) -> Void
+        ) throws(Errno) -> AnyObject {
+            self.subscribe(.closed(handler))
+        }
+
+        func subscribeOwnerChanged(_ handler: @escaping (String?, String?) -> Void) throws(Errno) -> AnyObject {
+            self.subscribe(.ownerChanged(handler))
+        }
+
+        func subscribeLeaving(_ uniqueName: String, _ handler: @escaping () -> Void) throws(Errno) -> AnyObject {
+            self.subscribe(.leaving(uniqueName, handler))
+        }
+
+        func isOnBus(_ uniqueName: String, completion: @escaping (Bool?) -> Void) {
+            let running = self.server.uniqueName == uniqueName
+            self.onLoop { completion(running) }
+        }
+
+        func serverOwner() throws(BusError) -> String? {
+            self.server.uniqueName
+        }
+
+        func serverOwner(completion: @escaping (Result<String?, BusError>) -> Void) {
+            self.reply(completion, .success(self.server.uniqueName))
+        }
+
+        func probeServer(completion: @escaping (Result<ServerDescription, BusError>) -> Void) {
+            self.server.call(from: self, timeout: 10_000_000, reply: completion) { FakeNotificationServer.description }
+        }
+
+        func post(
+            _ call: NotifyCall, timeout: UInt64, answered: @escaping (Result<Notifications.Answer, BusError>) -> Void
+        ) {
+            guard self.server.uniqueName != nil else {
+                // Nothing here for the bus to start.
+                self.reply(
+                    answered,
+                    .failure(
+                        BusError(
+                            name: "org.freedesktop.DBus.Error.ServiceUnknown",
+                            message: "The name org.freedesktop.Notifications was not provided by any .service files",
+                            errno: ENOENT)))
+                return
+            }
+            let server = self.server
+            let sentAt = server.now
+            let sentMonotonic = self.loop.now(CLOCK_MONOTONIC)
+            // Once the bus said NoReply, the server's late answer reaches nobody.
+            var gaveUp = false
+            var handled = false
+            if (server.hung || server.holdsNotifies) && server.busTimesOut {
+                self.onLoop(after: FakeNotificationServer.busReplyTimeout) {
+                    guard !handled else { return }
+                    gaveUp = true
+                    answered(.failure(FakeNotificationServer.timedOut))
+                }
+            }
+            server.handle(
+                { [weak self] in
+                    handled = true
+                    guard let self else { return }
+                    server.notify(
+                        call, from: self, sentAt: sentAt, sentMonotonic: sentMonotonic,
+                        answered: { result in if !gaveUp { answered(result) } }, gaveUp: { gaveUp })
+                },
+                exited: { [weak self] in
+                    // The bus answers once: its NoReply for the exit, or the one for its timeout.
+                    guard !gaveUp, !handled else { return }
+                    handled = true
+                    self?.reply(answered, .failure(FakeNotificationServer.leftWithoutReply))
+                }, isNotify: true)
+        }
+
+        func close(id: UInt32, server uniqueName: String?) {
+            // An id of another instance means nothing here: only its giver can close it.
+            guard let running = self.server.uniqueName, uniqueName == nil || uniqueName == running else { return }
+            self.server.closeAsked.insert(id)
+            self.server.handle { [weak server = self.server] in server?.close(id) }
+        }
+
+        func sessionEnvironment(completion: @escaping (Result<[String], BusError>) -> Void) {
+            // A session with no display: nothing the bus could start a server on.
+            self.reply(completion, .success(["HOME=/home/her", "LANG=C.UTF-8"]))
+        }
+
+        func readDoNotDisturb(
+            _ query: DoNotDisturbQuery, timeout: UInt64,
+            completion: @escaping (Result<ServerDoNotDisturb, BusError>) -> Void
+        ) {
+            self.server.call(from: self, timeout: timeout, reply: completion) { [unowned server = self.server] in
+                server.doNotDisturb
+            }
+        }
+
+        func followDoNotDisturb(
+            serverName: String, changed: @escaping (ServerDoNotDisturb?) -> Void, settled: @escaping () -> Void
+        ) -> any DoNotDisturbFollowing {
+            let followed = OnEveryDesktop.doNotDisturbFollow(serverName: serverName) != nil
+            let subscription = FakeDoNotDisturbFollowing(
+                serverName: serverName, followed: followed,
+                subscription: followed ? self.subscribe(.doNotDisturb(changed)) : nil)
+            settled()
+            return subscription
+        }
+
+        func followShowBanners(
+            environment: [String: String], changed: @escaping (ServerDoNotDisturb) -> Void
+        )
+            -> AnyObject?
+        {
+            // No GSettings here: only GNOME Shell and Phosh keep their switch there.
+            nil
+        }
+    }
+
+    /// What a connection's subscription hears.
+    final class FakeSubscription {
+        enum Kind {
+            case actionInvoked((UInt32, String, String?) -> Void)
+            case closed((UInt32, Notifications.CloseReason, String?) -> Void)
+            case ownerChanged((String?, String?) -> Void)
+            case leaving(String, () -> Void)
+            case doNotDisturb((ServerDoNotDisturb?) -> Void)
+        }
+        let kind: Kind
+
+        init(kind: Kind) {
+            self.kind = kind
+        }
+    }
+
+    /// A reply's source, which its own closure must not keep.
+    final class WeakSource {
+        weak var source: (any LoopSource)?
+    }
+
+    /// A subscription lasts while its subscriber keeps it.
+    struct WeakSubscription {
+        weak var subscription: FakeSubscription?
+    }
+
+    /// The subscription to the fake's Do Not Disturb signal.
+    final class FakeDoNotDisturbFollowing: DoNotDisturbFollowing {
+        let serverName: String
+        let followed: Bool
+        private let subscription: FakeSubscription?
+
+        init(serverName: String, followed: Bool, subscription: FakeSubscription?) {
+            self.serverName = serverName
+            self.followed = followed
+            self.subscription = subscription
+        }
     }
 }
