@@ -110,6 +110,9 @@ final class FreedesktopNotifier: Notifier {
     /// The unique name that owned the server's name, while the bus is asked whether it still
     /// runs: until the machine knows, an id it gave is closed or replaced only there.
     private var changingFrom: String?
+    /// Who owns the name, as the bus last said: a server may take it before the answer about
+    /// the one before it came (its service manager restarted it at once).
+    private var owner: String?
     /// Where a probe that found the server not yet answering is tried again.
     private let loop: any Loop
     private var retry: (any LoopSource)?
@@ -156,7 +159,11 @@ final class FreedesktopNotifier: Notifier {
         self.subscriptions.append(
             try peer.subscribeOwnerChanged { [weak self] old, new in
                 guard let self else { return }
+                self.owner = new
                 guard let old else {
+                    // While the bus is asked about the owner before it, that answer comes first:
+                    // the daemon hears what became of the old one's cards, then of this one.
+                    guard self.changingFrom == nil else { return }
                     // A server that appears where none was (a post activated it, or the session
                     // started one) voids no id, and calls waiting for a server go to it at once.
                     self.instance = new.map(instance)
@@ -173,15 +180,17 @@ final class FreedesktopNotifier: Notifier {
                 self.peer.isOnBus(old) { [weak self] running in
                     guard let self else { return }
                     if self.changingFrom == old { self.changingFrom = nil }
-                    self.instance = new.map(instance)
-                    if new == nil { self.serverGone() } else { self.refresh() }
-                    guard running == true else {
+                    self.instance = self.owner.map(instance)
+                    if self.owner == nil { self.serverGone() } else { self.refresh() }
+                    if running == true {
+                        let previous = instance(old)
+                        self.previousServers[old] = try? self.peer.subscribeLeaving(old) { left(previous) }
+                        takenOver(previous)
+                    } else {
                         restarted()
-                        return
                     }
-                    let previous = instance(old)
-                    self.previousServers[old] = try? self.peer.subscribeLeaving(old) { left(previous) }
-                    takenOver(previous)
+                    // A server that took the name meanwhile, where none had it after the old one.
+                    if self.changingFrom == nil && self.owner != nil && self.owner != new { appeared() }
                 }
             })
         // The bus driver says whether a server runs, and which; asking never starts one. At
@@ -190,14 +199,18 @@ final class FreedesktopNotifier: Notifier {
         // loop, it comes back when it comes.
         guard askOwnerNow else {
             peer.serverOwner { [weak self] result in
-                guard let self, self.instance == nil, case .success(let owner?) = result else { return }
+                // A change of owner the bus said meanwhile is newer than this answer.
+                guard let self, self.instance == nil, self.changingFrom == nil, case .success(let owner?) = result
+                else { return }
+                self.owner = owner
                 self.instance = instance(owner)
                 self.refresh()
                 appeared()
             }
             return
         }
-        self.instance = (try? peer.serverOwner()).flatMap { $0 }.map(instance)
+        self.owner = (try? peer.serverOwner()).flatMap { $0 }
+        self.instance = self.owner.map(instance)
         if self.instance != nil {
             self.server.present = true
             self.refresh()

@@ -85,9 +85,15 @@ struct EmbeddedWorld {
     var lastReadGood = 0
     /// Cards the server's leaving wiped, by call (its start and title).
     var wiped: [String: Int] = [:]
+    /// The cards the last step's server restart wiped for the first time, that the daemon had not
+    /// asked it to close: each is posted again, or the journal says why not.
+    var justWiped: [FakeNotificationServer.Card] = []
     /// Whether the state directory's disk, and the runtime directory, are full.
     var stateFull = false
     var runtimeFull = false
+    /// Whether a good household the daemon read found both disks full, and no step since let it
+    /// keep its copy: a kill then leaves only an older copy (the known limit).
+    var readUnkept = false
     /// Calls posted while the state disk was full, and those a kill then left unprovable (no disk
     /// holds them: a clock stepped back may make them due again), by call.
     var postedWhileFull: Set<String> = []
@@ -119,6 +125,8 @@ struct EmbeddedWorld {
             // A slow manager's replies come as time passes.
             if tablet.systemd.holdsReplies { tablet.systemd.answer() }
             tablet.advance(seconds: seconds)
+            // Kept once a disk holds it (a freed disk's retry wrote it).
+            if self.readUnkept && self.keptCopy() == self.lastReadGood { self.readUnkept = false }
         case .display(let word):
             self.file = word
             if !tablet.running { self.fileWrittenWhileDown = true }
@@ -132,7 +140,10 @@ struct EmbeddedWorld {
             let index = variant % Households.count
             try tablet.writeHousehold(Households.text(index, zone: self.zone.name))
             self.fileVariant = index
-            if index != 3 && tablet.running { self.lastReadGood = index }
+            if index != 3 && tablet.running {
+                self.lastReadGood = index
+                self.readUnkept = self.stateFull && self.runtimeFull
+            }
             if index != 3 && index != self.households.last?.variant {
                 self.households.append((tablet.loop.monotonic, index))
             }
@@ -147,9 +158,9 @@ struct EmbeddedWorld {
             }
         case .server(let change):
             switch change {
-            case .restart:
+            case .restart, .restartAtOnce:
                 self.wipe()
-                tablet.server.restart()
+                tablet.server.restart(atOnce: change == .restartAtOnce)
             case .stop:
                 self.wipe()
                 tablet.server.stop()
@@ -206,6 +217,10 @@ struct EmbeddedWorld {
     mutating func readAtStart() {
         if self.fileVariant != 3 {
             self.lastReadGood = self.fileVariant
+        } else if self.readUnkept, let kept = self.keptCopy() {
+            // The last good read was kept on neither disk: the freshest copy they hold lays.
+            self.lastReadGood = kept
+            if kept != self.households.last?.variant { self.households.append((self.tablet.loop.monotonic, kept)) }
         } else if self.lastReadGood != self.households.last?.variant {
             self.households.append((self.tablet.loop.monotonic, self.lastReadGood))
         }
@@ -215,14 +230,22 @@ struct EmbeddedWorld {
     /// refused: with a broken household file the daemon then lays from the older copy the state
     /// directory holds (the known limit), which counts as in force from now.
     mutating func keptCopyOutlivesThePowerCut() {
-        let kept = LastGoodHousehold.load(from: LastGoodHousehold.path(in: self.tablet.paths)).copy?.fileDigest
-        guard let kept,
-            let variant = (0..<Households.count).first(where: {
-                fnv1a(Array(Households.text($0, zone: self.zone.name).utf8)) == kept
-            }),
+        guard let variant = self.variant(keptAt: LastGoodHousehold.path(in: self.tablet.paths)),
             variant != self.households.last?.variant
         else { return }
         self.households.append((self.tablet.loop.monotonic, variant))
+    }
+
+    /// The household variant the freshest kept copy holds: the runtime directory's, else the
+    /// state directory's (the daemon's own order).
+    func keptCopy() -> Int? {
+        self.variant(keptAt: LastGoodHousehold.unsavedPath(in: self.tablet.paths))
+            ?? self.variant(keptAt: LastGoodHousehold.path(in: self.tablet.paths))
+    }
+
+    func variant(keptAt path: String) -> Int? {
+        guard let kept = LastGoodHousehold.load(from: path).copy?.fileDigest else { return nil }
+        return (0..<Households.count).first { fnv1a(Array(Households.text($0, zone: self.zone.name).utf8)) == kept }
     }
 
     /// SIGKILL. Where neither lay.json nor the runtime directory took the state (the marker
@@ -237,9 +260,13 @@ struct EmbeddedWorld {
 
     /// The server's leaving takes its cards: each may be posted once more.
     mutating func wipe() {
+        for card in self.tablet.server.cards { self.wiped[Self.call(card), default: 0] += 1 }
+        let server = self.tablet.server
+        self.justWiped = server.cards.filter {
+            self.wiped[Self.call($0)] == 1 && !server.closeAsked.contains($0.id) && !self.unreachable.contains($0.id)
+        }
         // Ids start again on the next instance: one no daemon could reach went with its card.
         self.unreachable = []
-        for card in self.tablet.server.cards { self.wiped[Self.call(card), default: 0] += 1 }
     }
 
     static func call(_ card: FakeNotificationServer.Card) -> String { "\(card.at.rfc3339) \(card.summary)" }
@@ -307,6 +334,7 @@ struct EmbeddedWorld {
             return self.broke(
                 "never-over-the-day", "card \(card.id) for the call at \(card.at.rfc3339) is on screen over the day")
         }
+        if let violation = self.postedAgainOnce(after: step) { return violation }
         // Withdrawn only when she may be back: a step that moved nothing of hers withdraws nothing.
         // Read from the journal's fields, written as the daemon acts (its history line may wait
         // for a full disk).
@@ -334,6 +362,37 @@ struct EmbeddedWorld {
         {
             return self.broke(
                 "never-silent", "the start at \(first.at.rfc3339) is still pending at \(tablet.now.rfc3339)")
+        }
+        return nil
+    }
+
+    /// A card the server's restart wiped while she is away, inside rule 2's window and its own
+    /// life, is on the new server's screen once it answers, or the journal says why not. Judged
+    /// on the restart's own step: a server that stops and begins later is not (nor is a repost a
+    /// hung server holds).
+    mutating func postedAgainOnce(after step: SimStep) -> SimViolation? {
+        defer { self.justWiped = [] }
+        guard case .server(let change) = step, change == .restart || change == .restartAtOnce else { return nil }
+        let tablet = self.tablet
+        guard tablet.running, self.file == .away, tablet.server.instance != nil, !tablet.server.hung,
+            !self.stateFull, !self.runtimeFull
+        else { return nil }
+        let said = tablet.log[min(self.logRead, tablet.log.count)...]
+        for card in self.justWiped
+        where !card.orphaned && !self.unprovable.contains(Self.call(card))
+            && card.at.adding(seconds: self.grace) >= tablet.now && tablet.now < card.expiresAt
+        {
+            let shown = tablet.server.cards.contains { Self.call($0) == Self.call(card) }
+            let why = said.contains {
+                ["withdrawn", "expired", "dropped"].contains($0.fields["DAYSOME_EVENT"] ?? "")
+                    && $0.fields["DAYSOME_START"] == card.at.rfc3339
+            }
+            if !shown && !why {
+                return self.broke(
+                    "posted-again-once",
+                    "the call at \(card.at.rfc3339) went with the restarted server and was neither shown again nor said why"
+                )
+            }
         }
         return nil
     }

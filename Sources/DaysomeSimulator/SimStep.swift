@@ -47,9 +47,11 @@ public enum SimStep: Sendable, Equatable {
         case foreground, away, missing, garbage
     }
 
-    /// What the notification server does.
+    /// What the notification server does. `restart-at-once`: the new server takes the name before
+    /// the daemon has read that the old one went.
     public enum ServerChange: String, Sendable, CaseIterable {
         case restart, stop, begin, hang, wake
+        case restartAtOnce = "restart-at-once"
     }
 
     /// The step as one trace line.

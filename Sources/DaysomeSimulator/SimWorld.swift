@@ -422,10 +422,10 @@ public struct SimWorld: Sendable {
 
     mutating func serverChanges(_ change: SimStep.ServerChange) {
         switch change {
-        case .restart, .stop:
+        case .restart, .restartAtOnce, .stop:
             guard self.server.up else { return }
             self.serverLeft()
-            if change == .restart { self.server.begin() }
+            if change != .stop { self.server.begin() }
             self.deliver(.event(.serverRestarted))
         case .begin:
             guard !self.server.up else { return }

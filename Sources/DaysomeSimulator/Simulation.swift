@@ -55,7 +55,9 @@ public enum Simulation {
         case 64..<68:
             return .lockRequest(random.chance(60), answered: random.chance(50))
         case 68..<76:
-            let changes: [SimStep.ServerChange] = [.restart, .restart, .stop, .begin, .begin, .hang, .wake, .wake]
+            let changes: [SimStep.ServerChange] = [
+                .restart, .restartAtOnce, .stop, .begin, .begin, .hang, .wake, .wake,
+            ]
             return .server(changes[Int.random(in: 0..<changes.count, using: &random)])
         case 76..<79: return .click
         case 79..<83: return .diskFull(random.chance(50))

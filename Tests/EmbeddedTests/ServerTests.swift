@@ -60,4 +60,31 @@ struct ServerTests {
         #expect(tablet.server.closed.isEmpty)
         #expect(!tablet.logged("Forgetting 1 notification id(s)").isEmpty, "\(tablet.log.map(\.message))")
     }
+
+    /// The server restarts with lunch on screen: lunch went with it, and comes back on the new
+    /// server once, which her return then takes down. `atOnce`: the new server took the name
+    /// before the daemon had read that the old one went, so the bus's answer about the old one
+    /// comes after the new one is known.
+    @Test(arguments: [false, true])
+    func aCallWipedByAServerRestartIsShownOnceOnTheNewServerAndHerReturnTakesItDown(atOnce: Bool) throws {
+        let tablet = try tablet("wiped-\(atOnce)", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:00:10Z"))
+        #expect(tablet.shown == ["Lunch"])
+        let old = tablet.server.instance
+        tablet.server.restart(atOnce: atOnce)
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.instance != old)
+        #expect(
+            tablet.shown == ["Lunch"],
+            "lunch went with the old server and was not shown again: \(tablet.log.map(\.message))")
+        #expect(tablet.server.notified.count == 2, "\(tablet.server.notified)")
+        let server = try tablet.status().notificationServer
+        #expect(server.present && server.name == FakeNotificationServer.name, "\(server)")
+        tablet.advance(seconds: 30)
+        #expect(tablet.server.notified.count == 2, "shown a third time: \(tablet.server.notified)")
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown.isEmpty, "a card stayed over the day: \(tablet.server.cards)")
+    }
 }
