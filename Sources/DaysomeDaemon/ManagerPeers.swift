@@ -1,5 +1,5 @@
 // What a Manager is given rather than makes: the loop it runs on, and, in the embedded world
-// (EmbeddedDaemon.swift), what stands for the session's peers: a notification server, the bell,
+// (Embedded/EmbeddedTablet.swift), what stands for the session's peers: a notification server, the bell,
 // the display's return and the journal. Production's are the sd-event loop and the real ones.
 
 import DaysomeCore

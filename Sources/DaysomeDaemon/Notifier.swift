@@ -162,7 +162,8 @@ final class FreedesktopNotifier: Notifier {
                 self.owner = new
                 guard let old else {
                     // While the bus is asked about the owner before it, that answer comes first:
-                    // the daemon hears what became of the old one's cards, then of this one.
+                    // the daemon hears what became of the old one's cards (restarted, taken over),
+                    // and learns then which instance answers, this one.
                     guard self.changingFrom == nil else { return }
                     // A server that appears where none was (a post activated it, or the session
                     // started one) voids no id, and calls waiting for a server go to it at once.
@@ -189,8 +190,6 @@ final class FreedesktopNotifier: Notifier {
                     } else {
                         restarted()
                     }
-                    // A server that took the name meanwhile, where none had it after the old one.
-                    if self.changingFrom == nil && self.owner != nil && self.owner != new { appeared() }
                 }
             })
         // The bus driver says whether a server runs, and which; asking never starts one. At

@@ -41,6 +41,8 @@ public final class FakeNotificationServer {
     public static let name = "SwayNotificationCenter"
     /// The bus's id: an instance is named "fake :1.N".
     static let busId = "fake"
+    /// The end of a card that is no call's (another app's, a replacement): never, for the run.
+    static let forever = Instant(seconds: 4_102_444_800)
     /// dbus-daemon's reply timeout, in microseconds.
     static let busReplyTimeout: UInt64 = 25_000_000
     /// sd-bus's default timeout, for a call that names none.
@@ -127,11 +129,10 @@ public final class FakeNotificationServer {
         }
         // swaync's Do Not Disturb lets only a critical call through.
         let holds = self.doNotDisturb == .on && urgency != CallUrgency.critical.rawValue
-        let forever = Instant(seconds: 4_102_444_800)
         let card = Card(
             id: id, summary: call.summary, body: call.body, at: call.start?.at ?? Instant(seconds: 0), held: holds,
             sentAt: sentAt, sentMonotonic: sentMonotonic, postedAt: self.now, postedMonotonic: self.clock().monotonic,
-            expiresAt: call.start?.expiresAt ?? forever, orphaned: gaveUp() || !connection.open)
+            expiresAt: call.start?.expiresAt ?? Self.forever, orphaned: gaveUp() || !connection.open)
         self.cards.append(card)
         self.notified.append(card)
         connection.reply(answered, .success(Notifications.Answer(id: id, server: self.uniqueName)))
@@ -267,12 +268,11 @@ public final class FakeNotificationServer {
     public func showAnotherAppsCard(_ summary: String) -> UInt32 {
         let id = self.nextId
         self.nextId += 1
-        let forever = Instant(seconds: 4_102_444_800)
         self.cards.append(
             Card(
                 id: id, summary: summary, body: "", at: Instant(seconds: 0), held: false, sentAt: self.now,
                 sentMonotonic: self.clock().monotonic, postedAt: self.now, postedMonotonic: self.clock().monotonic,
-                expiresAt: forever,
+                expiresAt: Self.forever,
                 orphaned: false))
         return id
     }
