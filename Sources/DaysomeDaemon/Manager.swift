@@ -240,8 +240,13 @@ final class Manager {
         let file = self.readDisplay(startup: true) ?? .foreground
         let household = self.loadHousehold()
         let lastGood = self.loadKeptHousehold()
-        // Before the first decision: ids of another server instance are forgotten, not closed at
-        // start-up. Nothing is published until the start has decided.
+        // Before the first decision: what became of the servers that stamped the kept ids, where
+        // the bus can tell (one still running keeps its cards, one gone took them); ids of any
+        // other instance are forgotten, not closed. Nothing is published until the start has decided.
+        let earlier = self.earlierServers()
+        self.execute(
+            unpublished(
+                self.machine.handle(.earlierServers(running: earlier.running, gone: earlier.gone), now: self.now())))
         self.execute(unpublished(self.machine.handle(.serverIdentified(self.serverIdentity()), now: self.now())))
         // The start-up replay of a return made while no daemon ran is the machine's decision.
         self.execute(
@@ -290,6 +295,29 @@ final class Manager {
     /// The stamp of a notifier's server instance ("busId uniqueName"): this boot, then it.
     func stamp(_ instance: String) -> String {
         "\(self.bootId ?? "boot?") \(instance)"
+    }
+
+    /// What became of each server that stamped an id an earlier daemon kept, other than the one
+    /// answering now: one of another boot is gone; one of this boot is asked about on the bus.
+    /// A server nobody can tell about is in neither set.
+    func earlierServers() -> (running: Set<String>, gone: Set<String>) {
+        let current = self.serverIdentity()
+        var running: Set<String> = []
+        var gone: Set<String> = []
+        for stamp in Set(self.machine.persisted.delivered.compactMap(\.server)) where stamp != current {
+            let parts = stamp.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let boot = self.bootId, parts[0] != "boot?" else { continue }
+            guard parts[0] == boot else {
+                gone.insert(stamp)
+                continue
+            }
+            switch (self.notifier as? FreedesktopNotifier)?.stillRuns(parts[1]) {
+            case true?: running.insert(stamp)
+            case false?: gone.insert(stamp)
+            case nil: break
+            }
+        }
+        return (running, gone)
     }
 
     /// The notifier's instance a stamp names (the stamp without its boot), to close an id there.

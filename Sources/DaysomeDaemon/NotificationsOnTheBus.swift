@@ -43,6 +43,10 @@ final class NotificationsOnTheBus: NotificationsPeer {
         self.notifications.isOnBus(uniqueName, completion: completion)
     }
 
+    func isOnBus(_ uniqueName: String) throws(BusError) -> Bool {
+        try self.notifications.isOnBus(uniqueName)
+    }
+
     func serverOwner() throws(BusError) -> String? {
         try self.notifications.serverOwner()
     }

@@ -50,6 +50,8 @@ protocol NotificationsPeer: AnyObject {
 
     /// Whether `uniqueName` is still connected (nil where the bus did not say).
     func isOnBus(_ uniqueName: String, completion: @escaping (Bool?) -> Void)
+    /// The same, asked before the loop runs.
+    func isOnBus(_ uniqueName: String) throws(BusError) -> Bool
     /// The unique name that owns the server's name now, asked before the loop runs.
     func serverOwner() throws(BusError) -> String?
     /// The same, from the loop.

@@ -105,6 +105,8 @@ final class FreedesktopNotifier: Notifier {
     private let environment: [String: String]
     /// Runs when a probe's answer changed what is known of the server (status publishes it).
     private let learned: () -> Void
+    /// Runs when a server another took the name over from leaves the bus, with its instance.
+    private let left: (String) -> Void
     /// Servers another took the name over from, that still ran then: watched until they leave.
     private var previousServers: [String: AnyObject] = [:]
     /// The unique name that owned the server's name, while the bus is asked whether it still
@@ -142,6 +144,7 @@ final class FreedesktopNotifier: Notifier {
         self.environment = environment
         self.respectDoNotDisturb = respectDoNotDisturb
         self.learned = learned
+        self.left = left
         self.loop = loop
         // Each signal names the instance that sent it: a server another took the name over from
         // still sends them, for its own ids.
@@ -214,6 +217,23 @@ final class FreedesktopNotifier: Notifier {
             self.server.present = true
             self.refresh()
         }
+    }
+
+    /// Whether the server instance `earlier` (`instance`'s form: "busId uniqueName"), which
+    /// stamped ids an earlier daemon kept, still runs: asked at start-up, before the loop runs.
+    /// One that runs is watched until it leaves, its cards with it. False where it was on another
+    /// bus (that bus, and every connection on it, is gone); nil where the bus cannot tell.
+    func stillRuns(_ earlier: String) -> Bool? {
+        let parts = earlier.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, parts[0] != "?", self.peer.busId != "?" else { return nil }
+        guard parts[0] == self.peer.busId else { return false }
+        let uniqueName = parts[1]
+        // Watched before it is asked about: a server that leaves in between is still heard.
+        let left = self.left
+        let watch = try? self.peer.subscribeLeaving(uniqueName) { left(earlier) }
+        guard let running = try? self.peer.isOnBus(uniqueName) else { return nil }
+        if running, self.previousServers[uniqueName] == nil { self.previousServers[uniqueName] = watch }
+        return running
     }
 
     /// The server (or the bus under it) went away: nothing can be posted until one is back.

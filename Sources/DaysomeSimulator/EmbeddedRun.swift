@@ -88,6 +88,9 @@ struct EmbeddedWorld {
     /// The cards the last step's server restart wiped for the first time, that the daemon had not
     /// asked it to close: each is posted again, or the journal says why not.
     var justWiped: [FakeNotificationServer.Card] = []
+    /// The cards a server's leaving wiped while no daemon ran, whose ids a daemon held: the next
+    /// daemon's start says what became of each.
+    var wipedWhileStopped: [FakeNotificationServer.Card] = []
     /// Whether the state directory's disk, and the runtime directory, are full.
     var stateFull = false
     var runtimeFull = false
@@ -192,7 +195,7 @@ struct EmbeddedWorld {
                 try tablet.startDaemon()
             }
         case .powerCut:
-            self.wipe()
+            self.wipe(daemonDies: true)
             self.unprovable.formUnion(self.postedWhileFull)
             self.runtimeFull = false
             try tablet.powerCut()
@@ -258,10 +261,19 @@ struct EmbeddedWorld {
         self.tablet.killDaemon()
     }
 
-    /// The server's leaving takes its cards: each may be posted once more.
-    mutating func wipe() {
+    /// The server's leaving takes its cards: each may be posted once more. `daemonDies`: the
+    /// daemon goes in the same moment (a power cut), so no daemon hears it.
+    mutating func wipe(daemonDies: Bool = false) {
         for card in self.tablet.server.cards { self.wiped[Self.call(card), default: 0] += 1 }
         let server = self.tablet.server
+        if daemonDies || !self.tablet.running {
+            // Only cards a daemon still held: one it had withdrawn already (a replacement a hung
+            // server never did) was told then.
+            self.wipedWhileStopped += server.cards.filter {
+                !$0.orphaned && !server.closeAsked.contains($0.id) && !self.unreachable.contains($0.id)
+                    && self.lastSaid(about: $0.at) == "delivered"
+            }
+        }
         self.justWiped = server.cards.filter {
             self.wiped[Self.call($0)] == 1 && !server.closeAsked.contains($0.id) && !self.unreachable.contains($0.id)
         }
@@ -270,6 +282,14 @@ struct EmbeddedWorld {
     }
 
     static func call(_ card: FakeNotificationServer.Card) -> String { "\(card.at.rfc3339) \(card.summary)" }
+
+    /// The journal's last word on the call at `start`: delivered, withdrawn, expired or dropped.
+    func lastSaid(about start: Instant) -> String? {
+        let words = ["delivered", "withdrawn", "expired", "dropped"]
+        return self.tablet.log.last {
+            words.contains($0.fields["DAYSOME_EVENT"] ?? "") && $0.fields["DAYSOME_START"] == start.rfc3339
+        }?.fields["DAYSOME_EVENT"]
+    }
 
     /// She sees the day: its file says foreground and no locker covers it.
     var seesTheDay: Bool { self.file == .foreground && !self.lockers.values.contains(true) }
@@ -335,6 +355,7 @@ struct EmbeddedWorld {
                 "never-over-the-day", "card \(card.id) for the call at \(card.at.rfc3339) is on screen over the day")
         }
         if let violation = self.postedAgainOnce(after: step) { return violation }
+        if let violation = self.toldAfterStart(step) { return violation }
         // Withdrawn only when she may be back: a step that moved nothing of hers withdraws nothing.
         // Read from the journal's fields, written as the daemon acts (its history line may wait
         // for a full disk).
@@ -391,6 +412,28 @@ struct EmbeddedWorld {
                 return self.broke(
                     "posted-again-once",
                     "the call at \(card.at.rfc3339) went with the restarted server and was neither shown again nor said why"
+                )
+            }
+        }
+        return nil
+    }
+
+    /// Never silent across a stop: a card a server's leaving wiped while no daemon ran is gone
+    /// from her screen, and the next daemon's start says so (withdrawn, expired or dropped), even
+    /// though it cannot post it again (she may have dismissed it unheard).
+    mutating func toldAfterStart(_ step: SimStep) -> SimViolation? {
+        guard Self.starts(step), self.tablet.running else { return nil }
+        defer { self.wipedWhileStopped = [] }
+        let said = self.tablet.log[min(self.logRead, self.tablet.log.count)...]
+        for card in self.wipedWhileStopped where !self.unprovable.contains(Self.call(card)) {
+            let told = said.contains {
+                ["withdrawn", "expired", "dropped"].contains($0.fields["DAYSOME_EVENT"] ?? "")
+                    && $0.fields["DAYSOME_START"] == card.at.rfc3339
+            }
+            if !told {
+                return self.broke(
+                    "told-after-start",
+                    "the call at \(card.at.rfc3339) went with a server that left while no daemon ran, and the next start said nothing of it"
                 )
             }
         }

@@ -221,8 +221,13 @@ public struct SimWorld: Sendable {
         _ = daemon.machine.lockSaid(.logindLockSignal, false, at: micros)
         self.daemon = daemon
         let file = self.readDisplay(startup: true) ?? .foreground
-        // Ids of another server instance are forgotten, not closed, before the first decision.
+        // One server runs at a time here: every instance that stamped a kept id and does not
+        // answer now left, its cards with it. Then ids of another instance are forgotten, not
+        // closed, before the first decision.
         let identity = self.identity
+        let gone = Set((self.daemon?.machine.persisted.delivered ?? []).compactMap(\.server).filter { $0 != identity })
+        let told = self.daemon?.machine.handle(.earlierServers(running: [], gone: gone), now: self.now) ?? []
+        self.execute(MachineAction.unpublished(told))
         let identified = self.daemon?.machine.handle(.serverIdentified(identity), now: self.now) ?? []
         self.execute(MachineAction.unpublished(identified))
         // The runtime directory's copy, which the full state disk refused, is the newer.

@@ -129,6 +129,30 @@ extension Notifications {
         }
     }
 
+    /// Whether `uniqueName` is still connected, asked before a loop runs (a daemon's start-up
+    /// asks about the servers that stamped the ids an earlier daemon kept). Unique names are
+    /// never reused on one bus, so false means that connection is gone for good.
+    ///
+    /// D-Bus: `org.freedesktop.DBus.NameHasOwner(s) -> b`. The corresponding C function is
+    /// `sd_bus_call`.
+    public func isOnBus(_ uniqueName: String) throws(BusError) -> Bool {
+        let message: BusMessage
+        do throws(Errno) {
+            message = try self.bus.newMethodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "NameHasOwner")
+            try message.append(uniqueName)
+        } catch {
+            throw BusError(error)
+        }
+        let reply = try self.bus.call(message, timeout: 1_000_000)
+        do throws(Errno) {
+            return try reply.readBool()
+        } catch {
+            throw BusError(error)
+        }
+    }
+
     /// Whether a connection (a server's unique name, ":1.42") is still on the bus, from the loop:
     /// a server whose name another took over still runs and still shows its cards; one that
     /// exited does not. nil when the bus driver did not answer.

@@ -107,3 +107,58 @@ struct TakeoverSignalTests {
         #expect(daemon.actions.contains(.close(key, notificationId: 1, server: "boot bus :1.5")))
     }
 }
+
+/// A daemon's start, with lunch's id stamped by a server that no longer answers: the shell said
+/// whether it still runs (another took the name over while no daemon ran) or left.
+@Suite("What a start finds of the server that showed a kept card")
+struct EarlierServerTests {
+    let lunch = instant("2026-06-01T12:00:00Z")
+    let first = "boot bus :1.5"
+    let second = "boot bus :1.9"
+
+    /// A new machine on the state an earlier daemon kept with lunch on the first server, told
+    /// `running`/`gone`, identified with the second, then started with `display`.
+    func start(running: Set<String>, gone: Set<String>, display: DisplayState) -> [MachineAction] {
+        var earlier = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
+        earlier.send(.serverIdentified(self.first))
+        earlier.run(until: self.lunch.adding(seconds: 30))
+        let now = self.lunch.adding(seconds: 60)
+        var machine = DaemonMachine(config: MachineConfig(), persisted: earlier.machine.persisted, now: now)
+        var actions = machine.handle(.earlierServers(running: running, gone: gone), now: now)
+        actions += machine.handle(.serverIdentified(self.second), now: now)
+        actions += machine.startAfterRestart(
+            file: display, fileWrittenAt: nil, household: .success(earlier.household), lastGood: nil,
+            stateProven: true, now: now)
+        return actions
+    }
+
+    func records(_ actions: [MachineAction]) -> [HistoryRecord] {
+        actions.compactMap { if case .record(let record) = $0 { record } else { nil } }
+    }
+
+    @Test("A card whose server another took over while no daemon ran is closed there at her return (rule 1)")
+    func aCardOfAServerTakenOverWhileStoppedIsClosedThere() {
+        let actions = self.start(running: [self.first], gone: [], display: .foreground)
+        #expect(actions.contains(.close(DeliveryKey(lay: 1, at: self.lunch), notificationId: 1, server: self.first)))
+        #expect(!actions.contains { if case .post = $0 { true } else { false } })
+    }
+
+    @Test("A card whose server left while no daemon ran is not posted again, and history says why")
+    func aCardOfAServerGoneWhileStoppedIsToldNotPostedAgain() {
+        for display in [DisplayState.away, .foreground] {
+            let actions = self.start(running: [], gone: [self.first], display: display)
+            #expect(!actions.contains { if case .post = $0 { true } else { false } }, "\(display)")
+            #expect(!actions.contains { if case .close = $0 { true } else { false } }, "\(display): closed a dead id")
+            #expect(
+                self.records(actions).filter { $0.at == self.lunch }.map(\.reason) == [DaemonMachine.leftWhileStopped],
+                "\(display): \(self.records(actions))")
+        }
+    }
+
+    @Test("A card of a server the shell could not tell about is forgotten, never closed")
+    func aCardOfAServerNobodyCanTellAboutIsForgotten() {
+        let actions = self.start(running: [], gone: [], display: .foreground)
+        #expect(!actions.contains { if case .close = $0 { true } else { false } })
+        #expect(actions.contains { if case .log(_, let text) = $0 { text.contains("Forgetting 1") } else { false } })
+    }
+}

@@ -27,8 +27,13 @@ struct ServerTests {
         #expect(tablet.server.cards.isEmpty)
     }
 
-    @Test func aRestartedNotificationServerIsNeverSentACloseForTheOldServersIds() throws {
-        let tablet = try tablet("old-ids", at: "2026-06-01T10:00:00Z", display: "foreground", start: false)
+    /// `stamp`: the instance an earlier daemon stamped lunch's id with. One of another boot is gone
+    /// for certain, its card with it, and history says so; one nobody can tell about ("boot?":
+    /// the boot could not be read) is forgotten, and the log says so.
+    @Test(arguments: ["an-earlier-boot 0000 :1.9", "boot? fake :1.9"])
+    func aRestartedNotificationServerIsNeverSentACloseForTheOldServersIds(stamp: String) throws {
+        let tablet = try tablet(
+            "old-ids-\(stamp.hasPrefix("boot?"))", at: "2026-06-01T10:00:00Z", display: "foreground", start: false)
         defer { tablet.remove() }
         // Another app's card on this (new) server instance, whose id an old lay.json also names.
         let id = tablet.server.showAnotherAppsCard("Another app")
@@ -41,7 +46,7 @@ struct ServerTests {
             {"format": 2, "layCounter": 4, "lay": null, "called": [],
              "delivered": [{"lay": 4, "at": "\(Instant(seconds: now.seconds - 60).rfc3339)", "itemIds": ["lunch"],
                             "expiresAt": "\(Instant(seconds: now.seconds + 3_600).rfc3339)", "notificationId": \(id),
-                            "server": "an-earlier-boot 0000 :1.9"}]}
+                            "server": "\(stamp)"}]}
             """)
         // Its history says it was laid and delivered (a call on screen, not one never posted).
         try FileIO.writeAtomically(
@@ -58,7 +63,15 @@ struct ServerTests {
         tablet.advance(seconds: 1)
         #expect(tablet.server.cards.map(\.id) == [id], "the other app's card \(id) was closed by the daemon")
         #expect(tablet.server.closed.isEmpty)
-        #expect(!tablet.logged("Forgetting 1 notification id(s)").isEmpty, "\(tablet.log.map(\.message))")
+        if stamp.hasPrefix("boot?") {
+            #expect(!tablet.logged("Forgetting 1 notification id(s)").isEmpty, "\(tablet.log.map(\.message))")
+        } else {
+            let withdrawn = tablet.events(.withdrawn).filter { $0.itemIds == ["lunch"] }
+            #expect(
+                withdrawn.map(\.reason) == [DaemonMachine.leftWhileStopped],
+                "history does not say what became of lunch: \(tablet.history())")
+        }
+        #expect(tablet.server.notified.isEmpty, "lunch was posted again: \(tablet.server.notified)")
     }
 
     /// The server restarts with lunch on screen: lunch went with it, and comes back on the new
@@ -86,5 +99,72 @@ struct ServerTests {
         try tablet.writeDisplay("foreground")
         tablet.advance(seconds: 1)
         #expect(tablet.shown.isEmpty, "a card stayed over the day: \(tablet.server.cards)")
+    }
+
+    /// Lunch is on screen when the daemon stops; while none runs, another server takes the name
+    /// over and the first runs on, lunch still on its screen. The next daemon asks the bus whether
+    /// the server that stamped lunch's id still runs: it does, so lunch is no restart's to forget.
+    /// Her return closes it there (rule 1), and the server that answers now never shows it.
+    @Test func aServerTakenOverWhileNoDaemonRanStillHasItsCardClosedThereAtHerReturn() throws {
+        let tablet = try tablet("takeover-stopped", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:00:10Z"))
+        #expect(tablet.shown == ["Lunch"])
+        tablet.killDaemon()
+        tablet.server.takeOver()
+        tablet.advance(seconds: 20)
+        try tablet.startDaemon()
+        tablet.advance(seconds: 5)
+        #expect(tablet.shown == ["Lunch"], "\(tablet.server.cards), \(String(describing: tablet.server.replaced))")
+        #expect(tablet.server.notified.count == 1, "posted again on the new server: \(tablet.server.notified)")
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 1)
+        #expect(
+            tablet.shown.isEmpty,
+            "lunch stayed over the day on the server taken over: \(tablet.log.map(\.message))")
+        #expect(tablet.server.closed.isEmpty, "an id was closed on the server that took over: \(tablet.server.closed)")
+        #expect(!tablet.history().contains { $0.reason?.contains("restarted") == true }, "\(tablet.history())")
+    }
+
+    /// The same takeover, then the first server exits while the new daemon runs: lunch went with
+    /// it. History says so, and it is not posted again: it is from before the daemon's restart,
+    /// when she may have dismissed it unheard.
+    @Test func aServerTakenOverWhileNoDaemonRanIsFollowedUntilItLeaves() throws {
+        let tablet = try tablet("takeover-stopped-leaves", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:00:10Z"))
+        tablet.killDaemon()
+        tablet.server.takeOver()
+        try tablet.startDaemon()
+        tablet.advance(seconds: 5)
+        tablet.server.replacedExits()
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown.isEmpty)
+        #expect(tablet.server.notified.count == 1, "posted again: \(tablet.server.notified)")
+        let withdrawn = tablet.events(.withdrawn).filter { $0.itemIds == ["lunch"] }
+        #expect(
+            withdrawn.count == 1 && withdrawn[0].reason?.contains("exited after another took its name over") == true,
+            "history does not say lunch went with the server: \(tablet.history())")
+    }
+
+    /// Lunch is on screen when the daemon stops; while none runs, the server restarts and lunch
+    /// goes with it. The next daemon asks the bus whether the server that stamped lunch's id still
+    /// runs: it is gone. Lunch is not posted again (she may have dismissed it before the restart,
+    /// unheard: never twice), and history says what became of it (never silent).
+    @Test func aCardWhoseServerRestartedWhileNoDaemonRanIsToldInHistoryAndNotShownAgain() throws {
+        let tablet = try tablet("restart-stopped", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:00:10Z"))
+        tablet.killDaemon()
+        tablet.server.restart()
+        tablet.advance(seconds: 20)
+        try tablet.startDaemon()
+        tablet.advance(seconds: 30)
+        #expect(tablet.shown.isEmpty)
+        #expect(tablet.server.notified.count == 1, "posted again: \(tablet.server.notified)")
+        let withdrawn = tablet.events(.withdrawn).filter { $0.itemIds == ["lunch"] }
+        #expect(
+            withdrawn.map(\.reason) == [DaemonMachine.leftWhileStopped],
+            "history does not say what became of lunch: \(tablet.history())")
     }
 }

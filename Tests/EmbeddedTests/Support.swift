@@ -77,8 +77,9 @@ extension EmbeddedTablet {
         self.history().filter { $0.event == event }
     }
 
-    /// The summaries of the cards on screen now.
-    var shown: [String] { self.server.cards.map(\.summary) }
+    /// The summaries of the cards on screen now: a server another took the name over from
+    /// still shows its own.
+    var shown: [String] { ((self.server.replaced?.cards ?? []) + self.server.cards).map(\.summary) }
 
     /// The text of one of the tablet's files, empty when it cannot be read.
     func text(_ path: String) -> String {

@@ -183,6 +183,9 @@ private func waitForDisplayed(_ server: NotificationServer, _ expected: String) 
         try connection.attach(to: loop)
         let client = Notifications(bus: connection)
         let owner = try #require(try client.serverOwner())
+        // Asked before the loop runs, as a daemon's start-up asks about an earlier daemon's server.
+        #expect(try client.isOnBus(owner))
+        #expect(try !client.isOnBus(":1.99999"))
 
         var answer: Result<Notifications.Answer, BusError>?
         var onBus: [Bool?] = []

@@ -278,6 +278,8 @@ public struct DaemonMachine: Sendable {
             actions.append(self.layTimers(lay: lay.number, starts: self.laid.managerStarts, replacing: true))
         case .clicked(let id, let server):
             actions += self.clicked(id, server: server, now: now)
+        case .earlierServers(let running, let gone):
+            actions += self.earlierServers(running: running, gone: gone, now: now)
         case .serverIdentified(let identity):
             actions += self.identifyServer(identity, now: now)
         case .serverRestarted:

@@ -83,6 +83,11 @@ public enum MachineEvent: Sendable {
     /// A server instance that another had taken the name over from left the bus: its cards went
     /// with it.
     case serverInstanceGone(String)
+    /// At start-up, before the server is identified: what became of the server instances that
+    /// stamped the ids an earlier daemon kept and that do not answer now, where the shell could
+    /// tell. `running`: another took the name over while no daemon ran, and each still shows its
+    /// cards. `gone`: each left (it, its bus or the machine restarted), its cards with it.
+    case earlierServers(running: Set<String>, gone: Set<String>)
     /// Which server instance now answers (its bus, unique name and the boot); nil when none does.
     /// Ids stamped with another instance are forgotten, never closed.
     case serverIdentified(String?)

@@ -54,6 +54,9 @@ public final class FakeNotificationServer {
     public var instance: String? { self.uniqueName.map { "\(Self.busId) \($0)" } }
     /// Every card on screen, oldest first.
     public private(set) var cards: [Card] = []
+    /// The server another took the name over from (`takeOver`), while it still runs: its unique
+    /// name, and the cards it still shows, which only it can close.
+    public private(set) var replaced: (uniqueName: String, cards: [Card])?
     /// Every Notify it answered, in order: what "never twice" counts.
     public private(set) var notified: [Card] = []
     /// Every id the daemon closed.
@@ -138,6 +141,14 @@ public final class FakeNotificationServer {
         connection.reply(answered, .success(Notifications.Answer(id: id, server: self.uniqueName)))
     }
 
+    /// A CloseNotification at the server another took the name over from: its card goes, and it
+    /// says so (reason 3).
+    fileprivate func closeReplaced(_ id: UInt32) {
+        guard let replaced = self.replaced, replaced.cards.contains(where: { $0.id == id }) else { return }
+        self.replaced?.cards.removeAll { $0.id == id }
+        self.connection?.notificationClosed(id, reason: .closedByCall, by: replaced.uniqueName)
+    }
+
     /// A CloseNotification: the card goes, and the server says so (reason 3).
     fileprivate func close(_ id: UInt32) {
         self.closed.append(id)
@@ -204,12 +215,33 @@ public final class FakeNotificationServer {
         self.settle()
     }
 
+    /// Another server takes the name over (started with replacement) while this one runs on,
+    /// its cards still on screen: the bus says the name changed owner, and the old unique name
+    /// stays connected until `replacedExits`. Only a server that answers is taken over here.
+    public func takeOver() {
+        guard let old = self.uniqueName, !self.hung, !self.holdsNotifies else { return }
+        self.replaced = (old, self.cards)
+        self.cards = []
+        self.startAnew()
+        self.connection?.ownerChanged(old: old, new: self.uniqueName)
+        self.settle()
+    }
+
+    /// The server another took the name over from exits: its cards go with it.
+    public func replacedExits() {
+        guard let old = self.replaced?.uniqueName else { return }
+        self.replaced = nil
+        self.connection?.left(old)
+        self.settle()
+    }
+
     /// The machine lost power: the server is gone with its cards and what it held, and the next
     /// boot starts another; no daemon hears it (none runs).
     public func reboot() {
         self.detach()
         self.held = []
         self.cards = []
+        self.replaced = nil
         self.hung = false
         self.holdsNotifies = false
         self.startAnew()
@@ -288,6 +320,12 @@ public final class FakeNotificationServer {
         self.doNotDisturb = on ? .on : .off
         self.connection?.doNotDisturbChanged(self.doNotDisturb)
         self.settle()
+    }
+
+    /// Whether `uniqueName` is still connected: the server answering now, or one another took
+    /// the name over from.
+    func runs(_ uniqueName: String) -> Bool {
+        uniqueName == self.uniqueName || uniqueName == self.replaced?.uniqueName
     }
 
     /// The daemon handles what the bus brought it, as a real one does as soon as it arrives.
@@ -435,8 +473,12 @@ extension FakeNotificationServer {
         }
 
         func isOnBus(_ uniqueName: String, completion: @escaping (Bool?) -> Void) {
-            let running = self.server.uniqueName == uniqueName
+            let running = self.server.runs(uniqueName)
             self.onLoop { completion(running) }
+        }
+
+        func isOnBus(_ uniqueName: String) throws(BusError) -> Bool {
+            self.server.runs(uniqueName)
         }
 
         func serverOwner() throws(BusError) -> String? {
@@ -495,6 +537,10 @@ extension FakeNotificationServer {
         }
 
         func close(id: UInt32, server uniqueName: String?) {
+            if let uniqueName, uniqueName == self.server.replaced?.uniqueName {
+                self.server.closeReplaced(id)
+                return
+            }
             // An id of another instance means nothing here: only its giver can close it.
             guard let running = self.server.uniqueName, uniqueName == nil || uniqueName == running else { return }
             self.server.closeAsked.insert(id)
