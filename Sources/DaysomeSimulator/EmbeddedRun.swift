@@ -402,6 +402,8 @@ struct EmbeddedWorld {
         for card in self.justWiped
         where !card.orphaned && !self.unprovable.contains(Self.call(card))
             && card.at.adding(seconds: self.grace) >= tablet.now && tablet.now < card.expiresAt
+            // A clock stepped back before its minute: it goes out again at its minute, not now.
+            && card.at <= tablet.now
         {
             let shown = tablet.server.cards.contains { Self.call($0) == Self.call(card) }
             let why = said.contains {

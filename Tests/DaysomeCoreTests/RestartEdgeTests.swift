@@ -65,6 +65,26 @@ struct RestartEdgeTests {
         #expect(daemon.posts.count == posts + 1)
     }
 
+    @Test("A card wiped after the clock stepped back before its minute waits for its minute when a server appears")
+    func aCallWaitingForItsMinuteIsNotPostedAtOnceWhenAServerAppears() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)
+        daemon.send(.serverIdentified("boot bus :1.5"))
+        daemon.run(until: self.lunch.adding(seconds: 30))
+        daemon.jump(to: self.lunch.adding(seconds: -600))
+        daemon.send(.clockChanged(reason: "the clock was set back"))
+        let posts = daemon.posts.count
+        daemon.send(.serverRestarted)
+        daemon.send(.serverIdentified("boot bus :1.9"))
+        #expect(daemon.posts.count == posts, "posted before its minute")
+        let waits = daemon.actions.filter {
+            if case .log(_, let text) = $0 { text.contains("posted again at its minute") } else { false }
+        }
+        #expect(waits.count == 1, "\(waits)")
+        daemon.run(until: self.lunch.adding(seconds: 1))
+        #expect(daemon.posts.count == posts + 1)
+        #expect(daemon.posts.last?.at == self.lunch)
+    }
+
     @Test(
         "A server that answers half an hour after a post made at its minute is told as a slow answer, not a call after its minute"
     )

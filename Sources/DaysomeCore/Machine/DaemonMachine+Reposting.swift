@@ -239,10 +239,11 @@ extension DaemonMachine {
         return actions
     }
 
-    /// A server now owns the name: every call waiting for one is posted at once, not at its next retry.
+    /// A server now owns the name: every call waiting for one is posted at once, not at its next
+    /// retry. One waiting for its minute (the clock was stepped back before it) still waits.
     mutating func postWaitingCalls(now: Instant) -> [MachineAction] {
         var actions: [MachineAction] = []
-        for (key, timer) in self.inHand.waitingWithTimer {
+        for (key, timer) in self.inHand.waitingWithTimer where key.at <= now {
             self.wheel.cancel(timer)
             actions += self.repost(key, now: now)
         }
