@@ -37,6 +37,20 @@ struct CallTests {
         #expect(tablet.logged("the bell stays silent").isEmpty == !respect, "\(tablet.log.map(\.message))")
     }
 
+    /// Moved from the real-process suite (HeardAndSeenTests.chimeOffIsSilent), every assertion
+    /// kept but the recorded silence: the bell's real sound stays in the tests that hear it.
+    @Test func aChimeSetOffRingsNoBellAndTheCallStillComes() throws {
+        let text = household(
+            [Item(id: "lunch", label: "Lunch", time: "12:00", end: "12:45")], settings: "\"chime\": \"off\"")
+        let tablet = try tablet("chime-off", at: "2026-06-01T11:58:00Z", household: text)
+        defer { tablet.remove() }
+        #expect(try tablet.status().daemon?.chime.on == false)
+        tablet.advance(to: at("2026-06-01T12:00:02Z"))
+        #expect(tablet.bells == 0)
+        #expect(tablet.shown == ["Lunch"])
+        #expect(tablet.events(.delivered).map(\.at) == [at("2026-06-01T12:00:00Z")], "the call itself still comes")
+    }
+
     @Test func nothingIsShownOrRungWhileTheDayDisplayIsInFront() throws {
         let tablet = try tablet("front", at: "2026-06-01T11:58:00Z", display: "foreground")
         defer { tablet.remove() }

@@ -3,6 +3,7 @@
 
 import DaysomeCore
 import DaysomeDaemon
+import Glibc
 import Testing
 
 @Suite("Restarts, on the embedded daemon")
@@ -281,6 +282,56 @@ struct SystemdBackendTests {
         #expect(tablet.control("fire \(current)").contains("nothing due for lay \(current)"))
         #expect(tablet.server.notified.isEmpty && tablet.shown.isEmpty)
         #expect(tablet.events(.delivered).isEmpty, "\(tablet.history())")
+    }
+
+    /// Moved from the real-process suite (FirstBootTests): the lay number comes from the manager's
+    /// answer, which the fake manager gives as a real one does, its timers kept across the kill.
+    @Test func aLayNumberTheManagerStillHoldsIsNeverUsedAgainAfterTheStateFilesAreLost() throws {
+        let tablet = try tablet("systemd-lost-state", at: "2026-06-01T10:00:00Z", arguments: ["--backend", "systemd"])
+        defer { tablet.remove() }
+        let first = try #require(try tablet.status().lay)
+        #expect(tablet.systemd.unitNames == ["daysome-lay\(first).timer"])
+        // The daemon stops with the week in the manager; then a power cut takes both state files.
+        tablet.killDaemon()
+        unlink(tablet.paths.stateDirectory + "/lay.json")
+        unlink(tablet.paths.stateDirectory + "/history.jsonl")
+        try tablet.startDaemon()
+        tablet.advance(seconds: 1)
+        let second = try #require(try tablet.status().lay)
+        #expect(second > first, "lay \(second) after the manager held daysome-lay\(first)")
+        #expect(tablet.systemd.unitNames == ["daysome-lay\(second).timer"])
+    }
+
+    /// Moved from the real-process suite (SystemdIntegrationTests.restartInTheForegroundConvergesToNothing):
+    /// she returns while the daemon is down, or just before it dies (with the manager's answers
+    /// still on their way): the restart leaves the manager holding nothing, none reappears, and
+    /// the queue says foreground and empty. The real kills at random points of a clear stay in
+    /// CrashAndPowerCutTests.
+    @Test(arguments: [false, true])
+    func aReturnWhileTheDaemonWasDownLeavesNoTimerAfterTheRestart(killedAfterTheReturn: Bool) throws {
+        let tablet = try tablet(
+            "systemd-down-return-\(killedAfterTheReturn)", at: "2026-06-01T10:00:00Z",
+            arguments: ["--backend", "systemd"])
+        defer { tablet.remove() }
+        #expect(!tablet.systemd.unitNames.isEmpty)
+        if killedAfterTheReturn {
+            tablet.systemd.holdsReplies = true
+            try tablet.writeDisplay("foreground")
+            tablet.killDaemon()
+            tablet.systemd.holdsReplies = false
+            tablet.systemd.answer()
+        } else {
+            tablet.killDaemon()
+            try tablet.writeDisplay("foreground")
+        }
+        try tablet.startDaemon()
+        tablet.advance(seconds: 1)
+        #expect(tablet.systemd.unitNames.isEmpty, "\(tablet.systemd.unitNames)")
+        tablet.advance(seconds: 30)
+        #expect(tablet.systemd.unitNames.isEmpty, "a timer came back: \(tablet.systemd.unitNames)")
+        let queue = try tablet.queue()
+        #expect(queue.display == .foreground)
+        #expect(queue.pending.isEmpty, "\(queue.pending)")
     }
 
     @Test func aTimerDueWhileTheDaemonWasStoppedIsCalledOnceByTheRestartWithinGrace() throws {

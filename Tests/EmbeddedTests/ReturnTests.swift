@@ -28,7 +28,10 @@ struct ReturnTests {
         #expect(queue.pending.first?.at == at("2026-06-01T12:01:00Z"), "\(queue.pending)")
         tablet.advance(seconds: 2)
         #expect(tablet.server.notified.isEmpty)
+        // Silence after a return: no bell for the start she was in front for.
+        #expect(tablet.bells == 0)
         #expect(tablet.events(.delivered).isEmpty, "\(tablet.history())")
+        #expect(tablet.events(.cleared).count == 1, "\(tablet.history())")
     }
 
     @Test func aReturnAndALeavingWhileTheDaemonWasDownWithdrawWhatItShowed() throws {

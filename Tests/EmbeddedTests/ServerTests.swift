@@ -167,4 +167,30 @@ struct ServerTests {
             withdrawn.map(\.reason) == [DaemonMachine.leftWhileStopped],
             "history does not say what became of lunch: \(tablet.history())")
     }
+
+    /// Moved from the real-process suite (FaultTests): a card wiped by a server restart is posted
+    /// again once, and history says why; a second restart leaves it gone, and history says that
+    /// too. The real restart on a real bus stays in the fault storm and the desktop matrix.
+    @Test func aCardWipedByAServerRestartIsPostedAgainOnceAndNotAfterASecondRestart() throws {
+        let tablet = try tablet("wiped-twice", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:00:10Z"))
+        tablet.server.restart()
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown == ["Lunch"])
+        let delivered = tablet.events(.delivered).filter { $0.at == at("2026-06-01T12:00:00Z") }
+        #expect(delivered.count == 2, "\(tablet.history())")
+        #expect(delivered.last?.reason?.contains("posted again once") == true, "\(delivered)")
+        // Once means once.
+        tablet.server.restart()
+        tablet.advance(seconds: 2)
+        #expect(tablet.shown.isEmpty, "posted a second time")
+        #expect(tablet.server.notified.count == 2, "\(tablet.server.notified)")
+        #expect(tablet.events(.delivered).count == 2, "\(tablet.history())")
+        #expect(
+            tablet.events(.withdrawn).contains {
+                $0.at == at("2026-06-01T12:00:00Z") && $0.reason?.contains("restarted") == true
+            }, "\(tablet.history())")
+        #expect(tablet.exitCode == nil)
+    }
 }

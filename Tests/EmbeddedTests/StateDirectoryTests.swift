@@ -72,4 +72,33 @@ struct StateDirectoryTests {
         #expect(
             (try error()?.attempts ?? 0) > shown.attempts, "the retry did not run at the time shown, \(next.rfc3339)")
     }
+
+    /// Moved from the real-process suite (StateDirectoryFaultTests): lunch is called while the
+    /// state disk is full, then the daemon is killed and started again twice inside the grace
+    /// window, the disk still full, then freed. Lunch is called once, history says delivered
+    /// once, and the runtime copy goes once lay.json holds its state. The real full disk stays in
+    /// StateDirectoryFaultTests (its other tests) and the power cuts.
+    @Test func aCallMadeWhileTheDiskWasFullIsNeverCalledAgainByARestartInsideTheGraceWindow() throws {
+        let tablet = try tablet("full-disk-restarts", at: "2026-06-01T11:59:00Z")
+        defer { tablet.remove() }
+        tablet.failStateDisk(ENOSPC)
+        tablet.advance(to: at("2026-06-01T12:00:05Z"))
+        #expect(tablet.server.notified.count == 1)
+        let state = tablet.paths.stateDirectory
+        #expect(try tablet.status().daemon?.stateWriteErrors?.contains { $0.file == state + "/lay.json" } == true)
+        tablet.killDaemon()
+        try tablet.startDaemon()
+        tablet.advance(seconds: 2)
+        #expect(tablet.server.notified.count == 1, "lunch was called again by a restart while the disk was full")
+        tablet.killDaemon()
+        tablet.failStateDisk(nil)
+        try tablet.startDaemon()
+        tablet.advance(seconds: 70)
+        #expect(tablet.server.notified.count == 1, "lunch was called again by a restart once the disk had room")
+        let delivered = tablet.events(.delivered).filter { $0.at == at("2026-06-01T12:00:00Z") }
+        #expect(delivered.count == 1, "\(tablet.history())")
+        #expect(
+            !FileIO.exists(tablet.paths.runtimeDirectory + "/lay.unsaved.json"),
+            "the runtime copy outlived lay.json's catch-up")
+    }
 }

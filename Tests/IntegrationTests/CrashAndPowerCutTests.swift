@@ -132,31 +132,6 @@ struct CrashAndPowerCutTests {
         #expect(layStory(history).problems.isEmpty, "\(layStory(history).problems)")
     }
 
-    // MARK: Restarts while the tools look
-
-    @Test func restartsWhileStatusProbesHoldTheLockAMomentAlwaysStart() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try farAwayHousehold())
-        try await session.startDaemon()
-        // `daysomectl status` and `pending` probe the daemon's lock; here a loop of real status
-        // probes runs throughout, and no probe may make a starting daemon find its lock taken.
-        let status = ([session.daysomectl, "status"] + session.daemonPaths).map { "'\($0)'" }.joined(separator: " ")
-        let prober = try SpawnedProcess(
-            try findExecutable("sh", package: "dash"),
-            ["-c", "while :; do \(status) >/dev/null 2>&1; done"], environment: ["PATH": childPath])
-        defer { prober.stop() }
-        var started = 0
-        for _ in 0..<10 {
-            let daemon = try #require(session.daemon)
-            daemon.send(SIGKILL)
-            #expect(await daemon.exit(within: 5))
-            try await session.startDaemon()
-            started += 1
-        }
-        #expect(started == 10)
-    }
-
     // MARK: Power cuts
 
     @Test func powerCutsWipingTheRuntimeDirectoryConvergeAndTheLayNumberKeepsGrowing() async throws {

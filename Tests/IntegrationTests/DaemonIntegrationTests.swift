@@ -78,29 +78,6 @@ struct DaemonIntegrationTests {
         #expect(try await session.shownHistory().contains { $0.summary == "Soup time" })
     }
 
-    @Test func theDisplayProcessDyingInTheForegroundMeansAway() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try farAwayHousehold())
-        let display = try SpawnedProcess(
-            try findExecutable("sleep", package: "coreutils"), ["600"], environment: session.environment)
-        defer { display.stop() }
-        let result = try await session.ctl(
-            ["signal", "foreground", "--pid", String(display.pid)] + session.daemonPaths)
-        #expect(result.status == 0, "\(result)")
-        try await session.startDaemon()
-        let before = try await session.pending()
-        #expect(before.display == "foreground" && before.starts.isEmpty && before.lay == nil)
-
-        display.send(SIGKILL)
-        #expect(await display.exit(within: 5))
-        let after = try await poll("the display to count as away", timeout: 2) { () -> Queue? in
-            let queue = try await session.pending()
-            return queue.display == "away" && !queue.starts.isEmpty ? queue : nil
-        }
-        #expect(after.lay != nil)
-    }
-
     // MARK: Rule 9: household edits
 
     // real-process twin of EmbeddedTests.HouseholdEditTests.householdEditWhileAwayReLays

@@ -81,50 +81,6 @@ struct StateDirectoryFaultTests {
         #expect(!(try await session.ctl(["status"] + session.daemonPaths).stdout.contains("State not saved")))
     }
 
-    /// Waits on a real minute: the call must be made by the real wheel timer while the disk is
-    /// full, and the restarts must come inside the real grace window after it.
-    @Test func aCallMadeWhileTheDiskWasFullIsNeverCalledAgainByARestartInsideTheGraceWindow() async throws {
-        let lunch = try await LunchOnASmallDisk.start()
-        defer { lunch.stop() }
-        let (session, disk, minute) = (lunch.session, lunch.disk, lunch.minute)
-        let state = session.stateDirectory
-        let filler = try disk.fill()
-        let shown = try await session.firstShown(after: minute)
-        #expect(shown != nil, "nothing shown while the disk was full: \(session.daemonStderr)")
-        _ = try await poll("status to say lay.json is behind", timeout: 5) { () -> Bool? in
-            let errors = try await session.status().snapshot.daemon?.stateWriteErrors ?? []
-            return errors.contains { $0.file == state + "/lay.json" } ? true : nil
-        }
-        func calls() -> Int { lunch.calls() }
-        #expect(calls() == 1)
-
-        // Killed with the disk still full, and started again inside the grace window: the disk
-        // still refuses everything.
-        try await session.killDaemon()
-        try await session.startDaemon()
-        // What a restart owes is decided before it publishes its status: a second and a half
-        // more lets a call it made reach the bus.
-        await pause(1.5)
-        #expect(calls() == 1, "lunch was called again by a restart while the disk was full")
-
-        // Killed again, the space freed, and started again: lay.json can be written now, and still
-        // lunch is not called again.
-        try await session.killDaemon()
-        unlink(filler)
-        try await session.startDaemon()
-        await pause(1.5)
-        #expect(calls() == 1, "lunch was called again by a restart once the disk had room")
-        let history = try await session.history()
-        let delivered = history.filter { $0.event == "delivered" && $0.at == rfc3339(minute) }
-        #expect(delivered.count == 1, "history: \(history)")
-        #expect(
-            !FileIO.exists(session.runtimeDirectory + "/lay.unsaved.json"),
-            "the runtime copy outlived lay.json's catch-up")
-        print(
-            "[StateDirectoryFaultTests] full disk across two restarts inside grace: \(calls()) call, "
-                + "\(delivered.count) delivered line, shown \(Int((shown ?? -1) * 1_000)) ms after its minute")
-    }
-
     /// Waits on a real minute, as the full-disk test above does. A power cut is the daemon
     /// SIGKILLed and its runtime directory (a tmpfs, gone at boot) removed.
     @Test func aCallMadeWhileTheDiskWasReadOnlyIsNeverCalledAgainAfterAPowerCutInsideTheGraceWindow() async throws {

@@ -216,67 +216,6 @@ struct SystemdIntegrationTests {
 
     // MARK: Restarts converge
 
-    @Test func killNineAtRandomPointsThenRestartConvergesToExactlyThePlan() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
-        try await session.startDaemon()
-        _ = try await session.waitUntilManagerHoldsThePlan(within: 5)
-        let seed = SeededRandom.seed(default: 20_261_129)
-        var random = SeededRandom(seed: seed)
-        var report: [String] = []
-        for round in 0..<10 {
-            try await session.signal("foreground")
-            _ = try await session.waitUntilManagerHoldsNothing(within: 2)
-            try await session.signal("away")
-            let delay = Double(random.next() % 301) / 1_000
-            await pause(delay)
-            try await session.killDaemon()
-            let restarted = monotonicSeconds()
-            try session.restartDaemon()
-            let (found, took) = try await session.waitUntilManagerHoldsThePlan(within: 2, since: restarted)
-            report.append(
-                "\(round): kill after \(milliseconds(delay)) ms → lay \(found.lay) in \(milliseconds(took)) ms")
-        }
-        print("[SystemdIntegrationTests] kill -9 (seed \(seed)): " + report.joined(separator: "; "))
-    }
-
-    @Test func restartInTheForegroundConvergesToNothing() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
-        try await session.startDaemon()
-        let seed = SeededRandom.seed(default: 4_071)
-        var random = SeededRandom(seed: seed)
-        var report: [String] = []
-        for round in 0..<6 {
-            try await session.signal("away")
-            _ = try await session.waitUntilManagerHoldsThePlan(within: 5)
-            let delay = Double(random.next() % 301) / 1_000
-            if round % 2 == 0 {
-                // The return reaches the daemon, which is killed at a random point after it.
-                try await session.signal("foreground")
-                await pause(delay)
-                try await session.killDaemon()
-            } else {
-                // The daemon dies while away; the display returns while it is down.
-                try await session.killDaemon()
-                try await session.signal("foreground")
-            }
-            let restarted = monotonicSeconds()
-            let process = try session.restartDaemon()
-            let took = try await session.waitUntilManagerHoldsNothing(within: 2, since: restarted)
-            try await session.waitUntilRunning(process)
-            try await expectNoTimerFor(0.3, session)
-            let pending = try await session.ctlJSON(["pending", "--json"] + session.daemonPaths)
-            #expect(pending["display"]?.stringValue == "foreground")
-            #expect(pending["pending"]?.arrayValue?.isEmpty == true, "\(pending)")
-            let when = round % 2 == 0 ? "kill \(milliseconds(delay)) ms after the return" : "return while down"
-            report.append("\(round): \(when) → nothing in \(milliseconds(took)) ms")
-        }
-        print("[SystemdIntegrationTests] restart in the foreground (seed \(seed)): " + report.joined(separator: "; "))
-    }
-
     @Test func aRestartOfTheManagerIsFollowedByARelay() async throws {
         let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
@@ -297,29 +236,6 @@ struct SystemdIntegrationTests {
         #expect(!daemon.poll(), "daysomed exited with the manager: \(session.daemonStderr)")
         #expect(after.lay == before.lay, "a manager restart is not a new lay")
         #expect(session.daemonStderr.contains("laying them again"), "\(session.daemonStderr)")
-    }
-
-    @Test func aCrashOfTheManagerIsFollowedByARelayOnceItIsBack() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
-        let daemon = try await session.startDaemon().process
-        let before = try await session.waitUntilManagerHoldsThePlan(within: 5).found
-
-        // The manager dies at once; its session bus outlives it for a while (as it does until
-        // the system manager cleans up the crashed user@.service), and a new manager comes up
-        // only after the daemon's first reconnection attempt.
-        try await session.crashManager()
-        let gone = monotonicSeconds()
-        await pause(2.5)
-        try await session.startUserManager()
-        let ready = monotonicSeconds() - gone
-        let (after, took) = try await session.waitUntilManagerHoldsThePlan(within: 35, since: gone)
-        print(
-            "[SystemdIntegrationTests] manager crash: the new manager answered after \(milliseconds(ready)) ms; "
-                + "the plan was held again \(milliseconds(took)) ms after the crash")
-        #expect(!daemon.poll(), "daysomed exited with the manager: \(session.daemonStderr)")
-        #expect(after.lay == before.lay, "a manager restart is not a new lay")
     }
 
     // MARK: The session bus
