@@ -1,6 +1,6 @@
 // The edges of a kiosk's life through the real unit in a real user manager: a first boot before
-// the display app has written anything, and a state directory made for a user whose manager
-// starts after the install. State files lost while the manager kept the week is the embedded
+// the display app has written anything, for a user whose manager starts after the install (no
+// state directory yet either). State files lost while the manager kept the week is the embedded
 // SystemdBackendTests' (the fake manager answers the lay numbers it holds as a real one does).
 
 import DaysomeCore
@@ -11,17 +11,26 @@ import Testing
 
 @Suite("First boot and lost state, through the real unit")
 struct FirstBootTests {
+    /// A first boot: neither the household's directory nor the state directory exists yet.
+    /// Debian 12 ships the user manager's systemd-tmpfiles-setup.service disabled: a user whose
+    /// manager starts after the install (a kiosk lingered then, a second user's first login) got
+    /// no state directory from user-tmpfiles.d, and the unit's read-only home refused it.
     // real-process twin of EmbeddedTests.FirstHouseholdTests.aMissingHouseholdDirectoryIsWatchedAndLaidTheMomentTheAppWritesIt
-    @Test func theUnitStartsWithNoConfigDirectoryReportsItAndLaysWithinASecondOfTheFirstHousehold() async throws {
+    @Test
+    func theUnitsFirstBootWithNoConfigOrStateDirectoryMakesAPrivateOneAndLaysWithinASecondOfTheFirstHousehold()
+        async throws
+    {
         let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
-        _ = try installUnit(session, household: nil)
+        let state = session.home + "/.local/state/daysome"
+        _ = try installUnit(session, household: nil, madeByTmpfiles: true)
+        #expect(!FileIO.exists(state))
+        let enabled = try await session.systemctl(["is-enabled", "systemd-tmpfiles-setup.service"])
+        print("[FirstBootTests] this manager's systemd-tmpfiles-setup.service: \(enabled.stdout)")
         #expect(try await session.systemctl(["daemon-reload"]).status == 0)
         let started = try await session.systemctl(["start", "daysomed.service"])
         #expect(started.status == 0, "\(started)")
-        let paths = [
-            "--runtime-dir", session.userRuntime + "/daysome", "--state-dir", session.home + "/.local/state/daysome",
-        ]
+        let paths = ["--runtime-dir", session.userRuntime + "/daysome", "--state-dir", state]
         let status = try await poll("the unit's daemon to publish its status", timeout: 10, interval: 0.05) {
             () -> DaemonStatus? in
             let status = try? await session.status(at: paths)
@@ -50,37 +59,16 @@ struct FirstBootTests {
         let seconds = monotonicSeconds() - written
         print("[FirstBootTests] the unit laid lay \(lay) \(seconds) s after the first household was written")
         #expect(seconds < 1)
-        let show = try await session.systemctl(["show", "-p", "ActiveState,NRestarts", "daysomed.service"])
-        #expect(show.stdout.contains("ActiveState=active") && show.stdout.contains("NRestarts=0"), "\(show)")
-        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
-    }
-
-    /// Debian 12 ships the user manager's systemd-tmpfiles-setup.service disabled: a user whose
-    /// manager starts after the install (a kiosk lingered then, a second user's first login) got
-    /// no state directory from user-tmpfiles.d, and the unit's read-only home refused it.
-    @Test func theStateDirectoryIsMadeForAUserWhoseManagerStartsAfterTheInstall() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        defer { session.stop() }
-        let state = session.home + "/.local/state/daysome"
-        _ = try installUnit(session, household: fixturePath("seed.json"), madeByTmpfiles: true)
-        #expect(!FileIO.exists(state))
-        let enabled = try await session.systemctl(["is-enabled", "systemd-tmpfiles-setup.service"])
-        print("[FirstBootTests] this manager's systemd-tmpfiles-setup.service: \(enabled.stdout)")
-        #expect(try await session.systemctl(["daemon-reload"]).status == 0)
-        let started = try await session.systemctl(["start", "daysomed.service"])
-        #expect(started.status == 0, "\(started)")
-        let paths = ["--runtime-dir", session.userRuntime + "/daysome", "--state-dir", state]
-        let status = try await poll("the unit's daemon to lay", timeout: 10, interval: 0.05) { () -> DaemonStatus? in
-            let status = try? await session.status(at: paths)
-            return status?.running == true && status?.lay != nil ? status : nil
-        }
-        let errors = status.daemon?.stateWriteErrors ?? []
-        #expect(errors.isEmpty, "the unit's daemon could not save its state: \(errors)")
-        var info = stat()
-        #expect(stat(state, &info) == 0 && info.st_mode & 0o777 == 0o700, "no private state directory at \(state)")
+        // Its state is saved in a private state directory the package's tmpfiles entry made.
+        let saveErrors = try await session.status(at: paths).daemon?.stateWriteErrors ?? []
+        #expect(saveErrors.isEmpty, "the unit's daemon could not save its state: \(saveErrors)")
+        var made = stat()
+        #expect(stat(state, &made) == 0 && made.st_mode & 0o777 == 0o700, "no private state directory at \(state)")
         _ = try await poll("lay.json in the state directory", timeout: 5) {
             FileIO.exists(state + "/lay.json") ? true : nil
         }
+        let show = try await session.systemctl(["show", "-p", "ActiveState,NRestarts", "daysomed.service"])
+        #expect(show.stdout.contains("ActiveState=active") && show.stdout.contains("NRestarts=0"), "\(show)")
         #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
     }
 }

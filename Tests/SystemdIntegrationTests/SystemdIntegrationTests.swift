@@ -12,8 +12,14 @@ import Testing
 struct SystemdIntegrationTests {
     // MARK: Laying
 
+    /// The lay, then two things a carer does with it on the same manager: `pending` while the
+    /// daemon is down lists the manager's timers, and a daemon switched back to the wheel stops
+    /// every timer the systemd-backend daemon left.
     // real-process twin of EmbeddedTests.LayTests.awayLaysExactlyThePlan
-    @Test func aLayOfTheSeedHouseholdCreatesExactlyThePlansStarts() async throws {
+    @Test
+    func aLayOfTheSeedHouseholdCreatesExactlyThePlansStartsListedWhileTheDaemonIsDownAndStoppedByAWheelDaemon()
+        async throws
+    {
         let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         try replaceFile(session.household, try fixtureText("seed.json"))
@@ -58,42 +64,25 @@ struct SystemdIntegrationTests {
         let handles = Set(queued.compactMap { $0["handle"]?.stringValue })
         #expect(handles.count == 1 && handles.allSatisfy { $0.hasPrefix("daysome-lay\(found.lay)") }, "\(handles)")
         #expect(queued.allSatisfy { $0["title"]?.stringValue?.hasPrefix("(") == false }, "\(queued.prefix(3))")
-    }
 
-    @Test func pendingListsTheManagersTimersWhileTheDaemonIsDown() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
-        try await session.startDaemon()
-        let (found, _) = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        // The daemon is killed: `pending` lists the timers the manager still holds.
         try await session.killDaemon()
-
-        let result = try await session.ctl(["pending", "--json"] + session.daemonPaths)
-        #expect(result.status == 0, "\(result)")
-        let pending = try #require((try? JSONParser.parse(result.stdout))?.objectValue, "\(result)")
-        #expect(pending["daemonRunning"]?.boolValue == false)
+        let down = try await session.ctl(["pending", "--json"] + session.daemonPaths)
+        #expect(down.status == 0, "\(down)")
+        let whileDown = try #require((try? JSONParser.parse(down.stdout))?.objectValue, "\(down)")
+        #expect(whileDown["daemonRunning"]?.boolValue == false)
         // Entries about to elapse may or may not be listed: compare those clearly ahead.
         let soon = Int64(wallSeconds()) + 2
-        let queued = (pending["pending"]?.arrayValue ?? []).compactMap { $0.objectValue?["at"]?.stringValue }
+        let listed = (whileDown["pending"]?.arrayValue ?? []).compactMap { $0.objectValue?["at"]?.stringValue }
         #expect(
-            Set(queued.filter { (seconds(of: $0) ?? 0) > soon })
+            Set(listed.filter { (seconds(of: $0) ?? 0) > soon })
                 == Set(found.instants.filter { (seconds(of: $0) ?? 0) > soon }))
-
         let raw = try await session.ctl(["pending", "--raw"] + session.daemonPaths)
         #expect(raw.status == 0, "\(raw)")
         #expect(raw.stdout.contains("daysome-lay\(found.lay).timer"), "\(raw)")
-    }
-
-    @Test func aDaemonSwitchedBackToTheWheelStopsEveryTimerASystemdBackendDaemonLeft() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
-        try await session.startDaemon()
-        let (found, _) = try await session.waitUntilManagerHoldsThePlan(within: 5)
-        try await session.killDaemon()
         #expect(!(try await session.daysomeUnits("daysome-*.timer")).isEmpty, "the killed daemon's timers are gone")
 
-        // The carer switches the backend back to the embedded default.
+        // The carer switches the backend back to the embedded default: the wheel stops them all.
         let started = monotonicSeconds()
         try await session.startDaemon(arguments: ["--backend", "wheel"])
         let left = try await poll("the manager to hold no daysome- unit", timeout: 5, interval: 0.05) {
@@ -162,14 +151,16 @@ struct SystemdIntegrationTests {
 
     // MARK: Rule 1: a return stops every timer
 
-    @Test func aReturnStopsEveryDaysomeTimer() async throws {
+    @Test func aReturnStopsEveryDaysomeTimerAlsoDuringALayOrATopUp() async throws {
         let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
+        let seed = try fixtureText("seed.json")
+        try replaceFile(session.household, seed)
         try await session.startDaemon()
         _ = try await session.waitUntilManagerHoldsThePlan(within: 5)
         #expect(try await session.listedTimers().count == 1)
 
+        // A return with the week laid: `systemctl --user list-timers` lists none within a second.
         let signalled = monotonicSeconds()
         try await session.signal("foreground")
         let took = try await poll("list-timers to list no daysome- timer", timeout: 1, interval: 0.01) {
@@ -177,15 +168,6 @@ struct SystemdIntegrationTests {
         }
         print("[SystemdIntegrationTests] a return left no daysome- timer after \(milliseconds(took)) ms")
         _ = try await session.waitUntilManagerHoldsNothing(within: 1)
-    }
-
-    @Test func aReturnStopsEveryDaysomeTimerAlsoDuringALayOrATopUp() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        defer { session.stop() }
-        let seed = try fixtureText("seed.json")
-        try replaceFile(session.household, seed)
-        try await session.signal("foreground")
-        try await session.startDaemon()
 
         // A return right behind an away: the lay's StartTransientUnit may still be in flight.
         for _ in 0..<20 {
@@ -267,11 +249,24 @@ struct SystemdIntegrationTests {
 
     // MARK: The user unit
 
-    @Test func theUnitFileStartsInARealUserManagerAndReachesReady() async throws {
+    /// The unit as shipped, verified, started and ready; and its hardening (RestrictAddressFamilies,
+    /// SystemCallFilter, ProtectSystem) leaves the system bus reachable: the unit's daemon follows
+    /// a stand-in logind's lock on a private system bus.
+    @Test func theUnitFileStartsInARealUserManagerReachesReadyAndFollowsTheScreenLockOnTheSystemBus() async throws {
         let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        defer { session.stop() }
+        let lockWorld = try LockWorld(session)
+        defer {
+            lockWorld.stop()
+            session.stop()
+        }
+        try await lockWorld.startSystemBus()
         let household = fixturePath("seed.json")
         let unitDirectory = try installUnit(session, household: household)
+        // Where the system bus is, as an administrator's drop-in would say it.
+        try session.directory.makeDirectory("home/.config/systemd/user/daysomed.service.d")
+        try writeFile(
+            unitDirectory + "/daysomed.service.d/system-bus.conf",
+            "[Service]\n" + lockWorld.daemonEnvironment.map { "Environment=\($0.key)=\($0.value)\n" }.joined())
 
         let verify = try await session.run(
             try findExecutable("systemd-analyze", package: "systemd"),
@@ -310,30 +305,9 @@ struct SystemdIntegrationTests {
             "pending", "--json", "--runtime-dir", session.userRuntime + "/daysome", "--state-dir", stateDirectory,
         ])
         #expect(pending["daemonRunning"]?.boolValue == true, "\(pending)")
-        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
-    }
 
-    /// The hardening (RestrictAddressFamilies, SystemCallFilter, ProtectSystem) leaves the system
-    /// bus reachable: the unit's daemon follows a stand-in logind's lock on a private system bus.
-    @Test func theHardenedUnitFollowsTheScreenLockOnTheSystemBus() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        let lockWorld = try LockWorld(session)
-        defer {
-            lockWorld.stop()
-            session.stop()
-        }
-        try await lockWorld.startSystemBus()
-        let unitDirectory = try installUnit(session, household: fixturePath("seed.json"))
-        // Where the system bus is, as an administrator's drop-in would say it.
-        try session.directory.makeDirectory("home/.config/systemd/user/daysomed.service.d")
-        try writeFile(
-            unitDirectory + "/daysomed.service.d/system-bus.conf",
-            "[Service]\n" + lockWorld.daemonEnvironment.map { "Environment=\($0.key)=\($0.value)\n" }.joined())
-        #expect(try await session.systemctl(["daemon-reload"]).status == 0)
-        #expect(try await session.systemctl(["start", "daysomed.service"]).status == 0)
-        let paths = [
-            "--runtime-dir", session.userRuntime + "/daysome", "--state-dir", session.home + "/.local/state/daysome",
-        ]
+        // The hardened unit's daemon follows logind's lock on the system bus.
+        let paths = ["--runtime-dir", session.userRuntime + "/daysome", "--state-dir", stateDirectory]
         func status() async throws -> DaemonStatus { try await session.status(at: paths) }
         do {
             _ = try await poll("the unit's daemon to watch logind's lock", timeout: 15) { () -> Bool? in
