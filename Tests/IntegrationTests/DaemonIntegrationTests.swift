@@ -80,30 +80,6 @@ struct DaemonIntegrationTests {
 
     // MARK: Rule 9: household edits
 
-    // real-process twin of EmbeddedTests.HouseholdEditTests.householdEditWhileAwayReLays
-    @Test func householdEditWhileAwayReLays() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try farAwayHousehold(label: "Lunch"))
-        try await session.startDaemon()
-        let before = try await session.pending()
-        let first = try #require(before.lay)
-        #expect(before.starts.contains { $0.title == "Lunch" })
-
-        try replaceFile(session.household, try farAwayHousehold(label: "Lunch with Sue"))
-        let after = try await poll("a new lay after the edit", timeout: 3) { () -> Queue? in
-            let queue = try await session.pending()
-            return (queue.lay ?? 0) > first ? queue : nil
-        }
-        #expect(after.display == "away")
-        #expect(after.starts.count == before.starts.count)
-        #expect(after.starts.contains { $0.title == "Lunch with Sue" }, "\(after.starts)")
-        #expect(!after.starts.contains { $0.title == "Lunch" }, "\(after.starts)")
-        #expect(after.starts.allSatisfy { $0.lay == after.lay })
-        let laid = try await session.history().filter { $0.event == "laid" }.compactMap(\.lay)
-        #expect(laid == [first, try #require(after.lay)], "laid: \(laid)")
-    }
-
     // MARK: Rule 3: no catch-up
 
     // real-process twin of EmbeddedTests.ReturnTests.noCatchUpAfterAReturn

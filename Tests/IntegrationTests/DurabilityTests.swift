@@ -1,7 +1,7 @@
 // The edges of the daemon's life at the process boundary, with the real daysomed (wheel
-// backend, a private bus, Xvfb and dunst): a restart with a broken household, a client that hangs
-// up, a display pid that is a zombie, and the durability protocol read off the daemon's own system
-// calls. The kept household's contents, corrupt state files, a restarted server's ids and a
+// backend, a private bus, Xvfb and dunst): control clients that hang up or say nothing, a display
+// pid that is a zombie, and the durability protocol read off the daemon's own system calls (a
+// restart with a broken household is BadInputTests', in the household's life). The kept household's contents, corrupt state files, a restarted server's ids and a
 // household directory that does not exist yet are on the embedded daemon (EmbeddedTests).
 
 import DaysomeCore
@@ -12,54 +12,23 @@ import Testing
 
 @Suite("Durability at the process boundary")
 struct DurabilityTests {
-    // real-process twin of EmbeddedTests.KeptHouseholdTests.aRestartWithABrokenHouseholdKeepsLayingTheLastGoodOne
-    // and of EmbeddedTests.BadInputTests.aHouseholdFileThatCannotBeUsedKeepsTheLastGoodLayAndNamesTheFile
-    @Test func aRestartWithABrokenHouseholdKeepsLayingTheLastGoodOne() async throws {
+    /// The control socket's clients cannot hold the daemon up or take it down: one that hangs up
+    /// before its answer, one that says nothing.
+    @Test func aClientThatHangsUpLeavesTheDaemonRunningAndASilentOneDoesNotDelayAnotherClientsAnswer() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
-        let before = try await session.pending()
-        let lay = try #require(before.lay)
-        daemon.stop()
-        // The app broke the file while the tablet was off.
-        try replaceFile(session.household, #"{ "version": 1, "timeZone": "UTC", "items": "#)
-        try await session.startDaemon()
-        let after = try await session.pending()
-        #expect(after.lay == lay, "a restart on a broken file must resume the lay made from the kept copy")
-        #expect(after.starts == before.starts)
-        let status = try await session.status()
-        #expect(status.canDeliver == true, "\(status)")
-        let inForce = try #require(status.household.inForce, "\(status.household)")
-        #expect(inForce.source == .keptCopy)
-        #expect(inForce.path == session.stateDirectory + "/household.last-good.json")
-        let errors = try await session.householdErrors()
-        #expect(errors.first?.file == session.household, "\(errors)")
-        #expect(errors.first?.message.contains("not valid JSON") == true, "\(errors)")
-        let text = try await session.ctl(["status"] + session.daemonPaths)
-        #expect(text.stdout.contains("In force: the last good household"), "\(text)")
-        #expect(!text.stdout.contains("Nothing is laid"), "\(text)")
-    }
-
-    @Test func aClientThatHangsUpLeavesTheDaemonRunning() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
+        let path = session.runtimeDirectory + "/control"
         for _ in 0..<20 {
             // Says its line and hangs up before the answer: the daemon's reply meets a closed peer.
-            let client = try connectControl(session.runtimeDirectory + "/control")
+            let client = try connectControl(path)
             _ = "fire 1\n".withCString { write(client, $0, strlen($0)) }
             close(client)
         }
         await pause(0.5)
         #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1)) after clients hung up")
         #expect(try await session.status().running == true)
-    }
 
-    @Test func aSilentClientDoesNotDelayAnotherClientsAnswer() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
-        let path = session.runtimeDirectory + "/control"
         // Ten clients connect and say nothing: read in turn on the loop, each would hold it up.
         let silent = try (0..<10).map { _ in try connectControl(path) }
         defer { for client in silent { close(client) } }

@@ -28,22 +28,6 @@ func modeBits(_ path: String) -> mode_t? {
     "SecurityTests: a private runtime directory, and no household text on a command line (wheel)",
     .serialized, .timeLimit(.minutes(4)))
 struct SecurityTests {
-    @Test func theDaemonCreatesItsDirectories0700() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try farAwayHousehold())
-        #expect(modeBits(session.runtimeDirectory) == nil)
-        try await session.startDaemon()
-        #expect(modeBits(session.runtimeDirectory) == 0o700, "runtime directory")
-        #expect(modeBits(session.stateDirectory) == 0o700, "state directory")
-        #expect(modeBits(session.directory.path + "/display") == 0o700, "display state directory")
-        for file in ["queue.json", "status.json", "daemon.lock"] {
-            let mode = modeBits(session.runtimeDirectory + "/" + file)
-            #expect(
-                mode.map { $0 & 0o077 == 0 } == true, "\(file) is readable by others: \(String(mode ?? 0, radix: 8))")
-        }
-    }
-
     @Test func aRuntimeDirectoryAnotherUserCouldWriteIsRefusedWithExit1() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
@@ -89,14 +73,32 @@ struct SecurityTests {
         print("[SecurityTests] refused runtime directories: " + report.joined(separator: " | "))
     }
 
-    @Test func symlinksPlantedInTheStateAndRuntimeDirectoriesAreNotFollowed() async throws {
+    /// The daemon's files, from its first start: its directories are made 0700 and its files
+    /// readable by no one else; links planted where its files go are never followed; and a named
+    /// pipe renamed over the display state file does not block it.
+    // real-process twin of EmbeddedTests.BadInputTests.aSymlinkPlantedAsTheDisplayStateIsRefusedNotFollowed
+    @Test
+    func theDaemonCreatesItsDirectories0700FollowsNoPlantedLinkAndANamedPipeAsTheDisplayStateDoesNotBlockIt()
+        async throws
+    {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try farAwayHousehold())
-        let victim = try session.directory.write("victim", "do not touch\n")
-        for directory in [session.stateDirectory, session.runtimeDirectory] {
-            mkdir(directory, 0o700)
+        #expect(modeBits(session.runtimeDirectory) == nil)
+        let driver = try StormDriver(displayState: session.displayState, state: "away")
+        try await session.startDaemon()
+        #expect(modeBits(session.runtimeDirectory) == 0o700, "runtime directory")
+        #expect(modeBits(session.stateDirectory) == 0o700, "state directory")
+        #expect(modeBits(session.directory.path + "/display") == 0o700, "display state directory")
+        for file in ["queue.json", "status.json", "daemon.lock"] {
+            let mode = modeBits(session.runtimeDirectory + "/" + file)
+            #expect(
+                mode.map { $0 & 0o077 == 0 } == true, "\(file) is readable by others: \(String(mode ?? 0, radix: 8))")
         }
+
+        // Links to a victim planted where the daemon's files go, while it is down.
+        try await session.killDaemon()
+        let victim = try session.directory.write("victim", "do not touch\n")
         let planted = [
             session.stateDirectory + "/lay.json", session.stateDirectory + "/history.jsonl",
             session.runtimeDirectory + "/queue.json", session.runtimeDirectory + "/status.json",
@@ -105,7 +107,6 @@ struct SecurityTests {
         for path in planted {
             try plantSymlink(path, to: victim)
         }
-        let driver = try StormDriver(displayState: session.displayState, state: "away")
         let daemon = try await session.startDaemon().process
         try await session.waitUntilQueueHoldsThePlan(within: 3)
         try driver.write("foreground")
@@ -113,6 +114,13 @@ struct SecurityTests {
         try driver.write("away")
         try await session.waitUntilQueueHoldsThePlan(within: 3)
         #expect(readFile(victim) == "do not touch\n", "a planted link was followed: \(readFile(victim).prefix(200))")
+
+        // A named pipe as the display state file: still answering, a return is seen at once.
+        mkfifo(session.displayState + ".fifo", 0o600)
+        rename(session.displayState + ".fifo", session.displayState)
+        await pause(0.5)
+        try driver.write("foreground")
+        try await session.waitUntilNothing(within: 2)
         #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr.suffix(800))")
     }
 
