@@ -65,81 +65,86 @@ struct ScreenLockIntegrationTests {
         return monotonicSeconds() - start
     }
 
+    /// Each way a tablet is locked, in turn on one daemon and its lockers, the file saying
+    /// foreground throughout: logind's LockedHint; a Lock request its locker answered, ended by her
+    /// password; a screen blanked but not locked (nothing); the fd.o screensaver started after the
+    /// daemon; an unlock while the daemon was stopped; and a new graphical session. Each phase
+    /// prints what it measured before it is judged.
     // real-process twin of EmbeddedTests.LockTests.aLockedSessionIsAwayThoughTheFileSaysForeground
-    @Test func aLockedSessionIsAwayWithinASecondThoughTheFileSaysForeground() async throws {
+    // real-process twin of EmbeddedTests.LockTests.aLockerThatUnlocksOnHerPasswordEndsTheLockRequestItAnswered
+    // real-process twin of EmbeddedTests.RestartTests.anUnlockWhileTheDaemonWasStoppedLetsTheFileDecideAfterTheRestart
+    @Test func aLockedSessionIsAwayWithinASecondThoughTheFileSaysForegroundWhicheverLockerSaysSo() async throws {
         let (session, world) = try await start()
         defer {
             world.stop()
             session.stop()
         }
+        // logind's LockedHint: away within a second, the file untouched; unlocked: the file decides.
         try await self.watched(session, .logind)
         #expect(try await session.pending().starts.isEmpty, "laid over the display before any lock")
-
         try await world.setLocked(true)
         let laid = try await self.seconds(until: true, session, limit: 1)
         print("[ScreenLock] locked (logind LockedHint): laid \(Int(laid * 1_000)) ms later")
-        let status = try await session.status()
-        #expect(status.display?.rawValue == "away")
+        #expect(try await session.status().display?.rawValue == "away")
         #expect(try await self.lock(session).locked == true)
         #expect(try await self.lock(session).fileSays == .foreground)
         #expect(readFile(session.displayState).hasPrefix("foreground"), "the daemon must not write the file")
-
         try await world.setLocked(false)
         let cleared = try await self.seconds(until: false, session, limit: 1)
         print("[ScreenLock] unlocked: nothing pending \(Int(cleared * 1_000)) ms later")
 
-    }
-
-    // real-process twin of EmbeddedTests.LockTests.aLockerThatUnlocksOnHerPasswordEndsTheLockRequestItAnswered
-    /// After her password unlocks the locker, status's lock line must not go on saying the Lock
-    /// request stands: the detail follows the lock.
-    @Test func theLockDetailFollowsTheLockWhenTheLockerUnlocks() async throws {
-        let (session, world) = try await start()
-        defer {
-            world.stop()
-            session.stop()
-        }
+        // A Lock request its locker answered; her password unlocks the locker: status's lock line
+        // must not go on saying the request stands (the detail follows the lock).
         try await self.watched(session, .logindLockSignal)
         try await world.logind("/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session.Lock", [])
         try await world.setLocked(true)
         _ = try await self.seconds(until: true, session, limit: 1)
-        let locked = try await session.ctl(["status"] + session.daemonPaths).stdout
+        let requested = try await session.ctl(["status"] + session.daemonPaths).stdout
         // The request and the locker that answered it (the design's rule: a request is not a lock).
-        #expect(locked.contains("Lock request: lock requested at "), "\(locked)")
+        #expect(requested.contains("Lock request: lock requested at "), "\(requested)")
         try await world.setLocked(false)
         _ = try await self.seconds(until: false, session, limit: 1)
         let signal = try #require(try await self.source(session, .logindLockSignal))
         #expect(signal.locked == false, "\(signal)")
-        let detail = signal.detail ?? ""
-        #expect(!detail.hasPrefix("Lock requested"), "status still says the Lock request stands: \(detail)")
+        #expect(!(signal.detail ?? "").hasPrefix("Lock requested"), "the Lock request still stands: \(signal)")
         let text = try await session.ctl(["status"] + session.daemonPaths).stdout
         let line = text.split(separator: "\n").first { $0.hasPrefix("Lock: ") } ?? ""
         print("[ScreenLock] after the locker unlocked: \(line)")
         #expect(line.hasPrefix("Lock: unlocked;"), "\(text)")
         #expect(!line.contains("Lock requested"), "\(line)")
         #expect(!text.contains("Lock request: "), "the answered request outlived the unlock: \(text)")
-    }
 
-    @Test func aScreenBlankedButNotLockedChangesNothing() async throws {
-        let (session, world) = try await start()
-        defer {
-            world.stop()
-            session.stop()
-        }
-        try await self.watched(session, .logind)
+        // A screen blanked but not locked changes nothing.
         try await world.logind(
             "/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session.SetIdleHint", ["true"])
         await pause(1.5)
         #expect(try await session.pending().starts.isEmpty, "a blanked screen laid calls over the display")
         #expect(try await session.status().display?.rawValue == "foreground")
-    }
+        try await world.logind(
+            "/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session.SetIdleHint", ["false"])
 
-    @Test func aNewGraphicalSessionIsFollowed() async throws {
-        let (session, world) = try await start()
-        defer {
-            world.stop()
-            session.stop()
-        }
+        // The fd.o screensaver, started after the daemon asked GetActive: its signal still counts.
+        try await world.startScreenSaver()
+        try await world.setScreenSaverActive(true)
+        let saver = try await self.seconds(until: true, session, limit: 1)
+        print("[ScreenLock] screensaver ActiveChanged(true): laid \(Int(saver * 1_000)) ms later")
+        #expect(try await self.source(session, .screenSaver)?.locked == true)
+        try await world.setScreenSaverActive(false)
+        _ = try await self.seconds(until: false, session, limit: 1)
+
+        // The locker unlocked while no daemon ran (her password: LockedHint false, no Unlock): the
+        // restarted daemon asks the locker before its first decision, and the file decides.
+        try await world.requestLock(true)
+        try await world.setLocked(true)
+        _ = try await self.seconds(until: true, session, limit: 1)
+        try await session.killDaemon()
+        try await world.setLocked(false)
+        try await session.waitUntilRunning(try session.restartDaemon())
+        #expect(try await session.status().display?.rawValue == "foreground", "still locked after the restart")
+        #expect(try await session.pending().starts.isEmpty, "calls laid over the day after the restart")
+        #expect(try await self.lock(session).decidedBy == nil, "the file decides")
+
+        // A new graphical session is followed: the old one's lock no longer counts.
         try await self.watched(session, .logind)
         try await world.logind("/org/freedesktop/login1/user/_\(getuid())", "org.example.StandIn.SetDisplay", ["c2"])
         _ = try await poll("the daemon to follow session c2", timeout: 5) { () -> Bool? in
@@ -150,23 +155,6 @@ struct ScreenLockIntegrationTests {
         #expect(try await session.pending().starts.isEmpty, "the old session's lock still counted")
         try await world.setLocked(true, session: "c2")
         _ = try await self.seconds(until: true, session, limit: 1)
-    }
-
-    @Test func theScreensaverLockingIsAwayAndItsEndLetsTheFileDecide() async throws {
-        let (session, world) = try await start()
-        defer {
-            world.stop()
-            session.stop()
-        }
-        try await world.startScreenSaver()
-        try await self.watched(session, .logind)
-        // The daemon asked GetActive when it started, before the screensaver ran; its signal still counts.
-        try await world.setScreenSaverActive(true)
-        let laid = try await self.seconds(until: true, session, limit: 1)
-        print("[ScreenLock] screensaver ActiveChanged(true): laid \(Int(laid * 1_000)) ms later")
-        #expect(try await self.source(session, .screenSaver)?.locked == true)
-        try await world.setScreenSaverActive(false)
-        _ = try await self.seconds(until: false, session, limit: 1)
     }
 
     /// Phosh locks only through org.gnome.ScreenSaver (no LockedHint), and gsd's proxy answers
@@ -201,28 +189,6 @@ struct ScreenLockIntegrationTests {
         let cleared = try await self.seconds(until: false, session, limit: 1)
         print(
             "[ScreenLock] org.gnome.ScreenSaver ActiveChanged(false): nothing pending \(Int(cleared * 1_000)) ms later")
-    }
-
-    // real-process twin of EmbeddedTests.RestartTests.anUnlockWhileTheDaemonWasStoppedLetsTheFileDecideAfterTheRestart
-    /// The locker unlocked while no daemon ran (her password: LockedHint false, no Unlock): the
-    /// restarted daemon asks the locker, and the file decides.
-    @Test func anUnlockWhileTheDaemonIsStoppedLetsTheFileDecideAfterTheRestart() async throws {
-        let (session, world) = try await start()
-        defer {
-            world.stop()
-            session.stop()
-        }
-        try await self.watched(session, .logindLockSignal)
-        try await world.requestLock(true)
-        try await world.setLocked(true)
-        _ = try await self.seconds(until: true, session, limit: 1)
-        try await session.killDaemon()
-        try await world.setLocked(false)
-        try await session.waitUntilRunning(try session.restartDaemon())
-        // The first status already has the file's word: the lock was asked before the first decision.
-        #expect(try await session.status().display?.rawValue == "foreground", "still locked after the restart")
-        #expect(try await session.pending().starts.isEmpty, "calls laid over the day after the restart")
-        #expect(try await self.lock(session).decidedBy == nil, "the file decides")
     }
 
     /// Probing never starts a server (no D-Bus auto-start): asking the screensaver whether it is
@@ -287,7 +253,9 @@ struct ScreenLockIntegrationTests {
         #expect(lost.count == 1, "\(session.daemonStderr)")
     }
 
-    @Test func withNoLogindAtAllTheDaemonRunsAsTodaySayingSoOnce() async throws {
+    /// With no system bus at all the daemon runs as it does today, saying so once; then, with a
+    /// system bus that has no logind, the file alone decides too.
+    @Test func withNoLogindAtAllOrASystemBusWithoutItTheFileAloneDecidesAndTheDaemonSaysWhyOnce() async throws {
         let (session, world) = try await start(systemBus: false)
         defer {
             world.stop()
@@ -308,14 +276,11 @@ struct ScreenLockIntegrationTests {
         let said = session.daemonStderr.split(separator: "\n").filter { $0.contains("Screen lock: no system bus") }
         #expect(said.count == 1, "said \(said.count) times: \(session.daemonStderr)")
         #expect(try await session.status().running == true)
-    }
 
-    @Test func aSystemBusWithoutLogindLeavesTheFileAloneToDecide() async throws {
-        let (session, world) = try await start(logind: false)
-        defer {
-            world.stop()
-            session.stop()
-        }
+        // A system bus without logind, for the next daemon.
+        try await session.killDaemon()
+        try await world.startSystemBus(logind: false)
+        try await session.startDaemon(environment: world.daemonEnvironment)
         _ = try await poll("status to say logind has no user", timeout: 5) { () -> Bool? in
             try await self.source(session, .logind)?.detail?.hasPrefix("logind has no user")
                 == true ? true : nil
