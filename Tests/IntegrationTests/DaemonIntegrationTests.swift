@@ -286,23 +286,6 @@ struct DaemonIntegrationTests {
 
     // MARK: The wheel dies with its daemon
 
-    @Test func pendingRefusesAQueueWhoseDaemonIsGone() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try farAwayHousehold())
-        let daemon = try await session.startDaemon().process
-        #expect(try await session.pending().starts.isEmpty == false)
-
-        daemon.send(SIGKILL)
-        #expect(await daemon.exit(within: 5))
-        for arguments in [["pending"], ["pending", "--json"]] {
-            let result = try await session.ctl(arguments + session.daemonPaths)
-            #expect(result.status == 1, "\(result)")
-            #expect(result.stdout.isEmpty, "\(result)")
-            #expect(result.stderr.hasSuffix("\n") && result.stderr.split(separator: "\n").count == 1, "\(result)")
-        }
-    }
-
     // MARK: Rule 2: a restart within grace
 
     /// Starts a daemon, SIGKILLs it ten seconds before `minute` and starts it again `downtime`
