@@ -14,8 +14,14 @@ struct DaemonIntegrationTests {
 
     // MARK: Delivering
 
+    /// A call at the next minute is shown by dunst within a second of it, with the family's
+    /// words; her return then leaves nothing pending and nothing shown within a second (rule 1),
+    /// the card closed by the daemon, not left to time out.
     // real-process twin of EmbeddedTests.CallTests.aCallComesAtItsMinuteAndNotASecondBefore
-    @Test func aStartAtTheNextMinuteIsDeliveredWithinASecond() async throws {
+    // real-process twin of EmbeddedTests.CallTests.herReturnTakesEveryCallAwayAndLeavesNothingPending
+    @Test func aStartAtTheNextMinuteIsDeliveredWithinASecondAndHerReturnLeavesNothingPendingAndNothingShown()
+        async throws
+    {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 10)
@@ -31,8 +37,20 @@ struct DaemonIntegrationTests {
         #expect(latency >= 0, "shown before its minute")
         #expect(latency < 1, "shown \(latency) s after its minute")
 
-        // Read back what dunst showed: dismissed as she would, it is in dunst's history.
-        #expect(try await session.dunstctl(["close-all"]).status == 0)
+        // Her return: nothing pending and nothing shown within a second.
+        let lay = try await session.pending().lay
+        let signalled = monotonicSeconds()
+        try await session.signal("foreground")
+        let settled = try await session.settledEmpty(within: 1, since: signalled)
+        print("[IntegrationTests] return settled (nothing pending, nothing shown) in \(Int(settled * 1_000)) ms")
+        let afterReturn = try await session.history()
+        #expect(
+            afterReturn.contains { $0.event == "withdrawn" && $0.at == rfc3339(minute) && $0.itemIds == ["first"] },
+            "\(afterReturn)")
+        #expect(afterReturn.contains { $0.event == "cleared" && $0.lay == lay && lay != nil }, "\(afterReturn)")
+
+        // Read back what dunst showed: closed by the daemon (CloseNotification), not left to time
+        // out, it is in dunst's history.
         let shown = try await poll("dunst's history to hold the call", timeout: 3) {
             try await session.shownHistory().first { $0.summary == planned.title }
         }
@@ -49,38 +67,6 @@ struct DaemonIntegrationTests {
     }
 
     // MARK: Rule 1: never over the display
-
-    // real-process twin of EmbeddedTests.CallTests.herReturnTakesEveryCallAwayAndLeavesNothingPending
-    @Test func returnLeavesNothingPendingAndNothingShown() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let minute = nextMinute(leaving: 10)
-        try replaceFile(session.household, try nextMinutesHousehold(minute))
-        try await session.startDaemon()
-        try await session.expectQueued(at: minute)
-        await pause(untilWall: Double(minute))
-        _ = try await poll("the call to be shown", timeout: 10) {
-            try await session.displayedCount() > 0 ? true : nil
-        }
-        let lay = try await session.pending().lay
-
-        let signalled = monotonicSeconds()
-        try await session.signal("foreground")
-        let settled = try await session.settledEmpty(within: 1, since: signalled)
-        print("[IntegrationTests] return settled (nothing pending, nothing shown) in \(Int(settled * 1_000)) ms")
-
-        let history = try await session.history()
-        #expect(
-            history.contains { $0.event == "withdrawn" && $0.at == rfc3339(minute) && $0.itemIds == ["first"] },
-            "\(history)")
-        #expect(history.contains { $0.event == "cleared" && $0.lay == lay && lay != nil }, "\(history)")
-        // Closed by the daemon (CloseNotification), not left to time out: dunst has it in its history.
-        #expect(try await session.shownHistory().contains { $0.summary == "Soup time" })
-    }
-
-    // MARK: Rule 9: household edits
-
-    // MARK: Rule 3: no catch-up
 
     // real-process twin of EmbeddedTests.ReturnTests.noCatchUpAfterAReturn
     @Test func noCatchUpAfterAReturn() async throws {
@@ -156,24 +142,22 @@ struct DaemonIntegrationTests {
         return try farAwayHousehold()
     }
 
-    @Test func idleDaemonMakesNoWakeupsBetweenStarts() async throws {
+    /// An idle daemon sleeps until its next deadline: no wakeup at all between starts; with a
+    /// service manager's watchdog, only its pings. One world, a daemon for each.
+    @Test func idleDaemonMakesNoWakeupsBetweenStartsAndWithAWatchdogWakesOnlyForItsPings() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try await self.quietHousehold(session))
-        let daemon = try await session.startDaemon().process
+        let idle = try await session.startDaemon().process
         #expect(try await session.pending().starts.count > 5)
         try await self.startUpAnswered(session)
+        let (idleWakeups, _) = try await quietWindow(session, idle, seconds: 10)
+        print("[IntegrationTests] idle daemon without a watchdog: \(idleWakeups) wakeups in 10 s")
+        #expect(idleWakeups == 0, "the idle daemon woke \(idleWakeups) times in 10 s")
+        #expect(!idle.poll(), "daysomed exited: \(session.daemonStderr)")
 
-        let (wakeups, _) = try await quietWindow(session, daemon, seconds: 10)
-        print("[IntegrationTests] idle daemon without a watchdog: \(wakeups) wakeups in 10 s")
-        #expect(wakeups == 0, "the idle daemon woke \(wakeups) times in 10 s")
-        #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr)")
-    }
-
-    @Test func idleDaemonWithAWatchdogWakesOnlyForItsPings() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        try replaceFile(session.household, try await self.quietHousehold(session))
+        // The same household, the daemon started again under a service manager's watchdog.
+        try await session.killDaemon()
         let manager = try NotifySocket(path: session.directory.path + "/notify")
         let daemon = try await session.startDaemon(environment: [
             "NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "2000000",
