@@ -86,9 +86,11 @@ struct DisplayExampleTests {
         return (display, window)
     }
 
-    // MARK: The GTK 4 example (§3.2), a row of §2's table each
+    // MARK: The GTK 4 example (§3.2), the rows of §2's table
 
-    @Test func anotherAppInFrontIsAwayAndFocusBackIsForegroundAtOnce() async throws {
+    /// Her day on screen, then elsewhere and back, twice: another app in front is away and focus
+    /// back is foreground at once; minimised is away and restored is foreground.
+    @Test func anotherAppInFrontOrMinimisedIsAwayAndFocusBackOrRestoredIsForegroundAtOnce() async throws {
         let worlds = try await start()
         defer { stop(worlds) }
         let (session, world, _) = worlds
@@ -107,13 +109,7 @@ struct DisplayExampleTests {
         print(
             "[Examples] focus elsewhere: away after \(Int(away * 1_000)) ms; focus back: foreground after \(Int(back * 1_000)) ms"
         )
-    }
 
-    @Test func minimisedIsAwayAndRestoredIsForeground() async throws {
-        let worlds = try await start()
-        defer { stop(worlds) }
-        let (session, world, _) = worlds
-        let (display, window) = try await self.dayOnScreen(session, world)
         try await world.x(world.xdotool, ["windowminimize", window])
         _ = try await self.fileSays("away pid=\(display.pid)", session, within: 3)
         try await self.pendingIs(laid: true, session, within: leaveLimit)
@@ -122,64 +118,43 @@ struct DisplayExampleTests {
         try await self.pendingIs(laid: false, session, within: 1)
     }
 
-    /// After a crash the file still says foreground: `status`, not the file, is the truth.
-    @Test func killedOutrightTheDisplayIsAwayByItsPidThoughTheFileSaysForeground() async throws {
+    /// Every way the display ends, in turn on one session, each a new display on screen first:
+    /// with its path and pid choice as parameters (Flatpak option 2, Snap and `--display-state`
+    /// need them without editing the code), SIGTERM, its window closed, a second display that
+    /// ends the first (GtkApplication is single-instance: started again, the example would hand
+    /// its window to the first and exit at once), killed outright (the file still says
+    /// foreground: `status`, not the file, is the truth), and a second launcher taking over.
+    @Test func eachWayTheDisplayEndsSaysAwayOrIsAwayByItsPidAndASecondDisplayTakesItsPlace() async throws {
         let worlds = try await start()
         defer { stop(worlds) }
         let (session, world, _) = worlds
-        let (display, _) = try await self.dayOnScreen(session, world)
-        display.send(SIGKILL)
-        // The display's process dying in the foreground means away, by its pidfd: within 2 s.
-        try await self.pendingIs(laid: true, session, within: 2)
-        #expect(try await session.status().display?.rawValue == "away")
-        #expect(readFile(session.displayState).hasPrefix("foreground pid=\(display.pid)"))
-    }
 
-    @Test func closingSaysAwayAfterTheWindowIsGone() async throws {
-        let worlds = try await start()
-        defer { stop(worlds) }
-        let (session, world, _) = worlds
-        let (display, window) = try await self.dayOnScreen(session, world)
-        try await world.x(world.wmctrl, ["-i", "-c", window])
-        _ = try await self.fileSays("away pid=\(display.pid)", session, within: 5)
-        let visible = try await world.x(world.xdotool, ["search", "--onlyvisible", "--name", "^Today$"])
-        #expect(visible.stdout.isEmpty, "away was said while the window was still shown")
-        #expect(await display.exit(within: 5))
-        try await self.pendingIs(laid: true, session, within: leaveLimit)
-    }
-
-    @Test func sigtermQuitsCleanlySayingAway() async throws {
-        let worlds = try await start()
-        defer { stop(worlds) }
-        let (session, world, _) = worlds
-        let (display, _) = try await self.dayOnScreen(session, world)
-        display.send(SIGTERM)
-        #expect(await display.exit(within: 5))
-        #expect(readFile(session.displayState) == "away pid=\(display.pid)\n")
-        try await self.pendingIs(laid: true, session, within: leaveLimit)
-    }
-
-    /// Flatpak (option 2), Snap and `--display-state` need the path and the pid choice without editing the code.
-    @Test func theStateFilesPathAndThePidChoiceAreParameters() async throws {
-        let worlds = try await start()
-        defer { stop(worlds) }
-        let (session, world, _) = worlds
-        let (display, _) = try await self.dayOnScreen(
+        // The state file's path and the pid choice are parameters.
+        let (bare, _) = try await self.dayOnScreen(
             session, world, ["--display-state", session.displayState, "--no-pid"])
         #expect(readFile(session.displayState) == "foreground\n")
-        display.send(SIGTERM)
-        #expect(await display.exit(within: 5))
+        bare.send(SIGTERM)
+        #expect(await bare.exit(within: 5))
         #expect(readFile(session.displayState) == "away\n")
-    }
+        try await self.pendingIs(laid: true, session, within: leaveLimit)
 
-    // MARK: The shell launcher (§3.3), for kiosks
+        // SIGTERM quits cleanly, saying away.
+        let (terminated, _) = try await self.dayOnScreen(session, world)
+        terminated.send(SIGTERM)
+        #expect(await terminated.exit(within: 5))
+        #expect(readFile(session.displayState) == "away pid=\(terminated.pid)\n")
+        try await self.pendingIs(laid: true, session, within: leaveLimit)
 
-    /// GtkApplication is single-instance: started again, the example would hand its window to the
-    /// first instance and exit at once, and its launcher would then say away over the first's day.
-    @Test func aSecondDisplayEndsTheFirstAndTakesItsPlaceUnderItsOwnPid() async throws {
-        let worlds = try await start()
-        defer { stop(worlds) }
-        let (session, world, _) = worlds
+        // Closing says away only once the window is gone.
+        let (closed, closedWindow) = try await self.dayOnScreen(session, world)
+        try await world.x(world.wmctrl, ["-i", "-c", closedWindow])
+        _ = try await self.fileSays("away pid=\(closed.pid)", session, within: 5)
+        let visible = try await world.x(world.xdotool, ["search", "--onlyvisible", "--name", "^Today$"])
+        #expect(visible.stdout.isEmpty, "away was said while the window was still shown")
+        #expect(await closed.exit(within: 5))
+        try await self.pendingIs(laid: true, session, within: leaveLimit)
+
+        // A second display ends the first and takes its place under its own pid.
         let (first, _) = try await self.dayOnScreen(session, world)
         let second = try world.startDayDisplay(["--display-state", session.displayState])
         #expect(await first.exit(within: 10), "the first display did not step aside")
@@ -187,17 +162,20 @@ struct DisplayExampleTests {
         try await world.activate(try await world.window(named: "Today"))
         try await self.pendingIs(laid: false, session, within: 2)
         #expect(second.exitCode == nil, "the second display exited instead of taking over")
-    }
 
-    /// The day never in front while the file says away: the first launcher, whose display stepped
-    /// aside for a second one, does not say away over the second one's foreground.
-    @Test func aSecondLauncherTakesOverAndTheFirstLauncherDoesNotSayAwayOverIt() async throws {
-        let worlds = try await start()
-        defer { stop(worlds) }
-        let (session, world, _) = worlds
+        // Killed outright: away by its pidfd within 2 s, though the file says foreground.
+        second.send(SIGKILL)
+        try await self.pendingIs(laid: true, session, within: 2)
+        #expect(try await session.status().display?.rawValue == "away")
+        #expect(readFile(session.displayState).hasPrefix("foreground pid=\(second.pid)"))
+        #expect(await second.exit(within: 5))
+
+        // A second launcher takes over, and the first launcher, whose display stepped aside for
+        // the second one, does not say away over the second one's foreground.
         _ = try world.makeTools()
         let display = ["/usr/bin/python3", "\(world.examples)/day_display.py"]
         let path = "\(world.tools):\(childPath)"
+        try await session.signal("away")
         let firstLauncher = try world.startLauncher(display, path: path, log: "launcher-1.log")
         _ = try await world.window(named: "Today")
         _ = try await self.fileSays("foreground pid=", session, within: 5)
@@ -216,6 +194,8 @@ struct DisplayExampleTests {
         #expect(await secondLauncher.exit(within: 10))
         _ = try await self.fileSays("away", session, within: 2)
     }
+
+    // MARK: The shell launcher (§3.3), for kiosks
 
     /// A display that records what the file said at its very first instruction, then runs.
     func recordingDisplay(_ session: TestWorld, seconds: String = "30") -> [String] {
@@ -241,10 +221,16 @@ struct DisplayExampleTests {
         return (session, world, lockWorld)
     }
 
-    @Test func theLauncherSaysForegroundBeforeTheDisplayStarts() async throws {
+    /// The launcher's life, a launcher after another on one session: it says foreground before
+    /// the display starts, and away once it is stopped (the display stopped first); it finds
+    /// daysomectl named by DAYSOMECTL off PATH; and it says away once the display has ended.
+    @Test func theLauncherSaysForegroundBeforeTheDisplayStartsAndAwayOnceTheDisplayHasEndedOrItIsStopped()
+        async throws
+    {
         let worlds = try await launcherWorld()
         defer { stop(worlds) }
         let (session, world, _) = worlds
+        // Foreground before the display's first instruction; stopped, away.
         let launcher = try world.startLauncher(self.recordingDisplay(session), path: "\(world.tools):\(childPath)")
         _ = try await poll("the display to start", timeout: 5) { () -> Bool? in
             access("\(session.directory.path)/ran", F_OK) == 0 ? true : nil
@@ -255,69 +241,58 @@ struct DisplayExampleTests {
         launcher.send(SIGTERM)
         #expect(await launcher.exit(within: 5))
         _ = try await self.fileSays("away", session, within: 2)
-    }
 
-    @Test func theLauncherSaysAwayOnceTheDisplayHasEnded() async throws {
-        let worlds = try await launcherWorld()
-        defer { stop(worlds) }
-        let (session, world, _) = worlds
-        let launcher = try world.startLauncher(
+        // Stopping the launcher stops the display, then says away.
+        let stopped = try world.startLauncher(self.recordingDisplay(session), path: "\(world.tools):\(childPath)")
+        _ = try await self.fileSays("foreground pid=", session, within: 5)
+        let line = readFile(session.displayState)
+        let pid = try #require(Int32(line.dropFirst("foreground pid=".count).prefix { $0.isNumber }))
+        stopped.send(SIGTERM)
+        #expect(await stopped.exit(within: 5))
+        #expect(readFile(session.displayState).hasPrefix("away"))
+        #expect(kill(pid, 0) != 0, "the display \(pid) outlived its launcher")
+
+        // DAYSOMECTL names daysomectl off PATH.
+        let named = try world.startLauncher(
+            self.recordingDisplay(session), path: childPath, extra: ["DAYSOMECTL": "\(world.tools)/daysomectl"])
+        _ = try await self.fileSays("foreground pid=", session, within: 5)
+        try await self.pendingIs(laid: false, session, within: 1)
+        named.send(SIGTERM)
+        #expect(await named.exit(within: 5))
+        _ = try await self.fileSays("away", session, within: 2)
+
+        // The display ends on its own: the launcher says away and exits 0.
+        let ending = try world.startLauncher(
             self.recordingDisplay(session, seconds: "1"), path: "\(world.tools):\(childPath)")
         _ = try await self.fileSays("foreground pid=", session, within: 5)
-        #expect(await launcher.exit(within: 10))
-        #expect(launcher.exitCode == 0)
+        #expect(await ending.exit(within: 10))
+        #expect(ending.exitCode == 0)
         #expect(readFile(session.displayState).hasPrefix("away"))
         try await self.pendingIs(laid: true, session, within: leaveLimit)
     }
 
-    @Test func withoutDaysomectlOnPathTheLauncherFailsClosed() async throws {
+    /// The launcher fails closed: without daysomectl on PATH, or where foreground cannot be said,
+    /// the display is never started while the file says away.
+    @Test func withoutDaysomectlOrWhenForegroundCannotBeSaidTheLauncherFailsClosedAndTheDisplayIsNotStarted()
+        async throws
+    {
         let worlds = try await launcherWorld()
         defer { stop(worlds) }
         let (session, world, _) = worlds
-        let launcher = try world.startLauncher(self.recordingDisplay(session), path: childPath)
-        #expect(await launcher.exit(within: 10))
-        #expect(launcher.exitCode != 0)
+        let missing = try world.startLauncher(self.recordingDisplay(session), path: childPath)
+        #expect(await missing.exit(within: 10))
+        #expect(missing.exitCode != 0)
         await pause(0.5)
         #expect(access("\(session.directory.path)/ran", F_OK) != 0, "the display ran while the file said away")
         #expect(try await session.status().display?.rawValue == "away")
         #expect(readFile("\(session.directory.path)/launcher.log").contains("daysomectl"))
-    }
 
-    @Test func theLauncherFindsDaysomectlNamedByDAYSOMECTLOffPath() async throws {
-        let worlds = try await launcherWorld()
-        defer { stop(worlds) }
-        let (session, world, _) = worlds
-        let launcher = try world.startLauncher(
-            self.recordingDisplay(session), path: childPath, extra: ["DAYSOMECTL": "\(world.tools)/daysomectl"])
-        _ = try await self.fileSays("foreground pid=", session, within: 5)
-        try await self.pendingIs(laid: false, session, within: 1)
-        launcher.send(SIGTERM)
-        #expect(await launcher.exit(within: 5))
-    }
-
-    @Test func whenForegroundCannotBeSaidTheDisplayIsNotStarted() async throws {
-        let worlds = try await launcherWorld()
-        defer { stop(worlds) }
-        let (session, world, _) = worlds
-        let launcher = try world.startLauncher(
-            self.recordingDisplay(session), path: "\(world.tools):\(childPath)", extra: ["DAYSOMECTL": "/bin/false"])
-        #expect(await launcher.exit(within: 10))
-        #expect(launcher.exitCode == 1)
+        let refused = try world.startLauncher(
+            self.recordingDisplay(session), path: "\(world.tools):\(childPath)", extra: ["DAYSOMECTL": "/bin/false"],
+            log: "launcher-false.log")
+        #expect(await refused.exit(within: 10))
+        #expect(refused.exitCode == 1)
         await pause(0.5)
         #expect(access("\(session.directory.path)/ran", F_OK) != 0, "the display ran while the file said away")
-    }
-
-    @Test func stoppingTheLauncherStopsTheDisplayThenSaysAway() async throws {
-        let worlds = try await launcherWorld()
-        defer { stop(worlds) }
-        let (session, world, _) = worlds
-        let launcher = try world.startLauncher(self.recordingDisplay(session), path: "\(world.tools):\(childPath)")
-        _ = try await self.fileSays("foreground pid=", session, within: 5)
-        let line = readFile(session.displayState)
-        let pid = try #require(Int32(line.dropFirst("foreground pid=".count).prefix { $0.isNumber }))
-        launcher.send(SIGTERM)
-        #expect(await launcher.exit(within: 5))
-        #expect(readFile(session.displayState).hasPrefix("away"))
-        #expect(kill(pid, 0) != 0, "the display \(pid) outlived its launcher")
     }
 }
