@@ -68,13 +68,17 @@ struct DaemonIntegrationTests {
 
     // MARK: Rule 1: never over the display
 
+    /// Two minutes of her day on one daemon: in front across the first call's minute, no catch-up
+    /// when she leaves (rule 3); then the daemon killed before the second call and started again
+    /// after it, within the grace window: the missed call comes once (rule 2).
     // real-process twin of EmbeddedTests.ReturnTests.noCatchUpAfterAReturn
-    @Test func noCatchUpAfterAReturn() async throws {
+    // real-process twin of EmbeddedTests.RestartTests.aRestartWithinGraceCallsTheMissedStartOnce
+    @Test func noCatchUpAfterAReturnAndARestartWithinGraceDeliversTheMissedStartOnce() async throws {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let minute = nextMinute(leaving: 10)
         try replaceFile(session.household, try nextMinutesHousehold(minute))
-        try await session.startDaemon()
+        let first = try await session.startDaemon(grace: 300).process
         try await session.expectQueued(at: minute)
 
         // In the foreground across the minute: the display chimed for it.
@@ -92,6 +96,29 @@ struct DaemonIntegrationTests {
         try await session.expectNothingShown(for: 2)
         let history = try await session.history()
         #expect(!history.contains { $0.event == "delivered" }, "\(history)")
+
+        // The drink at the next minute: the daemon killed 10 s before it, back 5 s after.
+        let drink = minute + 60
+        let planned = try await session.plannedStart(at: drink)
+        await pause(untilWall: Double(drink) - 10)
+        first.send(SIGKILL)
+        #expect(await first.exit(within: 5))
+        #expect(try await session.displayedCount() == 0)
+        await pause(untilWall: Double(drink) + 5)
+        try await session.startDaemon(grace: 300)
+        _ = try await poll("the missed call to be shown", timeout: 3) {
+            try await session.displayedCount() > 0 ? true : nil
+        }
+        await pause(2)
+        #expect(try await session.displayedCount() == 1)
+        let afterRestart = try await session.history()
+        let delivered = afterRestart.filter { $0.event == "delivered" && $0.at == rfc3339(drink) }
+        #expect(delivered.count == 1, "\(afterRestart)")
+        #expect(delivered.first?.reason?.contains("grace") == true, "\(afterRestart)")
+        try await session.signal("foreground")
+        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
+        let shown = try await session.shownHistory().filter { $0.summary == planned.title }
+        #expect(shown.count == 1, "dunst showed the missed call \(shown.count) times")
     }
 
     // MARK: Wakeups
@@ -274,42 +301,4 @@ struct DaemonIntegrationTests {
 
     /// Starts a daemon, SIGKILLs it ten seconds before `minute` and starts it again `downtime`
     /// seconds after, both with `grace`. Returns the minute and the start planned at it.
-    private func restartAcrossAStart(
-        _ session: TestWorld, grace: Int, after downtime: Double = 5
-    ) async throws -> (Int64, PlannedStart) {
-        let minute = nextMinute(leaving: 15)
-        try replaceFile(session.household, try nextMinutesHousehold(minute))
-        let first = try await session.startDaemon(grace: grace).process
-        try await session.expectQueued(at: minute)
-        let planned = try await session.plannedStart(at: minute)
-        await pause(untilWall: Double(minute) - 10)
-        first.send(SIGKILL)
-        #expect(await first.exit(within: 5))
-        #expect(try await session.displayedCount() == 0)
-        await pause(untilWall: Double(minute) + downtime)
-        try await session.startDaemon(grace: grace)
-        return (minute, planned)
-    }
-
-    // real-process twin of EmbeddedTests.RestartTests.aRestartWithinGraceCallsTheMissedStartOnce
-    @Test func restartWithinGraceDeliversTheMissedStartOnce() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let (minute, planned) = try await self.restartAcrossAStart(session, grace: 300)
-        _ = try await poll("the missed call to be shown", timeout: 3) {
-            try await session.displayedCount() > 0 ? true : nil
-        }
-        await pause(2)
-        #expect(try await session.displayedCount() == 1)
-        let history = try await session.history()
-        let delivered = history.filter { $0.event == "delivered" && $0.at == rfc3339(minute) }
-        #expect(delivered.count == 1, "\(history)")
-        #expect(delivered.first?.reason?.contains("grace") == true, "\(history)")
-
-        try await session.signal("foreground")
-        _ = try await session.settledEmpty(within: 1, since: monotonicSeconds())
-        let shown = try await session.shownHistory().filter { $0.summary == planned.title }
-        #expect(shown.count == 1, "dunst showed the missed call \(shown.count) times")
-    }
-
 }
