@@ -1,8 +1,9 @@
 // The edges of the daemon's life at the process boundary, with the real daysomed (wheel
-// backend, a private bus, Xvfb and dunst): control clients that hang up or say nothing, a display
-// pid that is a zombie, and the durability protocol read off the daemon's own system calls (a
-// restart with a broken household is BadInputTests', in the household's life). The kept household's contents, corrupt state files, a restarted server's ids and a
-// household directory that does not exist yet are on the embedded daemon (EmbeddedTests).
+// backend, a private bus, Xvfb and dunst): control clients that hang up or say nothing and a
+// display pid that is a zombie, on one daemon; and the durability protocol read off the daemon's
+// own system calls. A restart with a broken household is BadInputTests', in the household's life.
+// The kept household's contents, corrupt state files, a restarted server's ids and a household
+// directory that does not exist yet are on the embedded daemon (EmbeddedTests).
 
 import DaysomeCore
 import DaysomeFiles
@@ -12,9 +13,12 @@ import Testing
 
 @Suite("Durability at the process boundary")
 struct DurabilityTests {
-    /// The control socket's clients cannot hold the daemon up or take it down: one that hangs up
-    /// before its answer, one that says nothing.
-    @Test func aClientThatHangsUpLeavesTheDaemonRunningAndASilentOneDoesNotDelayAnotherClientsAnswer() async throws {
+    /// What the daemon's peers may leave behind cannot hold it up, take it down or clear its lay:
+    /// a control client that hangs up before its answer, one that says nothing, and a display
+    /// whose pid is a zombie.
+    @Test func aClientThatHangsUpOrSaysNothingOrADisplayPidThatIsAZombieNeitherStopsTheDaemonNorClearsItsLay()
+        async throws
+    {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
@@ -43,14 +47,10 @@ struct DurabilityTests {
         // A client that never finishes its line is closed unanswered at its own deadline.
         #expect(readLine(silent[0], timeoutSeconds: 5) == "", "a silent client was answered or kept open")
         #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1))")
-    }
 
-    @Test func aDisplayPidThatIsAZombieIsAwayWithoutAFlipThatWouldClearTheLay() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        _ = try await session.startDaemonOnTheGoodHousehold()
+        // A display that has exited but is not reaped yet: its pid still opens a pidfd, and it is
+        // away without a flip that would clear the lay.
         let lay = try #require(try await session.pending().lay)
-        // A display that has exited but is not reaped yet: its pid still opens a pidfd.
         let zombie = try SpawnedProcess("/bin/true", [], environment: [:])
         defer { zombie.stop() }
         await pause(0.3)
