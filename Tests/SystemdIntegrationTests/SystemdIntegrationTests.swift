@@ -249,87 +249,6 @@ struct SystemdIntegrationTests {
 
     // MARK: The user unit
 
-    /// The unit as shipped, verified, started and ready; and its hardening (RestrictAddressFamilies,
-    /// SystemCallFilter, ProtectSystem) leaves the system bus reachable: the unit's daemon follows
-    /// a stand-in logind's lock on a private system bus.
-    @Test func theUnitFileStartsInARealUserManagerReachesReadyAndFollowsTheScreenLockOnTheSystemBus() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        let lockWorld = try LockWorld(session)
-        defer {
-            lockWorld.stop()
-            session.stop()
-        }
-        try await lockWorld.startSystemBus()
-        let household = fixturePath("seed.json")
-        let unitDirectory = try installUnit(session, household: household)
-        // Where the system bus is, as an administrator's drop-in would say it.
-        try session.directory.makeDirectory("home/.config/systemd/user/daysomed.service.d")
-        try writeFile(
-            unitDirectory + "/daysomed.service.d/system-bus.conf",
-            "[Service]\n" + lockWorld.daemonEnvironment.map { "Environment=\($0.key)=\($0.value)\n" }.joined())
-
-        let verify = try await session.run(
-            try findExecutable("systemd-analyze", package: "systemd"),
-            // The man pages of Documentation= come with the package, not with a build tree.
-            ["--user", "verify", "--man=no", unitDirectory + "/daysomed.service"])
-        #expect(verify.status == 0, "\(verify)")
-        #expect(try await session.systemctl(["daemon-reload"]).status == 0)
-        let started = try await session.systemctl(["start", "daysomed.service"])
-        #expect(started.status == 0, "\(started)")
-        let show = try await poll("daysomed.service to be running with a status naming its lay", timeout: 10) {
-            () -> [String: String]? in
-            let result = try await session.systemctl([
-                "show", "-p", "ActiveState,SubState,StatusText,Result", "daysomed.service",
-            ])
-            var properties: [String: String] = [:]
-            for line in result.stdout.split(separator: "\n") {
-                guard let equals = line.firstIndex(of: "=") else { continue }
-                properties[String(line[..<equals])] = String(line[line.index(after: equals)...])
-            }
-            if properties["ActiveState"] == "failed" {
-                let status = try await session.systemctl(["status", "--no-pager", "-l", "daysomed.service"])
-                throw HarnessError("daysomed.service failed: \(properties) \(status.stdout)")
-            }
-            return properties["ActiveState"] == "active" && properties["StatusText", default: ""].contains("lay")
-                ? properties : nil
-        }
-        print("[SystemdIntegrationTests] daysomed.service: \(show)")
-        #expect(show["SubState"] == "running")
-
-        // Its lay, recorded in its default state directory, is what the manager holds.
-        let stateDirectory = session.home + "/.local/state/daysome"
-        let (found, _) = try await session.waitUntilManagerHoldsThePlan(
-            within: 5, household: household, layRecord: { unitLayRecord(session) })
-        #expect(show["StatusText", default: ""].contains("lay \(found.lay)"))
-        let pending = try await session.ctlJSON([
-            "pending", "--json", "--runtime-dir", session.userRuntime + "/daysome", "--state-dir", stateDirectory,
-        ])
-        #expect(pending["daemonRunning"]?.boolValue == true, "\(pending)")
-
-        // The hardened unit's daemon follows logind's lock on the system bus.
-        let paths = ["--runtime-dir", session.userRuntime + "/daysome", "--state-dir", stateDirectory]
-        func status() async throws -> DaemonStatus { try await session.status(at: paths) }
-        do {
-            _ = try await poll("the unit's daemon to watch logind's lock", timeout: 15) { () -> Bool? in
-                let logind = try? await status().daemon?.lock.sources[.logind]
-                return logind?.watched == true ? true : nil
-            }
-        } catch {
-            let journal = try await session.systemctl(["status", "--no-pager", "-l", "daysomed.service"])
-            Issue.record("status: \((try? await status()).map { "\($0)" } ?? "none"); \(journal.stdout)")
-            throw error
-        }
-        #expect(try await session.ctl(["signal", "foreground"] + paths).status == 0)
-        _ = try await poll("the display to be foreground", timeout: 5) { () -> Bool? in
-            try await status().display?.rawValue == "foreground" ? true : nil
-        }
-        try await lockWorld.setLocked(true)
-        _ = try await poll("the locked display to be away", timeout: 1, interval: 0.02) { () -> Bool? in
-            try await status().display?.rawValue == "away" ? true : nil
-        }
-        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
-    }
-
     // MARK: The manager as the backstop
 
     @Test func aStartWhoseDaemonIsDownAtItsMinuteIsCalledOnceTheManagersFireBringsTheUnitBack() async throws {
@@ -419,7 +338,7 @@ func installUnit(_ session: TestWorld, household: String?, madeByTmpfiles: Bool 
 }
 
 /// The lay the unit's daemon recorded in its default state directory.
-private func unitLayRecord(_ session: TestWorld) -> LayRecordView? {
+func unitLayRecord(_ session: TestWorld) -> LayRecordView? {
     let text = readFile(session.home + "/.local/state/daysome/lay.json")
     guard let lay = (try? JSONParser.parse(text))?.objectValue?["lay"]?.objectValue,
         let number = lay["number"]?.doubleValue, let from = lay["from"]?.stringValue
