@@ -196,30 +196,6 @@ struct SystemdIntegrationTests {
         #expect(history.filter { $0.event == "laid" }.count >= 21, "the flips laid nothing: \(session.daemonStderr)")
     }
 
-    // MARK: Restarts converge
-
-    @Test func aRestartOfTheManagerIsFollowedByARelay() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
-        let daemon = try await session.startDaemon().process
-        let before = try await session.waitUntilManagerHoldsThePlan(within: 5).found
-
-        let (exited, graceful) = try await session.terminateManager()
-        let gone = monotonicSeconds()
-        try await session.startUserManager()
-        let ready = monotonicSeconds() - gone
-        let (after, took) = try await session.waitUntilManagerHoldsThePlan(within: 35, since: gone)
-        print(
-            "[SystemdIntegrationTests] manager restart: the old one exited \(milliseconds(exited)) ms after SIGTERM"
-                + "\(graceful ? "" : " (SIGKILL needed)"); the new one answered after \(milliseconds(ready)) ms; "
-                + "the plan was held again \(milliseconds(took)) ms after the old one was gone")
-        #expect(graceful, "the user manager needed SIGKILL")
-        #expect(!daemon.poll(), "daysomed exited with the manager: \(session.daemonStderr)")
-        #expect(after.lay == before.lay, "a manager restart is not a new lay")
-        #expect(session.daemonStderr.contains("laying them again"), "\(session.daemonStderr)")
-    }
-
     // MARK: The session bus
 
     @Test func afterTheSessionBusRestartsCallsReachTheNotificationServerAgain() async throws {
