@@ -91,6 +91,7 @@ struct DaemonPathsTests {
         #expect(try await ctl(["pending"]).status == 2)
 
         // The daemon is gone: `pending` refuses its queue, one line on stderr and nothing on stdout.
+        #expect(try await session.pending().starts.isEmpty == false)
         try await session.killDaemon()
         for arguments in [["pending"], ["pending", "--json"]] {
             let result = try await session.ctl(arguments + session.daemonPaths)
