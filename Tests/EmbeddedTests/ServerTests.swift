@@ -101,16 +101,23 @@ struct ServerTests {
         #expect(tablet.shown.isEmpty, "a card stayed over the day: \(tablet.server.cards)")
     }
 
+    /// Lunch on screen at 12:00:10, then the daemon killed: what happens while none runs is the
+    /// test's.
+    static func lunchOnScreenThenStopped(_ name: String) throws -> EmbeddedTablet {
+        let tablet = try tablet(name, at: "2026-06-01T11:59:00Z")
+        tablet.advance(to: at("2026-06-01T12:00:10Z"))
+        #expect(tablet.shown == ["Lunch"])
+        tablet.killDaemon()
+        return tablet
+    }
+
     /// Lunch is on screen when the daemon stops; while none runs, another server takes the name
     /// over and the first runs on, lunch still on its screen. The next daemon asks the bus whether
     /// the server that stamped lunch's id still runs: it does, so lunch is no restart's to forget.
     /// Her return closes it there (rule 1), and the server that answers now never shows it.
     @Test func aServerTakenOverWhileNoDaemonRanStillHasItsCardClosedThereAtHerReturn() throws {
-        let tablet = try tablet("takeover-stopped", at: "2026-06-01T11:59:00Z")
+        let tablet = try Self.lunchOnScreenThenStopped("takeover-stopped")
         defer { tablet.remove() }
-        tablet.advance(to: at("2026-06-01T12:00:10Z"))
-        #expect(tablet.shown == ["Lunch"])
-        tablet.killDaemon()
         tablet.server.takeOver()
         tablet.advance(seconds: 20)
         try tablet.startDaemon()
@@ -130,10 +137,8 @@ struct ServerTests {
     /// it. History says so, and it is not posted again: it is from before the daemon's restart,
     /// when she may have dismissed it unheard.
     @Test func aServerTakenOverWhileNoDaemonRanIsFollowedUntilItLeaves() throws {
-        let tablet = try tablet("takeover-stopped-leaves", at: "2026-06-01T11:59:00Z")
+        let tablet = try Self.lunchOnScreenThenStopped("takeover-stopped-leaves")
         defer { tablet.remove() }
-        tablet.advance(to: at("2026-06-01T12:00:10Z"))
-        tablet.killDaemon()
         tablet.server.takeOver()
         try tablet.startDaemon()
         tablet.advance(seconds: 5)
@@ -152,10 +157,8 @@ struct ServerTests {
     /// runs: it is gone. Lunch is not posted again (she may have dismissed it before the restart,
     /// unheard: never twice), and history says what became of it (never silent).
     @Test func aCardWhoseServerRestartedWhileNoDaemonRanIsToldInHistoryAndNotShownAgain() throws {
-        let tablet = try tablet("restart-stopped", at: "2026-06-01T11:59:00Z")
+        let tablet = try Self.lunchOnScreenThenStopped("restart-stopped")
         defer { tablet.remove() }
-        tablet.advance(to: at("2026-06-01T12:00:10Z"))
-        tablet.killDaemon()
         tablet.server.restart()
         tablet.advance(seconds: 20)
         try tablet.startDaemon()
