@@ -305,13 +305,16 @@ final class Manager {
         var running: Set<String> = []
         var gone: Set<String> = []
         for stamp in Set(self.machine.persisted.delivered.compactMap(\.server)) where stamp != current {
-            let parts = stamp.split(separator: " ", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let boot = self.bootId, parts[0] != "boot?" else { continue }
-            guard parts[0] == boot else {
+            // A stamp whose boot could not be read ("boot?") tells nothing.
+            guard self.bootId != nil, !stamp.hasPrefix("boot? "), let instance = self.instance(ofStamp: stamp) else {
+                continue
+            }
+            // Another boot's: its bus and every server on it are gone.
+            guard self.stamp(instance) == stamp else {
                 gone.insert(stamp)
                 continue
             }
-            switch (self.notifier as? FreedesktopNotifier)?.stillRuns(parts[1]) {
+            switch (self.notifier as? FreedesktopNotifier)?.stillRuns(instance) {
             case true?: running.insert(stamp)
             case false?: gone.insert(stamp)
             case nil: break

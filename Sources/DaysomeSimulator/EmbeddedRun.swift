@@ -283,11 +283,14 @@ struct EmbeddedWorld {
 
     static func call(_ card: FakeNotificationServer.Card) -> String { "\(card.at.rfc3339) \(card.summary)" }
 
+    /// The journal's words for a call that is over, each with its reason.
+    static let endsOfACall = ["withdrawn", "expired", "dropped"]
+
     /// The journal's last word on the call at `start`: delivered, withdrawn, expired or dropped.
     func lastSaid(about start: Instant) -> String? {
-        let words = ["delivered", "withdrawn", "expired", "dropped"]
         return self.tablet.log.last {
-            words.contains($0.fields["DAYSOME_EVENT"] ?? "") && $0.fields["DAYSOME_START"] == start.rfc3339
+            (["delivered"] + Self.endsOfACall).contains($0.fields["DAYSOME_EVENT"] ?? "")
+                && $0.fields["DAYSOME_START"] == start.rfc3339
         }?.fields["DAYSOME_EVENT"]
     }
 
@@ -407,7 +410,7 @@ struct EmbeddedWorld {
         {
             let shown = tablet.server.cards.contains { Self.call($0) == Self.call(card) }
             let why = said.contains {
-                ["withdrawn", "expired", "dropped"].contains($0.fields["DAYSOME_EVENT"] ?? "")
+                Self.endsOfACall.contains($0.fields["DAYSOME_EVENT"] ?? "")
                     && $0.fields["DAYSOME_START"] == card.at.rfc3339
             }
             if !shown && !why {
@@ -429,7 +432,7 @@ struct EmbeddedWorld {
         let said = self.tablet.log[min(self.logRead, self.tablet.log.count)...]
         for card in self.wipedWhileStopped where !self.unprovable.contains(Self.call(card)) {
             let told = said.contains {
-                ["withdrawn", "expired", "dropped"].contains($0.fields["DAYSOME_EVENT"] ?? "")
+                Self.endsOfACall.contains($0.fields["DAYSOME_EVENT"] ?? "")
                     && $0.fields["DAYSOME_START"] == card.at.rfc3339
             }
             if !told {

@@ -138,10 +138,7 @@ extension Notifications {
     public func isOnBus(_ uniqueName: String) throws(BusError) -> Bool {
         let message: BusMessage
         do throws(Errno) {
-            message = try self.bus.newMethodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "NameHasOwner")
-            try message.append(uniqueName)
+            message = try self.nameHasOwner(uniqueName)
         } catch {
             throw BusError(error)
         }
@@ -161,16 +158,22 @@ extension Notifications {
     /// `sd_bus_call_async`.
     public func isOnBus(_ uniqueName: String, completion: @escaping (Bool?) -> Void) {
         do throws(Errno) {
-            let message = try self.bus.newMethodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "NameHasOwner")
-            try message.append(uniqueName)
+            let message = try self.nameHasOwner(uniqueName)
             self.bus.send(
                 message, timeout: 1_000_000, decode: { reply throws(Errno) -> Bool in try reply.readBool() },
                 completion: { result in completion(try? result.get()) })
         } catch {
             completion(nil)
         }
+    }
+
+    /// The bus driver's `NameHasOwner(uniqueName)`, both forms' one message.
+    private func nameHasOwner(_ uniqueName: String) throws(Errno) -> BusMessage {
+        let message = try self.bus.newMethodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "NameHasOwner")
+        try message.append(uniqueName)
+        return message
     }
 
     /// Calls `handler` once the connection `uniqueName` leaves the bus (its process exited).
