@@ -101,8 +101,11 @@ struct EmbeddedWorld {
     /// holds them: a clock stepped back may make them due again), by call.
     var postedWhileFull: Set<String> = []
     var unprovable: Set<String> = []
-    /// Cards whose ids no later daemon can know (the known limit: both disks full, then a kill).
+    /// Cards whose ids no later daemon can know (the known limit: both disks full, then a kill),
+    /// on the running server and on the one another took the name over from (ids start again at
+    /// each instance).
     var unreachable: Set<UInt32> = []
+    var unreachableReplaced: Set<UInt32> = []
     /// Whether the display file was written while no daemon ran: a return the next start replays.
     var fileWrittenWhileDown = false
     /// When she last saw the day, after a step: a post still out then is taken back, and its card
@@ -170,6 +173,17 @@ struct EmbeddedWorld {
             case .begin: tablet.server.start()
             case .hang: tablet.server.hang()
             case .wake: tablet.server.wake()
+            case .takeOver:
+                let first = tablet.server.replaced == nil
+                tablet.server.takeOver()
+                // The cards, and what no daemon can know of them, stay with the replaced server.
+                if first && tablet.server.replaced != nil {
+                    self.unreachableReplaced = self.unreachable
+                    self.unreachable = []
+                }
+            case .replacedExits:
+                self.wipeReplaced()
+                tablet.server.replacedExits()
             }
             tablet.advance(seconds: 0)
         case .click:
@@ -257,28 +271,49 @@ struct EmbeddedWorld {
         if self.tablet.unprovenMarker {
             self.unprovable.formUnion(self.postedWhileFull)
             for card in self.tablet.server.cards { self.unreachable.insert(card.id) }
+            for card in self.tablet.server.replaced?.cards ?? [] { self.unreachableReplaced.insert(card.id) }
         }
         self.tablet.killDaemon()
     }
 
     /// The server's leaving takes its cards: each may be posted once more. `daemonDies`: the
-    /// daemon goes in the same moment (a power cut), so no daemon hears it.
+    /// daemon goes in the same moment (a power cut), so no daemon hears it, and a server another
+    /// took the name over from goes too.
     mutating func wipe(daemonDies: Bool = false) {
-        for card in self.tablet.server.cards { self.wiped[Self.call(card), default: 0] += 1 }
         let server = self.tablet.server
+        self.justWiped = []
+        self.countWiped(
+            server.cards, closeAsked: server.closeAsked, unreachable: self.unreachable, daemonDies: daemonDies)
+        // Ids start again on the next instance: one no daemon could reach went with its card.
+        self.unreachable = []
+        if daemonDies { self.wipeReplaced(daemonDies: true, keepingJustWiped: true) }
+    }
+
+    /// The server another took the name over from exits (or the power goes): its cards go with it.
+    mutating func wipeReplaced(daemonDies: Bool = false, keepingJustWiped: Bool = false) {
+        if !keepingJustWiped { self.justWiped = [] }
+        guard let replaced = self.tablet.server.replaced else { return }
+        self.countWiped(replaced.cards, closeAsked: [], unreachable: self.unreachableReplaced, daemonDies: daemonDies)
+        self.unreachableReplaced = []
+    }
+
+    /// Counts `cards` wiped; those the daemon had not asked to close and could reach are each
+    /// posted again once (`justWiped`), or told by the next start when no daemon heard it.
+    mutating func countWiped(
+        _ cards: [FakeNotificationServer.Card], closeAsked: Set<UInt32>, unreachable: Set<UInt32>, daemonDies: Bool
+    ) {
+        for card in cards { self.wiped[Self.call(card), default: 0] += 1 }
         if daemonDies || !self.tablet.running {
             // Only cards a daemon still held: one it had withdrawn already (a replacement a hung
             // server never did) was told then.
-            self.wipedWhileStopped += server.cards.filter {
-                !$0.orphaned && !server.closeAsked.contains($0.id) && !self.unreachable.contains($0.id)
+            self.wipedWhileStopped += cards.filter {
+                !$0.orphaned && !closeAsked.contains($0.id) && !unreachable.contains($0.id)
                     && self.lastSaid(about: $0.at) == "delivered"
             }
         }
-        self.justWiped = server.cards.filter {
-            self.wiped[Self.call($0)] == 1 && !server.closeAsked.contains($0.id) && !self.unreachable.contains($0.id)
+        self.justWiped += cards.filter {
+            self.wiped[Self.call($0)] == 1 && !closeAsked.contains($0.id) && !unreachable.contains($0.id)
         }
-        // Ids start again on the next instance: one no daemon could reach went with its card.
-        self.unreachable = []
     }
 
     static func call(_ card: FakeNotificationServer.Card) -> String { "\(card.at.rfc3339) \(card.summary)" }
@@ -338,21 +373,15 @@ struct EmbeddedWorld {
         if let broken = tablet.machineInvariantViolations.first { return self.broke("machine-invariant", broken) }
         // Nothing stale on screen: a card past its end is taken down (a hung server's late card
         // once it answers).
-        if tablet.server.instance != nil && !tablet.server.hung,
-            let card = tablet.server.cards.first(where: {
-                !$0.orphaned && !self.unreachable.contains($0.id) && $0.expiresAt < tablet.now
-            })
-        {
+        if let card = self.reachableCards.first(where: { $0.expiresAt < tablet.now }) {
             return self.broke(
                 "nothing-stale",
                 "card \(card.id) for the call at \(card.at.rfc3339) is still up at \(tablet.now.rfc3339), past its end \(card.expiresAt.rfc3339)"
             )
         }
         // Rule 1: nothing over the day, once the daemon has had its word.
-        if self.seesTheDay && tablet.server.instance != nil && !tablet.server.hung,
-            let card = tablet.server.cards.first(where: {
-                !$0.orphaned && !self.unreachable.contains($0.id) && !self.unprovable.contains(Self.call($0))
-            })
+        if self.seesTheDay,
+            let card = self.reachableCards.first(where: { !self.unprovable.contains(Self.call($0)) })
         {
             return self.broke(
                 "never-over-the-day", "card \(card.id) for the call at \(card.at.rfc3339) is on screen over the day")
@@ -390,13 +419,27 @@ struct EmbeddedWorld {
         return nil
     }
 
-    /// A card the server's restart wiped while she is away, inside rule 2's window and its own
-    /// life, is on the new server's screen once it answers, or the journal says why not. Judged
-    /// on the restart's own step: a server that stops and begins later is not (nor is a repost a
-    /// hung server holds).
+    /// The cards on her screen a daemon can take down now: the running server's while it answers,
+    /// and those of a server another took the name over from (it answers whatever the new one
+    /// does).
+    var reachableCards: [FakeNotificationServer.Card] {
+        let server = self.tablet.server
+        let running =
+            server.instance != nil && !server.hung
+            ? server.cards.filter { !$0.orphaned && !self.unreachable.contains($0.id) } : []
+        return running
+            + (server.replaced?.cards ?? []).filter { !$0.orphaned && !self.unreachableReplaced.contains($0.id) }
+    }
+
+    /// A card the server's restart wiped while she is away (or the exit of a server another took
+    /// the name over from), inside rule 2's window and its own life, is on the running server's
+    /// screen once it answers, or the journal says why not. Judged on the wiping step itself: a
+    /// server that stops and begins later is not (nor is a repost a hung server holds).
     mutating func postedAgainOnce(after step: SimStep) -> SimViolation? {
         defer { self.justWiped = [] }
-        guard case .server(let change) = step, change == .restart || change == .restartAtOnce else { return nil }
+        guard case .server(let change) = step, [.restart, .restartAtOnce, .replacedExits].contains(change) else {
+            return nil
+        }
         let tablet = self.tablet
         guard tablet.running, self.file == .away, tablet.server.instance != nil, !tablet.server.hung,
             !self.stateFull, !self.runtimeFull

@@ -24,6 +24,9 @@ struct FakeServer: Sendable {
     private var nextId: UInt32 = 1
     /// The cards on screen, by id.
     private(set) var cards: [UInt32: DeliveryKey] = [:]
+    /// The server another took the name over from, while it runs on: its instance number and the
+    /// cards it still shows, which only it can close. Ids never repeat here, across instances.
+    private(set) var replaced: (instance: Int, cards: [UInt32: DeliveryKey])?
     var held: [HeldPost] = []
     /// Closes sent while hung, done on waking.
     var heldCloses: [UInt32] = []
@@ -35,6 +38,39 @@ struct FakeServer: Sendable {
     /// The identity the daemon stamps ids with, in `boot` (nil while the server is down).
     func identity(boot: Int) -> String? {
         self.up ? "boot\(boot) server\(self.instance)" : nil
+    }
+
+    /// The identity the daemon stamped the replaced server's ids with, while it runs.
+    func replacedIdentity(boot: Int) -> String? {
+        self.replaced.map { "boot\(boot) server\($0.instance)" }
+    }
+
+    /// Every card on screen: the running server's and the replaced one's.
+    var allCards: [UInt32: DeliveryKey] {
+        self.cards.merging(self.replaced?.cards ?? [:]) { current, _ in current }
+    }
+
+    /// Another server takes the name with replacement; this one runs on with its cards. Only an
+    /// answering server, and one at a time; whether it happened.
+    mutating func takeOver() -> Bool {
+        guard self.up, !self.hung, self.held.isEmpty, self.replaced == nil else { return false }
+        self.replaced = (self.instance, self.cards)
+        self.cards = [:]
+        self.heldCloses = []
+        self.begin()
+        return true
+    }
+
+    /// Takes a card of the replaced server down; whether it was up.
+    mutating func closeReplaced(_ id: UInt32) -> Bool {
+        self.replaced?.cards.removeValue(forKey: id) != nil
+    }
+
+    /// The replaced server exits: its cards go with it.
+    mutating func replacedLeaves() {
+        guard let replaced = self.replaced else { return }
+        for key in replaced.cards.values { self.wiped[key, default: 0] += 1 }
+        self.replaced = nil
     }
 
     /// Shows a card for `key` (in place of `replacing`, when that is its own); returns its id.

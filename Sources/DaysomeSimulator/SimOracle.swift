@@ -35,8 +35,10 @@ extension SimWorld {
         }
         // Rule 1: nothing over the day once the daemon has had its word (a card whose reply
         // reached no daemon can be closed by nobody: the known limit).
-        if self.seesTheDay && self.server.up && !self.server.hung {
-            let over = self.server.cards.filter {
+        // A server another took the name over from answers whatever the running one does.
+        if self.seesTheDay {
+            let shown = self.server.up && !self.server.hung ? self.server.allCards : self.server.replaced?.cards ?? [:]
+            let over = shown.filter {
                 !self.unreachable.contains($0.value) && !self.unprovable.contains($0.value)
             }
             if let (id, key) = over.min(by: { $0.key < $1.key }) {

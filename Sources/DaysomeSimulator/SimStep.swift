@@ -16,7 +16,8 @@ public enum SimStep: Sendable, Equatable {
     case locker(LockSource, Bool)
     /// logind's `Lock` (true) or `Unlock` request; with `answered`, the world's locker locks for it.
     case lockRequest(Bool, answered: Bool)
-    /// The notification server: restarts (its cards wiped), stops, starts, hangs or wakes.
+    /// The notification server: restarts (its cards wiped), stops, starts, hangs or wakes; or
+    /// another takes its name over, and the one taken over from exits later.
     case server(ServerChange)
     /// She clicks the newest card.
     case click
@@ -48,10 +49,14 @@ public enum SimStep: Sendable, Equatable {
     }
 
     /// What the notification server does. `restart-at-once`: the new server takes the name before
-    /// the daemon has read that the old one went.
+    /// the daemon has read that the old one went. `take-over`: a second server takes the name
+    /// with replacement while the first runs on with its cards (only an answering server, one at
+    /// a time); `replaced-exits`: that first server exits, its cards with it.
     public enum ServerChange: String, Sendable, CaseIterable {
         case restart, stop, begin, hang, wake
         case restartAtOnce = "restart-at-once"
+        case takeOver = "take-over"
+        case replacedExits = "replaced-exits"
     }
 
     /// The step as one trace line.

@@ -221,12 +221,16 @@ public struct SimWorld: Sendable {
         _ = daemon.machine.lockSaid(.logindLockSignal, false, at: micros)
         self.daemon = daemon
         let file = self.readDisplay(startup: true) ?? .foreground
-        // One server runs at a time here: every instance that stamped a kept id and does not
-        // answer now left, its cards with it. Then ids of another instance are forgotten, not
-        // closed, before the first decision.
+        // Every instance that stamped a kept id and does not answer now either still runs (the
+        // one another took the name over from) or left, its cards with it. Then ids of another
+        // instance are forgotten, not closed, before the first decision.
         let identity = self.identity
-        let gone = Set((self.daemon?.machine.persisted.delivered ?? []).compactMap(\.server).filter { $0 != identity })
-        let told = self.daemon?.machine.handle(.earlierServers(running: [], gone: gone), now: self.now) ?? []
+        let stamps = Set(
+            (self.daemon?.machine.persisted.delivered ?? []).compactMap(\.server).filter { $0 != identity })
+        let running = stamps.filter { $0 == self.server.replacedIdentity(boot: self.boot) }
+        let told =
+            self.daemon?.machine.handle(
+                .earlierServers(running: running, gone: stamps.subtracting(running)), now: self.now) ?? []
         self.execute(MachineAction.unpublished(told))
         let identified = self.daemon?.machine.handle(.serverIdentified(identity), now: self.now) ?? []
         self.execute(MachineAction.unpublished(identified))
@@ -391,6 +395,13 @@ public struct SimWorld: Sendable {
     }
 
     mutating func close(_ id: UInt32, stamp: String?) {
+        // The server another took the name over from closes its own cards.
+        if let replaced = self.server.replacedIdentity(boot: self.boot), stamp == replaced {
+            if self.server.closeReplaced(id) {
+                self.deliver(.event(.serverClosed(notificationId: id, reason: 3, server: replaced)))
+            }
+            return
+        }
         // An id of an instance that left closes nothing: its cards went with it.
         guard self.server.up, stamp == nil || stamp == self.identity else { return }
         if self.server.hung {
@@ -456,6 +467,13 @@ public struct SimWorld: Sendable {
                 self.deliver(.event(.serverClosed(notificationId: id, reason: 3, server: self.identity)))
             }
             self.server.heldCloses = []
+        case .takeOver:
+            guard let previous = self.identity, self.server.takeOver() else { return }
+            self.deliver(.event(.serverTakenOver(previous: previous)))
+        case .replacedExits:
+            guard let gone = self.server.replacedIdentity(boot: self.boot) else { return }
+            self.server.replacedLeaves()
+            self.deliver(.event(.serverInstanceGone(gone)))
         }
     }
 
@@ -524,7 +542,7 @@ public struct SimWorld: Sendable {
                 ((self.disk.lay?.delivered ?? []) + (self.disk.unsaved?.delivered ?? [])).filter {
                     $0.notificationId != nil
                 }.map(\.key))
-            for key in self.server.cards.values where !kept.contains(key) { self.unreachable.insert(key) }
+            for key in self.server.allCards.values where !kept.contains(key) { self.unreachable.insert(key) }
         }
         self.daemon = nil
         self.queue = []
@@ -535,6 +553,7 @@ public struct SimWorld: Sendable {
         self.unprovable.formUnion(self.postedWhileFull)
         self.disk.boot()
         _ = self.server.leave()
+        self.server.replacedLeaves()
         self.server.begin()
         self.boot += 1
         self.lockers = [:]

@@ -56,7 +56,7 @@ public enum Simulation {
             return .lockRequest(random.chance(60), answered: random.chance(50))
         case 68..<76:
             let changes: [SimStep.ServerChange] = [
-                .restart, .restartAtOnce, .stop, .begin, .begin, .hang, .wake, .wake,
+                .restart, .restartAtOnce, .stop, .begin, .begin, .hang, .wake, .wake, .takeOver, .replacedExits,
             ]
             return .server(changes[Int.random(in: 0..<changes.count, using: &random)])
         case 76..<79: return .click

@@ -217,9 +217,10 @@ public final class FakeNotificationServer {
 
     /// Another server takes the name over (started with replacement) while this one runs on,
     /// its cards still on screen: the bus says the name changed owner, and the old unique name
-    /// stays connected until `replacedExits`. Only a server that answers is taken over here.
+    /// stays connected until `replacedExits`. Only a server that answers is taken over here, and
+    /// one at a time: a second takeover waits until the first replaced server has exited.
     public func takeOver() {
-        guard let old = self.uniqueName, !self.hung, !self.holdsNotifies else { return }
+        guard let old = self.uniqueName, !self.hung, !self.holdsNotifies, self.replaced == nil else { return }
         self.replaced = (old, self.cards)
         self.cards = []
         self.startAnew()
