@@ -376,6 +376,8 @@ final class Manager {
                 self.systemd?.stopAll()
             case .chime:
                 self.ringBell()
+            case .readDoNotDisturbForTheBell:
+                self.readDoNotDisturbForTheBell()
             case .bringDisplayBack(let reason):
                 self.returner?.bringBack(reason: reason)
             case .readDisplay:

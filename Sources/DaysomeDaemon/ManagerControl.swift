@@ -36,51 +36,34 @@ extension Manager {
         return reply
     }
 
-    /// `daysomectl try`'s bell, which no call's post carries: it plays unless a respected Do Not
-    /// Disturb holds calls back now, or no player exists. Returns what happened, in words for
-    /// `try` to pass on.
-    @discardableResult
-    func playChime() -> String {
-        if self.notifier?.holdsTheBell() == true {
-            self.logger.log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent")
-            return "the bell stays silent: the notification server is paused (Do Not Disturb, respected)"
-        }
-        return self.ringBell()
-    }
-
     /// Plays the bell the machine asked for (`.chime`: it already held it for a respected Do Not
     /// Disturb), where a player exists.
-    @discardableResult
-    func ringBell() -> String {
-        guard let player = self.chimePlayer, player.player != nil else {
-            return "no sound player was found (pw-play, paplay, aplay): the bell is silent"
-        }
-        player.play()
-        return "the bell is playing"
+    func ringBell() {
+        self.chimePlayer?.play()
     }
 
-    /// `daysomectl try`: one sample call now, withdrawn after ten seconds, so a carer hears what
-    /// she will hear. Over the display only the bell plays (rule 1: nothing shown over it).
+    /// Whether a sound player was found.
+    var hasPlayer: Bool { self.chimePlayer?.player != nil }
+
+    /// `daysomectl try`: the machine decides the bell and the sample call (`tryCall`), from what
+    /// the shell can tell; the sample leaves after ten seconds, or on her return.
     func tryCall() -> String {
-        let chimeOn = self.machine.household?.load.household.settings.chime != .off
-        let sound: String
-        if !chimeOn {
-            sound = "the bell is off (settings.chime)"
-        } else if let notifier = self.notifier, notifier.readsDoNotDisturb {
-            // The bell waits for the server's word on its Do Not Disturb, never the loop.
-            notifier.readDoNotDisturbForTheBell { [weak self] in self?.playChime() }
-            sound =
-                self.respectsDoNotDisturb
-                ? "the bell plays unless the server's Do Not Disturb is on (respected)" : "the bell is playing"
-        } else {
-            sound = self.playChime()
+        let facts = TryFacts(
+            notifier: self.notifier != nil, readsDoNotDisturb: self.notifier?.readsDoNotDisturb == true,
+            bellHeld: self.notifier?.holdsTheBell() == true, respectsDoNotDisturb: self.respectsDoNotDisturb,
+            player: self.hasPlayer)
+        let (reply, actions) = self.machine.tryCall(facts, now: self.now())
+        self.execute(actions)
+        return reply
+    }
+
+    /// The server's word on its Do Not Disturb, read afresh for a try's bell: the bell waits for
+    /// it, never the loop.
+    func readDoNotDisturbForTheBell() {
+        guard let notifier = self.notifier else { return }
+        notifier.readDoNotDisturbForTheBell { [weak self] in
+            guard let self else { return }
+            self.execute(DaemonMachine.tryBell(held: notifier.holdsTheBell(), player: self.hasPlayer).actions)
         }
-        guard self.machine.display == .away else {
-            return "\(sound); nothing shown, because the day display is in front (rule 1)"
-        }
-        guard self.notifier != nil else { return "\(sound); no notifier" }
-        // The machine posts the sample and takes it away: after ten seconds, or on her return.
-        self.handle(.trySample)
-        return "\(sound); a sample call is shown for ten seconds"
     }
 }

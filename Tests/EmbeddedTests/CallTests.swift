@@ -134,6 +134,28 @@ struct CallTests {
         #expect(tablet.events(.delivered).count == 1)
     }
 
+    /// The try's bell waits for the server's word on its Do Not Disturb (read afresh), then the
+    /// machine decides: a respected one keeps it silent, an overridden one lets it ring. The
+    /// sample call goes out either way.
+    @Test(arguments: [true, false])
+    func aCarersTryRingsOnlyPastAnOverriddenDoNotDisturb(respect: Bool) throws {
+        let text = household(
+            [Item(id: "lunch", label: "Lunch", time: "12:00", end: "12:45")],
+            settings: "\"respectDoNotDisturb\": \(respect)")
+        let tablet = try tablet("try-dnd-\(respect)", at: "2026-06-01T10:00:00Z", household: text)
+        defer { tablet.remove() }
+        tablet.server.setDoNotDisturb(true)
+        let answer = tablet.control("try")
+        #expect(
+            answer.hasPrefix(
+                respect ? "the bell plays unless the server's Do Not Disturb is on (respected)" : "the bell is playing"),
+            "\(answer)")
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.notified.map(\.summary) == ["Daysome"])
+        #expect(tablet.bells == (respect ? 0 : 1))
+        #expect(tablet.logged("the bell stays silent").isEmpty == !respect, "\(tablet.log.map(\.message))")
+    }
+
     @Test func aCarersTryIsShownAndTakenAwayAfterTenSeconds() throws {
         let tablet = try tablet("try", at: "2026-06-01T10:00:00Z")
         defer { tablet.remove() }

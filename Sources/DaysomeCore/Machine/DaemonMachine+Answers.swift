@@ -49,8 +49,7 @@ extension DaemonMachine {
             // respected Do Not Disturb holds it with the banner.
             if ringing && self.household?.load.household.settings.chime == .bell && posted?.rang != true {
                 if bellHeld {
-                    actions.append(
-                        .log(.info, "The notification server is paused (Do Not Disturb): the bell stays silent"))
+                    actions.append(Self.bellHeldByDoNotDisturb)
                 } else {
                     actions.append(.chime)
                 }

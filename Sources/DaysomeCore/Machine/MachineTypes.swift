@@ -125,8 +125,11 @@ public enum MachineAction: Sendable, Equatable {
     case layTimers(lay: UInt64, starts: [Start], replacing: Bool, exactAlarms: Bool)
     /// Systemd backend: stop every `daysome-` timer.
     case stopTimers
-    /// Play the bell (the household's chime is on, and a call was just posted).
+    /// Play the bell (the household's chime is on, and a call was just posted), where a player exists.
     case chime
+    /// Ask the notification server's Do Not Disturb afresh, then play the bell `tryBell` decides
+    /// for its word (a carer's `try`, whose bell no post carries).
+    case readDoNotDisturbForTheBell
     /// Bring the day display back, by the daemon's configured means.
     case bringDisplayBack(reason: String)
     /// Read the display's state file again and hand its word to `displayRead` (an unreadable

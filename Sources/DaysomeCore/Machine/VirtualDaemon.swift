@@ -76,6 +76,13 @@ public struct VirtualDaemon: Sendable {
         self.apply(self.machine.handle(event, now: self.now))
     }
 
+    /// A carer's `try` at the current virtual time, with what the shell can tell; returns its words.
+    public mutating func tryCall(_ facts: TryFacts) -> String {
+        let (reply, actions) = self.machine.tryCall(facts, now: self.now)
+        self.apply(actions)
+        return reply
+    }
+
     /// Fires the timer at the wheel's next deadline if it falls at or before `limit` (before it,
     /// when `inclusive` is false), moving the clock there but never backwards.
     /// - Returns: Whether the timer fired.
