@@ -4,7 +4,7 @@
 // even in no session of its own) on the system bus, and `org.freedesktop.ScreenSaver` and
 // `org.gnome.ScreenSaver` on the session bus. logind's `Lock`/`Unlock` requests are followed
 // too, as requests (the core's `ScreenLock` never lets one lock). This file only reads the
-// buses, on connections of its own. At start-up each locker is asked before the first decision
+// buses, on connections of its own (`LockBuses`: sd-bus's, or the embedded world's fake session). At start-up each locker is asked before the first decision
 // (bounded waits); afterwards every step is one asynchronous call or a signal. A missing
 // logind, user, session or screensaver is said once in the journal and leaves the file alone
 // to decide. A bus that drops is tried again with the daemon's Reconnector.
@@ -23,23 +23,31 @@ final class LockWatch {
     /// decision by this much per call (five calls at most), never more.
     static let startupWait: UInt64 = 500_000
 
-    private let loop: EventLoop
+    /// A logind object the watch follows, by path: a reply or signal for one it no longer
+    /// follows (the session changed meanwhile) is dropped, by identity.
+    private final class Followed {
+        let path: String
+
+        init(_ path: String) {
+            self.path = path
+        }
+    }
+
+    private let loop: any Loop
+    private let buses: any LockBuses
     private let logger: Logger
     private let uid: UInt32
     private let changed: Changed
-    private var systemBus: Bus?
-    private var systemDisconnected: BusSlot?
+    private var logind: (any LogindPeer)?
     private var systemReconnector: Reconnector?
-    private var sessionBus: Bus?
-    private var sessionDisconnected: BusSlot?
     private var sessionReconnector: Reconnector?
-    private var user: LogindUser?
-    private var session: LogindSession?
-    private var logindOwner: BusSlot?
-    private var userMatch: BusSlot?
-    private var sessionMatch: BusSlot?
+    private var user: Followed?
+    private var session: Followed?
+    private var logindOwner: AnyObject?
+    private var userMatch: AnyObject?
+    private var sessionMatch: AnyObject?
     /// logind's Lock and Unlock requests of the session: requests to a locker, for status.
-    private var lockRequestMatches: [BusSlot] = []
+    private var lockRequestMatches: [AnyObject] = []
     private var screenSavers: [ScreenSaverWatch] = []
     /// Why each source is or is not watched, for `status`.
     private(set) var detail: [LockSource: String] = [:]
@@ -48,8 +56,9 @@ final class LockWatch {
     /// Set while `start` runs: each ask waits this long for its answer instead of going on the loop.
     private var blockingFor: UInt64?
 
-    init(loop: EventLoop, logger: Logger, uid: UInt32, changed: @escaping Changed) {
+    init(loop: any Loop, buses: any LockBuses, logger: Logger, uid: UInt32, changed: @escaping Changed) {
         self.loop = loop
+        self.buses = buses
         self.logger = logger
         self.uid = uid
         self.changed = changed
@@ -107,33 +116,30 @@ final class LockWatch {
 
     /// Opens the system bus as sd-bus finds it and starts asking logind.
     private func connectSystemBus() throws(Errno) {
-        let bus = try Bus.openSystem()
-        try bus.attach(to: self.loop)
-        self.systemDisconnected = try bus.onDisconnected { [weak self] in self?.lost(.logind) }
-        self.systemBus = bus
-        let manager = LogindManager(bus: bus)
+        let logind = try self.buses.openSystem { [weak self] in self?.lost(.logind) }
+        self.logind = logind
         // logind restarted: its objects are new; gone: it has nothing to say.
-        self.logindOwner = try? manager.onOwnerChanged { [weak self] owner in
+        self.logindOwner = try? logind.onOwnerChanged { [weak self] owner in
             guard let self else { return }
             if owner == nil {
                 self.forgetSession()
                 self.nothingFrom(.logind, "logind went away")
             } else {
-                self.askUser(manager)
+                self.askUser(logind)
             }
         }
-        self.askUser(manager)
+        self.askUser(logind)
     }
 
-    private func askUser(_ manager: LogindManager) {
-        manager.getUser(uid: self.uid, blockingFor: self.blockingFor) { [weak self] result in
-            guard let self else { return }
+    private func askUser(_ logind: any LogindPeer) {
+        logind.getUser(uid: self.uid, blockingFor: self.blockingFor) { [weak self] result in
+            guard let self, self.logind === logind else { return }
             switch result {
             case .success(let path):
-                let user = LogindUser(bus: manager.bus, path: path)
+                let user = Followed(path)
                 self.user = user
                 // Installed before the first read, so that no change falls between the two.
-                self.userMatch = try? user.onDisplayChanged { [weak self] _ in self?.askDisplay() }
+                self.userMatch = try? logind.onDisplayChanged(user: path) { [weak self] _ in self?.askDisplay() }
                 self.askDisplay()
             case .failure(let error):
                 self.nothingFrom(.logind, "logind has no user \(self.uid) (\(error))")
@@ -143,12 +149,12 @@ final class LockWatch {
     }
 
     private func askDisplay() {
-        guard let user = self.user else { return }
-        user.display(blockingFor: self.blockingFor) { [weak self] result in
+        guard let user = self.user, let logind = self.logind else { return }
+        logind.display(user: user.path, blockingFor: self.blockingFor) { [weak self] result in
             guard let self, self.user === user else { return }
             switch result {
             case .success(let path?):
-                self.follow(session: path, bus: user.bus)
+                self.follow(session: path, logind: logind)
             case .success(nil):
                 self.forgetSession()
                 self.nothingFrom(.logind, "user \(self.uid) has no graphical session")
@@ -159,11 +165,11 @@ final class LockWatch {
         }
     }
 
-    private func follow(session path: String, bus: Bus) {
+    private func follow(session path: String, logind: any LogindPeer) {
         guard self.session?.path != path else { return }
-        let session = LogindSession(bus: bus, path: path)
+        let session = Followed(path)
         self.session = session
-        self.sessionMatch = try? session.onLockedHintChanged { [weak self] locked in
+        self.sessionMatch = try? logind.onLockedHintChanged(session: path) { [weak self] locked in
             guard let self, self.session === session else { return }
             if let locked {
                 self.report(.logind, locked, "session \(path)")
@@ -175,7 +181,7 @@ final class LockWatch {
         // (a kiosk has none, and Phosh's keypad unlocks with no Unlock). A request is a signal,
         // not a state logind keeps, and none from before this daemon started is remembered.
         do {
-            self.lockRequestMatches = try session.onLockRequests { [weak self] locked in
+            self.lockRequestMatches = try logind.onLockRequests(session: path) { [weak self] locked in
                 guard let self, self.session === session else { return }
                 self.logger.log(
                     .notice,
@@ -192,8 +198,8 @@ final class LockWatch {
     }
 
     private func askLocked() {
-        guard let session = self.session else { return }
-        session.lockedHint(blockingFor: self.blockingFor) { [weak self] result in
+        guard let session = self.session, let logind = self.logind else { return }
+        logind.lockedHint(session: session.path, blockingFor: self.blockingFor) { [weak self] result in
             guard let self, self.session === session else { return }
             switch result {
             case .success(let locked):
@@ -217,15 +223,14 @@ final class LockWatch {
     /// Opens a session bus connection of its own (the notifier's may be absent or reconnecting)
     /// and starts following both screensaver interfaces.
     private func connectSessionBus() throws(Errno) {
-        let bus = try Bus.openUser()
-        try bus.attach(to: self.loop)
-        self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.lost(.screenSaver) }
-        self.sessionBus = bus
-        self.screenSavers = [
-            (LockSource.screenSaver, ScreenSaverInterface.freedesktop, "screensaver"),
-            (.gnomeScreenSaver, .gnome, "GNOME screensaver"),
-        ].map { source, interface, label in
-            ScreenSaverWatch(bus: bus, interface: interface, label: label, blockingFor: self.blockingFor) {
+        let savers = try self.buses.openSession { [weak self] in self?.lost(.screenSaver) }
+        self.screenSavers = savers.map { interface, saver in
+            let (source, label) =
+                interface == .gnome
+                ? (LockSource.gnomeScreenSaver, "GNOME screensaver") : (LockSource.screenSaver, "screensaver")
+            return ScreenSaverWatch(
+                saver, name: interface.interfaceName, label: label, blockingFor: self.blockingFor
+            ) {
                 [weak self] locked, detail in
                 if let locked {
                     self?.report(source, locked, detail)
@@ -263,13 +268,10 @@ extension Manager {
             self.logger.log(
                 .warning, "Failed to remove '\(self.options.paths.lockRequestFile)': errno \(errno), ignoring")
         }
-        // The embedded world opens no bus: its lockers give their start-up word here, and speak
-        // through `lockChanged` after.
-        guard let eventLoop = self.eventLoop else {
-            self.peers.lockersAtStart?(self)
-            return
-        }
-        let watch = LockWatch(loop: eventLoop, logger: self.logger, uid: getuid()) { [weak self] source, locked in
+        // The embedded world opens no bus: its fake session answers instead.
+        guard let buses = self.peers.lockBuses ?? self.eventLoop.map(LockBusesOnTheBus.init(loop:)) else { return }
+        let watch = LockWatch(loop: self.loop, buses: buses, logger: self.logger, uid: getuid()) {
+            [weak self] source, locked in
             self?.lockChanged(source, locked)
         }
         self.lockWatch = watch

@@ -25,8 +25,8 @@ protocol DisplayBringer: AnyObject {
 struct ManagerPeers {
     let loop: any Loop
     /// The sd-event loop behind `loop` in production: buses attach to it. Nil in the embedded world,
-    /// which opens no bus: its notifier's server is given, its lockers speak through `Manager.lockChanged`,
-    /// and it runs on the wheel.
+    /// which opens no bus: its notifier's server and its lock watch's buses are given, and it runs
+    /// on the wheel.
     let eventLoop: EventLoop?
     /// The notification server the real notifier talks to, on the loop it is given; nil for the
     /// session bus's. A daemon started anew connects anew.
@@ -36,9 +36,9 @@ struct ManagerPeers {
     var timers: ((Manager) -> any TimerManager)? = nil
     var bell: (any BellPlayer)? = nil
     var returner: (any DisplayBringer)? = nil
-    /// Gives a new Manager each locker's word before its first decision, as the lock watch's
-    /// start-up answers do (`Manager.lockChanged`); nil where the lock watch asks the buses.
-    var lockersAtStart: ((Manager) -> Void)? = nil
+    /// The buses the lock watch asks logind and the screensavers on; nil for the session's own
+    /// over sd-bus.
+    var lockBuses: (any LockBuses)? = nil
     /// Where the embedded world fails the state files' writes; nil for none but the kernel's.
     var disk: DiskFaults? = nil
     /// Takes every log line instead of the journal.

@@ -11,20 +11,23 @@ final class ScreenSaverWatch {
     /// A locker's word (nil: it says nothing), and why, for status.
     typealias Said = (Bool?, String) -> Void
 
-    private let saver: ScreenSaver
+    private let saver: any ScreenSaverPeer
     private let said: Said
+    private let name: String
     private let label: String
-    private var activeMatch: BusSlot?
-    private var ownerMatch: BusSlot?
+    private var activeMatch: AnyObject?
+    private var ownerMatch: AnyObject?
 
     /// Installs the matches and asks `GetActive`: on the loop, or, with `blockingFor`, here
     /// before returning (start-up, so the first decision knows the lock).
-    /// - Parameter label: what status calls it ("screensaver", "GNOME screensaver").
-    init(bus: Bus, interface: ScreenSaverInterface, label: String, blockingFor: UInt64?, said: @escaping Said) {
-        self.saver = ScreenSaver(bus: bus, interface: interface)
+    /// - Parameters:
+    ///   - name: its interface's name, which status gives as the locker's word.
+    ///   - label: what status calls it ("screensaver", "GNOME screensaver").
+    init(_ saver: any ScreenSaverPeer, name: String, label: String, blockingFor: UInt64?, said: @escaping Said) {
+        self.saver = saver
         self.said = said
+        self.name = name
         self.label = label
-        let name = interface.interfaceName
         // Installed before the first GetActive, so that no change falls between the two.
         self.activeMatch = try? self.saver.onActiveChanged { active in said(active, name) }
         // A locker that crashed while active must not hold the display away for ever.
@@ -39,7 +42,7 @@ final class ScreenSaverWatch {
     }
 
     private func askActive(blockingFor: UInt64?) {
-        let name = self.saver.interface.interfaceName
+        let name = self.name
         let label = self.label
         let said = self.said
         self.saver.getActive(blockingFor: blockingFor) { result in

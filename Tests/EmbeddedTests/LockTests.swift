@@ -1,7 +1,8 @@
 // The session's lock, on the embedded daemon: a locker's word makes the display away though the
 // file says foreground; a logind Lock request is never a lock; an unlock lets the file decide
-// again, as it was written meanwhile. The lockers speak through the Manager's own entry point, as
-// the lock watch passes their words on; their D-Bus wire stays in ScreenLockIntegrationTests.
+// again, as it was written meanwhile. The lockers speak on the fake session's buses
+// (FakeSessionLock), which the real lock watch follows; their D-Bus wire stays in
+// ScreenLockIntegrationTests.
 
 import DaysomeCore
 import DaysomeDaemon

@@ -1,6 +1,7 @@
 // The embedded world: the real Manager, with its real files in a scratch directory, on a
 // ManualLoop whose time moves only when the test says so, beside a FakeNotificationServer, a bell
-// and a returner that record, and lockers that speak through the Manager's own entry point. What
+// and a returner that record, and a FakeSessionLock whose logind and screensavers the real lock
+// watch asks and follows. What
 // a test does to it is what happens to a tablet: the display app writes its file (by rename, with
 // the virtual time as its mtime, and inotify says so), the family edits the household, the clock
 // moves or jumps, the session locks, the server misbehaves, the daemon is killed and started again.
@@ -25,6 +26,8 @@ public final class EmbeddedTablet {
     public let server = FakeNotificationServer()
     /// The user's systemd manager, for `--backend systemd`: its timers outlive the daemon.
     public let systemd = FakeSystemdManager()
+    /// The session's logind and screensavers, which the daemon's real lock watch asks and follows.
+    public let session = FakeSessionLock()
     /// Every log line, oldest first, across restarts, with its journal fields (`DAYSOME_EVENT`,
     /// `DAYSOME_REASON`, …; the first value of each).
     public private(set) var log: [(priority: LogPriority, message: String, fields: [String: String])] = []
@@ -86,9 +89,7 @@ public final class EmbeddedTablet {
         var peers = ManagerPeers(loop: loop, eventLoop: nil)
         let server = self.server
         peers.notifications = { loop in server.connect(loop: loop) }
-        peers.lockersAtStart = { [weak self] manager in
-            for (source, locked) in self?.lockers ?? [:] { manager.lockChanged(source, locked) }
-        }
+        peers.lockBuses = self.session.buses(loop: loop)
         let systemd = self.systemd
         peers.timers = { manager in
             systemd.attach(loop: loop, manager: manager)
@@ -115,6 +116,7 @@ public final class EmbeddedTablet {
     public func killDaemon() {
         self.server.detach()
         self.systemd.detach()
+        self.session.detach()
         self.manager = nil
         self.loop = ManualLoop(realtime: self.loop.realtime, monotonic: self.loop.monotonic)
     }
@@ -128,6 +130,7 @@ public final class EmbeddedTablet {
         self.server.reboot()
         // The user manager starts again at boot: its transient timers are gone.
         self.systemd.restart()
+        self.session.reboot()
         self.lockers = [:]
         // A new tmpfs: whatever filled the old one is gone.
         self.failRuntime(nil)
@@ -260,9 +263,21 @@ public final class EmbeddedTablet {
 
     /// A locker's word (`nil`: it left the bus), as the lock watch would pass it on; said while
     /// no daemon runs, the next one hears it at its start.
+    /// A locker says locked or unlocked (nil: it goes away), or logind asks the session's locker
+    /// to lock or unlock (`.logindLockSignal`): on the session's buses, which the daemon's lock
+    /// watch follows.
     public func lock(_ source: LockSource, _ locked: Bool?) {
         if source.isLocker { self.lockers[source] = locked }
-        self.manager?.lockChanged(source, locked)
+        switch (source, locked) {
+        case (.logind, let locked?): self.session.setLockedHint(locked)
+        case (.logind, nil): self.session.logindExits()
+        case (.screenSaver, let active?): self.session.screenSaver(.freedesktop, active: active)
+        case (.screenSaver, nil): self.session.screenSaverExits(.freedesktop)
+        case (.gnomeScreenSaver, let active?): self.session.screenSaver(.gnome, active: active)
+        case (.gnomeScreenSaver, nil): self.session.screenSaverExits(.gnome)
+        case (.logindLockSignal, let lock?): self.session.request(lock: lock)
+        case (.logindLockSignal, nil): break
+        }
         self.loop.runPending()
     }
 

@@ -1,0 +1,279 @@
+// The embedded world's session, as the daemon's lock watch sees it on its buses: logind (the
+// user, the user's graphical session, its `LockedHint`, its `Lock` and `Unlock` requests) and the
+// two screensaver interfaces. What a test does to it is what a locker does; the real LockWatch
+// asks and follows it as it does the buses, on the daemon's manual loop: a reply or a signal
+// arrives on the loop's next iteration, and a start-up ask (`blockingFor`) is answered at once.
+
+import DaysomeCore
+import Glibc
+import SystemdKit
+
+/// logind and the screensavers of one session; they outlive the daemon's restarts.
+public final class FakeSessionLock {
+    /// The session's object path, while logind runs.
+    static let sessionPath = "/org/freedesktop/login1/session/_31"
+    static let userPath = "/org/freedesktop/login1/user/_1000"
+
+    /// Whether logind runs (owns its name).
+    public private(set) var logindRuns = true
+    /// The session's `LockedHint`, as its locker told logind.
+    public private(set) var lockedHint = false
+    /// Each screensaver interface that runs, by its name, and whether it is active.
+    public private(set) var savers: [String: Bool] = [:]
+    private var connections: [Connection] = []
+    /// logind's and each screensaver's unique names, new at each start.
+    private var generation = 100
+
+    init() {}
+
+    /// The lock watch's buses for a daemon on `loop`.
+    func buses(loop: any Loop) -> any LockBuses {
+        Buses(session: self, loop: loop)
+    }
+
+    /// The daemon's process died: its connections with it.
+    func detach() {
+        for connection in self.connections { connection.open = false }
+        self.connections = []
+    }
+
+    /// A new boot: logind starts again, the session unlocked, no screensaver yet.
+    func reboot() {
+        self.detach()
+        self.logindRuns = true
+        self.lockedHint = false
+        self.savers = [:]
+    }
+
+    // MARK: What a locker does
+
+    /// The session's locker tells logind locked or unlocked (`SetLockedHint`); logind starts
+    /// first where it had gone.
+    public func setLockedHint(_ locked: Bool) {
+        self.lockedHint = locked
+        if !self.logindRuns {
+            self.logindRuns = true
+            self.signal(.logindOwner(self.uniqueName()))
+        } else {
+            self.signal(.lockedHint(Self.sessionPath, locked))
+        }
+    }
+
+    /// logind goes away: nothing it said holds.
+    public func logindExits() {
+        guard self.logindRuns else { return }
+        self.logindRuns = false
+        self.signal(.logindOwner(nil))
+    }
+
+    /// logind asks the session's locker to lock (true) or unlock: a request, which only a
+    /// locker's answer carries out. None while logind is away.
+    public func request(lock: Bool) {
+        guard self.logindRuns else { return }
+        self.signal(.lockRequest(Self.sessionPath, lock))
+    }
+
+    /// A screensaver interface becomes active (true) or inactive; one that did not run starts.
+    public func screenSaver(_ interface: ScreenSaverInterface, active: Bool) {
+        let name = interface.interfaceName
+        let started = self.savers[name] == nil
+        self.savers[name] = active
+        if started {
+            self.signal(.saverOwner(name, self.uniqueName()))
+        } else {
+            self.signal(.saverActive(name, active))
+        }
+    }
+
+    /// A screensaver interface's owner goes away (a locker that crashed).
+    public func screenSaverExits(_ interface: ScreenSaverInterface) {
+        guard self.savers.removeValue(forKey: interface.interfaceName) != nil else { return }
+        self.signal(.saverOwner(interface.interfaceName, nil))
+    }
+
+    private func uniqueName() -> String {
+        self.generation += 1
+        return ":1.\(self.generation)"
+    }
+
+    private func signal(_ signal: Signal) {
+        for connection in self.connections { connection.deliver(signal) }
+    }
+
+    // MARK: The buses
+
+    enum Signal {
+        case logindOwner(String?)
+        case lockedHint(String, Bool)
+        case lockRequest(String, Bool)
+        case saverOwner(String, String?)
+        case saverActive(String, Bool)
+    }
+
+    /// A match the watch keeps: it hears while it is kept.
+    final class Match {
+        let hears: (Signal) -> Void
+
+        init(_ hears: @escaping (Signal) -> Void) {
+            self.hears = hears
+        }
+    }
+
+    struct WeakMatch {
+        weak var match: Match?
+    }
+
+    final class Buses: LockBuses {
+        private unowned let session: FakeSessionLock
+        private let loop: any Loop
+
+        init(session: FakeSessionLock, loop: any Loop) {
+            self.session = session
+            self.loop = loop
+        }
+
+        func openSystem(lost: @escaping () -> Void) throws(Errno) -> any LogindPeer {
+            let connection = Connection(session: self.session, loop: self.loop)
+            self.session.connections.append(connection)
+            return connection
+        }
+
+        func openSession(lost: @escaping () -> Void) throws(Errno) -> [(ScreenSaverInterface, any ScreenSaverPeer)] {
+            let connection = Connection(session: self.session, loop: self.loop)
+            self.session.connections.append(connection)
+            return [ScreenSaverInterface.freedesktop, .gnome].map {
+                ($0, SaverPeer(connection: connection, name: $0.interfaceName))
+            }
+        }
+    }
+
+    /// One of the watch's connections: its matches, and what is on its way to it.
+    final class Connection: LogindPeer {
+        unowned let session: FakeSessionLock
+        private let loop: any Loop
+        /// False once its process died: nothing reaches it any more.
+        var open = true
+        private var matches: [WeakMatch] = []
+        /// Replies and signals on their way: the loop holds a source only while it is kept.
+        private var inFlight: [any LoopSource] = []
+
+        init(session: FakeSessionLock, loop: any Loop) {
+            self.session = session
+            self.loop = loop
+        }
+
+        /// Runs `work` on the loop's next iteration, while the connection is open.
+        private func onLoop(_ work: @escaping () -> Void) {
+            guard self.open else { return }
+            let box = FakeNotificationServer.WeakSource()
+            let source = try? self.loop.deferred(description: "lock-bus-message") { [weak self] in
+                guard let self else { return }
+                if let source = box.source { self.inFlight.removeAll { $0 === source } }
+                if self.open { work() }
+            }
+            box.source = source
+            if let source { self.inFlight.append(source) }
+        }
+
+        /// A method's answer: at once for a start-up ask, else on the loop.
+        func answer<T>(
+            _ blockingFor: UInt64?, _ completion: @escaping (Result<T, BusError>) -> Void, _ result: Result<T, BusError>
+        ) {
+            if blockingFor != nil {
+                completion(result)
+            } else {
+                self.onLoop { completion(result) }
+            }
+        }
+
+        func deliver(_ signal: Signal) {
+            self.matches.removeAll { $0.match == nil }
+            // A match dropped before the signal is dispatched hears nothing, as a slot sd-bus freed.
+            let now = self.matches
+            self.onLoop {
+                for weak in now { weak.match?.hears(signal) }
+            }
+        }
+
+        func match(_ hears: @escaping (Signal) -> Void) -> Match {
+            let match = Match(hears)
+            self.matches.append(WeakMatch(match: match))
+            return match
+        }
+
+        static let noLogind = BusError(
+            name: BusError.serviceUnknown, message: "The name org.freedesktop.login1 was not provided",
+            errno: EHOSTUNREACH)
+
+        // MARK: LogindPeer
+
+        func onOwnerChanged(_ handler: @escaping (String?) -> Void) throws(Errno) -> AnyObject {
+            self.match { if case .logindOwner(let owner) = $0 { handler(owner) } }
+        }
+
+        func getUser(uid: UInt32, blockingFor: UInt64?, completion: @escaping (Result<String, BusError>) -> Void) {
+            self.answer(
+                blockingFor, completion,
+                self.session.logindRuns ? .success(FakeSessionLock.userPath) : .failure(Self.noLogind))
+        }
+
+        func display(user: String, blockingFor: UInt64?, completion: @escaping (Result<String?, BusError>) -> Void) {
+            self.answer(
+                blockingFor, completion,
+                self.session.logindRuns ? .success(FakeSessionLock.sessionPath) : .failure(Self.noLogind))
+        }
+
+        func onDisplayChanged(user: String, _ handler: @escaping (String??) -> Void) throws(Errno) -> AnyObject {
+            // The session never changes here: a match that hears nothing.
+            self.match { _ in }
+        }
+
+        func lockedHint(session: String, blockingFor: UInt64?, completion: @escaping (Result<Bool, BusError>) -> Void) {
+            self.answer(
+                blockingFor, completion,
+                self.session.logindRuns ? .success(self.session.lockedHint) : .failure(Self.noLogind))
+        }
+
+        func onLockedHintChanged(session: String, _ handler: @escaping (Bool?) -> Void) throws(Errno) -> AnyObject {
+            self.match { if case .lockedHint(session, let locked) = $0 { handler(locked) } }
+        }
+
+        func onLockRequests(session: String, _ handler: @escaping (Bool) -> Void) throws(Errno) -> [AnyObject] {
+            [self.match { if case .lockRequest(session, let lock) = $0 { handler(lock) } }]
+        }
+    }
+
+    /// One screensaver interface on a session connection.
+    final class SaverPeer: ScreenSaverPeer {
+        private let connection: Connection
+        private let name: String
+
+        init(connection: Connection, name: String) {
+            self.connection = connection
+            self.name = name
+        }
+
+        func getActive(blockingFor: UInt64?, completion: @escaping (Result<Bool, BusError>) -> Void) {
+            let result: Result<Bool, BusError> =
+                self.connection.session.savers[self.name].map { .success($0) }
+                ?? .failure(
+                    BusError(
+                        name: BusError.serviceUnknown, message: "The name \(self.name) was not provided",
+                        errno: EHOSTUNREACH))
+            self.connection.answer(blockingFor, completion, result)
+        }
+
+        func onActiveChanged(_ handler: @escaping (Bool) -> Void) throws(Errno) -> AnyObject {
+            let name = self.name
+            return self.connection.match { if case .saverActive(name, let active) = $0 { handler(active) } }
+        }
+
+        func onOwnerChanged(_ handler: @escaping (String?) -> Void) throws(Errno) -> AnyObject {
+            let name = self.name
+            return self.connection.match { if case .saverOwner(name, let owner) = $0 { handler(owner) } }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension FakeSessionLock: Sendable {}

@@ -1,0 +1,74 @@
+// The lock watch itself on the embedded daemon: the real LockWatch asks and follows the fake
+// session's logind and screensavers (FakeSessionLock) as it does the buses. A locker that goes
+// away, logind that leaves and comes back, a screensaver that starts after the daemon: each is
+// one asynchronous call or signal on the virtual clock. The wire formats stay in
+// ScreenLockIntegrationTests.
+
+import DaysomeCore
+import DaysomeDaemon
+import DaysomeFiles
+import SystemdKit
+import Testing
+
+@Suite("The lock watch, on the embedded daemon")
+struct LockWatchTests {
+    /// Rule 1 across a crash: a locker that went away while active says nothing any more, so
+    /// the file, which says foreground, decides again, and nothing is laid over the day.
+    @Test func aLockerThatGoesAwayWhileLockedNoLongerHoldsTheDisplayAway() throws {
+        let tablet = try tablet("saver-gone", at: "2026-06-01T10:00:00Z", display: "foreground")
+        defer { tablet.remove() }
+        tablet.lock(.gnomeScreenSaver, true)
+        #expect(try tablet.status().display == .away)
+        #expect(try tablet.queue().pending.isEmpty == false)
+
+        tablet.lock(.gnomeScreenSaver, nil)
+        #expect(try tablet.status().display == .foreground)
+        #expect(try tablet.queue().pending.isEmpty, "a crashed locker kept the week laid over the day")
+        let source = try #require(try tablet.status().daemon?.lock.sources[.gnomeScreenSaver])
+        #expect(!source.watched)
+        #expect(source.detail == "the GNOME screensaver went away", "\(source)")
+    }
+
+    /// logind leaving takes its word and its session's requests with it; back, and locked, it is
+    /// asked again from the user down, and its lock holds.
+    @Test func logindGoneLetsTheFileDecideAndLogindBackLockedIsHeardAgain() throws {
+        let tablet = try tablet("logind-back", at: "2026-06-01T10:00:00Z", display: "foreground")
+        defer { tablet.remove() }
+        #expect(try tablet.status().daemon?.lock.sources[.logind]?.watched == true, "logind was not asked at start")
+        tablet.lock(.logind, true)
+        #expect(try tablet.status().display == .away)
+
+        tablet.lock(.logind, nil)
+        #expect(try tablet.status().display == .foreground)
+        #expect(try tablet.queue().pending.isEmpty)
+        let gone = try #require(try tablet.status().daemon?.lock)
+        #expect(gone.sources[.logind]?.watched == false)
+        #expect(gone.sources[.logindLockSignal]?.watched == false)
+        // A request needs logind: none comes while it is away.
+        tablet.lock(.logindLockSignal, true)
+        #expect(try tablet.status().daemon?.lock.request == nil)
+
+        tablet.lock(.logind, true)
+        #expect(try tablet.status().display == .away)
+        #expect(try tablet.status().daemon?.lock.decidedBy == .logind)
+        #expect(try tablet.queue().pending.isEmpty == false)
+        #expect(tablet.logged("logind went away").count == 1, "\(tablet.log.map(\.message))")
+    }
+
+    /// Phosh's or GNOME's screensaver may start after the daemon: its name's new owner is asked,
+    /// and its word then holds.
+    @Test func aScreenSaverThatStartsAfterTheDaemonIsAskedAndItsLockHolds() throws {
+        let tablet = try tablet("saver-late", at: "2026-06-01T10:00:00Z", display: "foreground")
+        defer { tablet.remove() }
+        let before = try #require(try tablet.status().daemon?.lock.sources[.screenSaver])
+        #expect(!before.watched)
+        #expect(before.detail == "no screensaver on the session bus", "\(before)")
+
+        tablet.lock(.screenSaver, true)
+        #expect(try tablet.status().display == .away)
+        #expect(try tablet.status().daemon?.lock.decidedBy == .screenSaver)
+        tablet.lock(.screenSaver, false)
+        #expect(try tablet.status().display == .foreground)
+        #expect(try tablet.queue().pending.isEmpty)
+    }
+}
