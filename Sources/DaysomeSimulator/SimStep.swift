@@ -12,8 +12,9 @@ public enum SimStep: Sendable, Equatable {
     case display(FileWord)
     /// The app writes one of the simulation's households (`Households.variants`).
     case household(Int)
-    /// A locker says locked (true) or unlocked.
-    case locker(LockSource, Bool)
+    /// A locker says locked (true) or unlocked; nil: it goes away (a screensaver that crashed,
+    /// logind gone, its session's requests with it).
+    case locker(LockSource, Bool?)
     /// logind's `Lock` (true) or `Unlock` request; with `answered`, the world's locker locks for it.
     case lockRequest(Bool, answered: Bool)
     /// The notification server: restarts (its cards wiped), stops, starts, hangs or wakes; or
@@ -65,7 +66,8 @@ public enum SimStep: Sendable, Equatable {
         case .advance(let seconds): "advance \(seconds)"
         case .display(let word): "display \(word.rawValue)"
         case .household(let variant): "household \(variant)"
-        case .locker(let source, let locked): "locker \(source.rawValue) \(locked ? "locked" : "unlocked")"
+        case .locker(let source, let locked):
+            "locker \(source.rawValue) \(locked.map { $0 ? "locked" : "unlocked" } ?? "gone")"
         case .lockRequest(let lock, let answered): "request \(lock ? "lock" : "unlock")\(answered ? " answered" : "")"
         case .server(let change): "server \(change.rawValue)"
         case .click: "click"
@@ -97,9 +99,10 @@ public enum SimStep: Sendable, Equatable {
             guard let variant = Int(rest[0]) else { return nil }
             self = .household(variant)
         case ("locker", 2):
-            guard let source = LockSource(rawValue: rest[0]), source.isLocker, ["locked", "unlocked"].contains(rest[1])
+            guard let source = LockSource(rawValue: rest[0]), source.isLocker,
+                ["locked", "unlocked", "gone"].contains(rest[1])
             else { return nil }
-            self = .locker(source, rest[1] == "locked")
+            self = .locker(source, rest[1] == "gone" ? nil : rest[1] == "locked")
         case ("request", 1), ("request", 2):
             guard ["lock", "unlock"].contains(rest[0]), rest.count == 1 || rest[1] == "answered" else { return nil }
             self = .lockRequest(rest[0] == "lock", answered: rest.count == 2)

@@ -45,6 +45,8 @@ public struct SimWorld: Sendable {
     var fileWrittenAt: Instant?
     var householdVariant = 0
     var lockers: [LockSource: Bool] = [:]
+    /// logind went away (a `locker logind gone` step), until it says locked or unlocked again.
+    var logindGone = false
     var server = FakeServer()
     var disk = FakeStateDisk()
     var daemon: SimDaemon?
@@ -117,9 +119,16 @@ public struct SimWorld: Sendable {
             }
         case .locker(let source, let locked):
             self.lockers[source] = locked
+            // logind gone takes its session's requests with it (the lock watch forgets the
+            // session first); back, the watch follows them anew before it asks the hint.
+            if source == .logind && (locked == nil || self.logindGone) {
+                self.logindGone = locked == nil
+                self.lockChanged(.logindLockSignal, locked == nil ? nil : false)
+            }
             self.lockChanged(source, locked)
         case .lockRequest(let lock, let answered):
-            self.lockChanged(.logindLockSignal, lock)
+            // A request comes from logind: none while it is away.
+            if !self.logindGone { self.lockChanged(.logindLockSignal, lock) }
             if answered {
                 // The session's locker does what logind asked: GNOME's and Phosh's do.
                 self.lockers[.gnomeScreenSaver] = lock
@@ -557,6 +566,7 @@ public struct SimWorld: Sendable {
         self.server.begin()
         self.boot += 1
         self.lockers = [:]
+        self.logindGone = false
         // The user manager starts again at boot: transient timers are gone with it.
         self.managerTimers = [:]
     }

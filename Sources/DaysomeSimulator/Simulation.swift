@@ -51,7 +51,7 @@ public enum Simulation {
             return .household(random.chance(50) ? 0 : Int.random(in: 1..<Households.count, using: &random))
         case 58..<64:
             let source = LockSource.lockers[Int.random(in: 0..<LockSource.lockers.count, using: &random)]
-            return .locker(source, random.chance(50))
+            return .locker(source, random.chance(12) ? nil : random.chance(50))
         case 64..<68:
             return .lockRequest(random.chance(60), answered: random.chance(50))
         case 68..<76:
