@@ -521,10 +521,12 @@ extension FakeNotificationServer {
                     answered(.failure(FakeNotificationServer.timedOut))
                 }
             }
+            // The request holds its connection: a Notify the server holds is still handled when it
+            // wakes after the sender died (it was in the server's queue), its card up and its reply
+            // lost with the sender (`orphaned`).
             server.handle(
-                { [weak self] in
+                {
                     handled = true
-                    guard let self else { return }
                     server.notify(
                         call, from: self, sentAt: sentAt, sentMonotonic: sentMonotonic,
                         answered: { result in if !gaveUp { answered(result) } }, gaveUp: { gaveUp })
