@@ -340,15 +340,20 @@ extension FakeNotificationServer {
     final class Connection: NotificationsPeer {
         private unowned let server: FakeNotificationServer
         private let loop: any Loop
-        /// False once its process died: nothing reaches it any more.
-        var open = true
+        /// Replies and signals on their way to the daemon.
+        private let delivery: BusDelivery
         private var subscriptions: [WeakSubscription] = []
-        /// Replies and signals on their way: the loop holds a source only while it is kept.
-        private var inFlight: [any LoopSource] = []
 
         init(server: FakeNotificationServer, loop: any Loop) {
             self.server = server
             self.loop = loop
+            self.delivery = BusDelivery(loop: loop)
+        }
+
+        /// False once its process died: nothing reaches it any more.
+        var open: Bool {
+            get { self.delivery.open }
+            set { self.delivery.open = newValue }
         }
 
         let busId = FakeNotificationServer.busId
@@ -359,23 +364,7 @@ extension FakeNotificationServer {
         /// open.
         @discardableResult
         private func onLoop(after usec: UInt64? = nil, _ work: @escaping () -> Void) -> (any LoopSource)? {
-            guard self.open else { return nil }
-            // `inFlight` owns the source; the source's closure must not, or neither is ever freed.
-            let box = WeakSource()
-            let run = { [weak self] in
-                guard let self else { return }
-                if let source = box.source { self.inFlight.removeAll { $0 === source } }
-                if self.open { work() }
-            }
-            let source: (any LoopSource)?
-            if let usec {
-                source = try? self.loop.timer(clock: CLOCK_MONOTONIC, after: usec, description: "bus-timeout", run)
-            } else {
-                source = try? self.loop.deferred(description: "bus-message", run)
-            }
-            box.source = source
-            if let source { self.inFlight.append(source) }
-            return source
+            self.delivery.onLoop(after: usec, description: usec == nil ? "bus-message" : "bus-timeout", work)
         }
 
         func reply<T>(_ completion: @escaping (Result<T, BusError>) -> Void, _ result: Result<T, BusError>) {
@@ -404,7 +393,7 @@ extension FakeNotificationServer {
                 // Answered in time: its timeout is over.
                 if let source = timeout {
                     source.cancel()
-                    self?.inFlight.removeAll { $0 === source }
+                    self?.delivery.forget(source)
                     timeout = nil
                 }
                 self?.reply(completion, result)
@@ -602,10 +591,6 @@ extension FakeNotificationServer {
     }
 
     /// A reply's source, which its own closure must not keep.
-    final class WeakSource {
-        weak var source: (any LoopSource)?
-    }
-
     /// A subscription lasts while its subscriber keeps it.
     struct WeakSubscription {
         weak var subscription: FakeSubscription?

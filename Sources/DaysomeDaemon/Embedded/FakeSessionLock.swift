@@ -150,29 +150,23 @@ public final class FakeSessionLock {
     /// One of the watch's connections: its matches, and what is on its way to it.
     final class Connection: LogindPeer {
         unowned let session: FakeSessionLock
-        private let loop: any Loop
-        /// False once its process died: nothing reaches it any more.
-        var open = true
+        /// Replies and signals on their way to the daemon.
+        private let delivery: BusDelivery
         private var matches: [WeakMatch] = []
-        /// Replies and signals on their way: the loop holds a source only while it is kept.
-        private var inFlight: [any LoopSource] = []
 
         init(session: FakeSessionLock, loop: any Loop) {
             self.session = session
-            self.loop = loop
+            self.delivery = BusDelivery(loop: loop)
         }
 
-        /// Runs `work` on the loop's next iteration, while the connection is open.
+        /// False once its process died: nothing reaches it any more.
+        var open: Bool {
+            get { self.delivery.open }
+            set { self.delivery.open = newValue }
+        }
+
         private func onLoop(_ work: @escaping () -> Void) {
-            guard self.open else { return }
-            let box = FakeNotificationServer.WeakSource()
-            let source = try? self.loop.deferred(description: "lock-bus-message") { [weak self] in
-                guard let self else { return }
-                if let source = box.source { self.inFlight.removeAll { $0 === source } }
-                if self.open { work() }
-            }
-            box.source = source
-            if let source { self.inFlight.append(source) }
+            self.delivery.onLoop(description: "lock-bus-message", work)
         }
 
         /// A method's answer: at once for a start-up ask, else on the loop.
