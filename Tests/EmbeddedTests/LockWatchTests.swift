@@ -55,6 +55,32 @@ struct LockWatchTests {
         #expect(tablet.logged("logind went away").count == 1, "\(tablet.log.map(\.message))")
     }
 
+    /// A system bus that restarts drops logind's word: the file decides meanwhile, the watch
+    /// tries again on a backoff timer (1 s, then longer; never a loop), and once connected asks
+    /// logind from the user down, so a session locked meanwhile is away again.
+    @Test func aSystemBusThatRestartsIsConnectedAgainAndALockMadeMeanwhileHolds() throws {
+        let tablet = try tablet("system-bus", at: "2026-06-01T10:00:00Z", display: "foreground")
+        defer { tablet.remove() }
+        tablet.session.busGoes(system: true)
+        tablet.loop.runPending()
+        let lost = try #require(try tablet.status().daemon?.lock.sources[.logind])
+        #expect(!lost.watched)
+        #expect(lost.detail == "lost the system bus", "\(lost)")
+        #expect(tablet.logged("Lost the connection to the system bus").count == 1)
+
+        // Down for 4 s: the tries at 1 s and 3 s fail; the one after connects.
+        tablet.lock(.logind, true)
+        tablet.loop.advance(by: 4_000_000)
+        #expect(try tablet.status().display == .foreground, "a lock no bus carried was heard")
+        #expect(tablet.logged("Reconnected to the system bus").isEmpty)
+        tablet.session.busBack(system: true)
+        tablet.loop.advance(by: 3_000_000)
+        #expect(tablet.logged("Reconnected to the system bus").count == 1, "\(tablet.log.map(\.message))")
+        #expect(try tablet.status().display == .away)
+        #expect(try tablet.status().daemon?.lock.decidedBy == .logind)
+        #expect(try tablet.queue().pending.isEmpty == false)
+    }
+
     /// Phosh's or GNOME's screensaver may start after the daemon: its name's new owner is asked,
     /// and its word then holds.
     @Test func aScreenSaverThatStartsAfterTheDaemonIsAskedAndItsLockHolds() throws {

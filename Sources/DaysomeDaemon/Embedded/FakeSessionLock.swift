@@ -20,6 +20,9 @@ public final class FakeSessionLock {
     public private(set) var lockedHint = false
     /// Each screensaver interface that runs, by its name, and whether it is active.
     public private(set) var savers: [String: Bool] = [:]
+    /// Whether the system bus, and the session bus, take connections.
+    public private(set) var systemBusUp = true
+    public private(set) var sessionBusUp = true
     private var connections: [Connection] = []
     /// logind's and each screensaver's unique names, new at each start.
     private var generation = 100
@@ -43,6 +46,22 @@ public final class FakeSessionLock {
         self.logindRuns = true
         self.lockedHint = false
         self.savers = [:]
+        self.systemBusUp = true
+        self.sessionBusUp = true
+    }
+
+    /// The system bus (or the session bus) goes down: each connection to it drops, and its owner
+    /// hears so; no new connection is taken until `busBack`. What runs on it keeps its state.
+    public func busGoes(system: Bool) {
+        if system { self.systemBusUp = false } else { self.sessionBusUp = false }
+        let dropped = self.connections.filter { $0.system == system }
+        self.connections.removeAll { $0.system == system }
+        for connection in dropped { connection.drop() }
+    }
+
+    /// The bus takes connections again.
+    public func busBack(system: Bool) {
+        if system { self.systemBusUp = true } else { self.sessionBusUp = true }
     }
 
     // MARK: What a locker does
@@ -133,13 +152,15 @@ public final class FakeSessionLock {
         }
 
         func openSystem(lost: @escaping () -> Void) throws(Errno) -> any LogindPeer {
-            let connection = Connection(session: self.session, loop: self.loop)
+            guard self.session.systemBusUp else { throw Errno(rawValue: ECONNREFUSED) }
+            let connection = Connection(session: self.session, loop: self.loop, system: true, lost: lost)
             self.session.connections.append(connection)
             return connection
         }
 
         func openSession(lost: @escaping () -> Void) throws(Errno) -> [(ScreenSaverInterface, any ScreenSaverPeer)] {
-            let connection = Connection(session: self.session, loop: self.loop)
+            guard self.session.sessionBusUp else { throw Errno(rawValue: ECONNREFUSED) }
+            let connection = Connection(session: self.session, loop: self.loop, system: false, lost: lost)
             self.session.connections.append(connection)
             return [ScreenSaverInterface.freedesktop, .gnome].map {
                 ($0, SaverPeer(connection: connection, name: $0.interfaceName))
@@ -150,13 +171,29 @@ public final class FakeSessionLock {
     /// One of the watch's connections: its matches, and what is on its way to it.
     final class Connection: LogindPeer {
         unowned let session: FakeSessionLock
+        /// Whether it is to the system bus (logind) or the session bus (the screensavers).
+        let system: Bool
+        /// What its owner hears when the bus drops it.
+        private let lost: () -> Void
         /// Replies and signals on their way to the daemon.
         private let delivery: BusDelivery
         private var matches: [WeakMatch] = []
 
-        init(session: FakeSessionLock, loop: any Loop) {
+        init(session: FakeSessionLock, loop: any Loop, system: Bool, lost: @escaping () -> Void) {
             self.session = session
+            self.system = system
+            self.lost = lost
             self.delivery = BusDelivery(loop: loop)
+        }
+
+        /// The bus dropped it: what was on its way still arrives, then its owner hears it is lost
+        /// (sd-bus's disconnect callback), and nothing more comes.
+        func drop() {
+            let lost = self.lost
+            self.delivery.onLoop(description: "bus-disconnected") { [weak self] in
+                self?.open = false
+                lost()
+            }
         }
 
         /// False once its process died: nothing reaches it any more.
