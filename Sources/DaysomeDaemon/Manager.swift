@@ -266,12 +266,6 @@ final class Manager {
         } else {
             self.execute(self.machine.handle(event, now: self.now()))
         }
-        switch event {
-        case .serverRestarted, .serverTakenOver:
-            self.execute(self.machine.handle(.serverIdentified(self.serverIdentity()), now: self.now()))
-        default:
-            break
-        }
         if case .household = event { self.keepHousehold() }
     }
 

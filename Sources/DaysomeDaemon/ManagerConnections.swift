@@ -55,7 +55,7 @@ extension Manager {
             respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
             closedByServer: { [weak self] id, reason, sender in self?.serverClosed(id, reason: reason, by: sender) },
             clicked: { [weak self] id, sender in self?.clicked(id, by: sender) },
-            restarted: { [weak self] in self?.handle(.serverRestarted) },
+            restarted: { [weak self] in self?.serverRestarted() },
             takenOver: { [weak self] previous in self?.serverTakenOver(previous: previous) },
             left: { [weak self] previous in self?.serverLeft(previous) },
             appeared: { [weak self] in self?.syncServerIdentity() },
@@ -75,9 +75,14 @@ extension Manager {
         self.handle(.clicked(notificationId: id, server: sender.map(self.stamp)))
     }
 
+    /// The server that gave our ids is gone (it, or the bus, restarted).
+    func serverRestarted() {
+        self.handle(.serverRestarted(answering: self.serverIdentity()))
+    }
+
     /// Another server took the name over while `previous` still runs: its cards stay, and only it closes them.
     func serverTakenOver(previous: String) {
-        self.handle(.serverTakenOver(previous: self.stamp(previous)))
+        self.handle(.serverTakenOver(previous: self.stamp(previous), answering: self.serverIdentity()))
     }
 
     /// A server another took the name over from left the bus, its cards with it.
@@ -97,9 +102,8 @@ extension Manager {
         self.publish()
         // The server's ids died with its connection to the old bus: forget them once back.
         if self.sessionReconnector == nil {
-            self.sessionReconnector = self.reconnector("session bus", then: .serverRestarted) {
-                try $0.connectSessionBus()
-            }
+            self.sessionReconnector = self.reconnector(
+                "session bus", connect: { try $0.connectSessionBus() }, then: { $0.serverRestarted() })
         }
         self.sessionReconnector?.lost()
     }
@@ -151,16 +155,15 @@ extension Manager {
 
     func managerLost() {
         if self.managerReconnector == nil {
-            self.managerReconnector = self.reconnector("systemd manager", then: .timersLost) {
-                try $0.connectManager()
-            }
+            self.managerReconnector = self.reconnector(
+                "systemd manager", connect: { try $0.connectManager() }, then: { $0.handle(.timersLost) })
         }
         self.managerReconnector?.lost()
     }
 
     /// Retries `connect` until it succeeds, then tells the machine what the loss cost.
     private func reconnector(
-        _ peer: String, then event: MachineEvent, connect: @escaping (Manager) throws -> Void
+        _ peer: String, connect: @escaping (Manager) throws -> Void, then: @escaping (Manager) -> Void
     ) -> Reconnector {
         Reconnector(loop: self.loop, logger: self.logger, peer: peer) { [weak self] in
             guard let self else { return true }
@@ -169,7 +172,7 @@ extension Manager {
             } catch {
                 return false
             }
-            self.handle(event)
+            then(self)
             return true
         }
     }

@@ -18,6 +18,9 @@ struct SimDaemon: Sendable {
 enum SimDelivery: Sendable {
     /// The daemon learns which server instance answers now (its NameOwnerChanged, its probe).
     case identify
+    /// The server that gave the ids left (restarted), or another took the name over from it.
+    case restarted
+    case takenOver(previous: String)
     case event(MachineEvent)
 }
 
@@ -296,10 +299,6 @@ public struct SimWorld: Sendable {
         if case .posted = event { self.answering = true }
         self.execute(actions)
         self.answering = false
-        switch event {
-        case .serverRestarted, .serverTakenOver: self.identifyServer()
-        default: break
-        }
     }
 
     mutating func identifyServer() {
@@ -438,6 +437,9 @@ public struct SimWorld: Sendable {
             }
             switch delivery {
             case .identify: self.identifyServer()
+            // What answers is read when the daemon handles the change, as the Manager does.
+            case .restarted: self.handle(.serverRestarted(answering: self.identity))
+            case .takenOver(let previous): self.handle(.serverTakenOver(previous: previous, answering: self.identity))
             case .event(let event): self.handle(event)
             }
         }
@@ -451,7 +453,7 @@ public struct SimWorld: Sendable {
             guard self.server.up else { return }
             self.serverLeft()
             if change != .stop { self.server.begin() }
-            self.deliver(.event(.serverRestarted))
+            self.deliver(.restarted)
         case .begin:
             guard !self.server.up else { return }
             self.server.begin()
@@ -478,7 +480,7 @@ public struct SimWorld: Sendable {
             self.server.heldCloses = []
         case .takeOver:
             guard let previous = self.identity, self.server.takeOver() else { return }
-            self.deliver(.event(.serverTakenOver(previous: previous)))
+            self.deliver(.takenOver(previous: previous))
         case .replacedExits:
             guard let gone = self.server.replacedIdentity(boot: self.boot) else { return }
             self.server.replacedLeaves()

@@ -307,7 +307,7 @@ struct DaemonMachineTests {
         daemon.run(until: instant("2026-06-01T12:00:01Z"))
         // Past the grace window: the wiped card is not posted again.
         daemon.jump(to: instant("2026-06-01T12:05:30Z"))
-        daemon.send(.serverRestarted)
+        daemon.send(.serverRestarted(answering: nil))
         #expect(daemon.machine.persisted.delivered.isEmpty)
         #expect(daemon.posts.count == 1)
         daemon.send(.display(.foreground))
@@ -319,7 +319,7 @@ struct DaemonMachineTests {
         var daemon = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)
         daemon.run(until: instant("2026-06-01T12:00:01Z"))
         daemon.jump(to: instant("2026-06-01T12:00:40Z"))
-        daemon.send(.serverRestarted)
+        daemon.send(.serverRestarted(answering: nil))
         #expect(daemon.posts.map(\.start.title) == ["Lunch", "Lunch"])
         let history = daemon.actions.compactMap { action -> HistoryRecord? in
             if case .record(let record) = action { return record } else { return nil }
@@ -328,7 +328,7 @@ struct DaemonMachineTests {
         #expect(again.count == 2)
         #expect(again.last?.reason?.contains("posted again once") == true, "\(again)")
         // A second restart: once means once.
-        daemon.send(.serverRestarted)
+        daemon.send(.serverRestarted(answering: nil))
         #expect(daemon.posts.count == 2)
         #expect(daemon.machine.persisted.delivered.isEmpty)
         // Rule 1 still holds: the display's return takes away whatever is shown.
@@ -343,7 +343,7 @@ struct DaemonMachineTests {
         let bells = { (daemon: VirtualDaemon) in daemon.actions.filter { $0 == .chime }.count }
         #expect(bells(daemon) == 1, "the call rang \(bells(daemon)) times")
         daemon.jump(to: instant("2026-06-01T12:00:40Z"))
-        daemon.send(.serverRestarted)
+        daemon.send(.serverRestarted(answering: nil))
         #expect(daemon.posts.map(\.start.title) == ["Lunch", "Lunch"])
         #expect(bells(daemon) == 1, "the card posted again rang a second bell")
         // The next call rings as every call does.
@@ -358,7 +358,7 @@ struct DaemonMachineTests {
         let lunch = daemon.posts.first?.key
         #expect(lunch.map { daemon.machine.mayStartAServer(for: $0) } == true, "a new call may start a server")
         daemon.holdReplies = true
-        daemon.send(.serverRestarted)
+        daemon.send(.serverRestarted(answering: nil))
         let again = daemon.heldPosts
         #expect(again.count == 1)
         #expect(again.allSatisfy { !daemon.machine.mayStartAServer(for: $0) }, "the repost may start a server")

@@ -210,7 +210,7 @@ struct EdgeTests {
         var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)
         daemon.holdReplies = true
         daemon.run(until: self.lunch)
-        daemon.send(.serverRestarted)
+        daemon.send(.serverRestarted(answering: nil))
         daemon.holdReplies = false
         daemon.reply(daemon.heldPosts[0])
         #expect(daemon.shown.count == 1)

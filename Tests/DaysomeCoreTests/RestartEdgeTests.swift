@@ -56,12 +56,12 @@ struct RestartEdgeTests {
         var daemon = self.lunchOnScreen()
         var (machine, _) = self.restart(
             daemon, fileWrittenAt: self.lunch.adding(seconds: 60), at: self.lunch.adding(seconds: 90))
-        let afterRestart = machine.handle(.serverRestarted, now: self.lunch.adding(seconds: 100))
+        let afterRestart = machine.handle(.serverRestarted(answering: nil), now: self.lunch.adding(seconds: 100))
         #expect(!afterRestart.contains { if case .post = $0 { true } else { false } })
         #expect(self.withdrawn(afterRestart).map(\.at) == [self.lunch])
         // The daemon that posted it (and would have heard her dismiss it) posts it again once.
         let posts = daemon.posts.count
-        daemon.send(.serverRestarted)
+        daemon.send(.serverRestarted(answering: nil))
         #expect(daemon.posts.count == posts + 1)
     }
 
@@ -73,8 +73,7 @@ struct RestartEdgeTests {
         daemon.jump(to: self.lunch.adding(seconds: -600))
         daemon.send(.clockChanged(reason: "the clock was set back"))
         let posts = daemon.posts.count
-        daemon.send(.serverRestarted)
-        daemon.send(.serverIdentified("boot bus :1.9"))
+        daemon.send(.serverRestarted(answering: "boot bus :1.9"))
         #expect(daemon.posts.count == posts, "posted before its minute")
         let waits = daemon.actions.filter {
             if case .log(_, let text) = $0 { text.contains("posted again at its minute") } else { false }

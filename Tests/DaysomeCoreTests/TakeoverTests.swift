@@ -18,8 +18,7 @@ struct TakeoverTests {
         daemon.send(.serverIdentified(self.first))
         daemon.run(until: self.lunch.adding(seconds: 1))
         daemon.jump(to: self.lunch.adding(seconds: 20))
-        daemon.send(.serverTakenOver(previous: self.first))
-        daemon.send(.serverIdentified(self.second))
+        daemon.send(.serverTakenOver(previous: self.first, answering: self.second))
         return daemon
     }
 
@@ -48,7 +47,7 @@ struct TakeoverTests {
         #expect(again?.reason?.contains("exited after another took its name over") == true, "\(daemon.history)")
         #expect(daemon.machine.persisted.delivered.map(\.server) == [self.second])
         // Once means once, whichever server leaves next.
-        daemon.send(.serverRestarted)
+        daemon.send(.serverRestarted(answering: nil))
         #expect(daemon.posts.count == 2)
     }
 
@@ -72,8 +71,7 @@ struct TakeoverTests {
         daemon.holdReplies = true
         daemon.run(until: self.lunch)
         let key = DeliveryKey(lay: 1, at: self.lunch)
-        daemon.send(.serverTakenOver(previous: self.first))
-        daemon.send(.serverIdentified(self.second))
+        daemon.send(.serverTakenOver(previous: self.first, answering: self.second))
         daemon.send(.posted(key, notificationId: 7, server: self.first))
         #expect(daemon.machine.persisted.delivered.map(\.server) == [self.first])
         daemon.send(.display(.foreground))

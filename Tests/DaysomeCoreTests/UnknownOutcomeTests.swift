@@ -82,8 +82,7 @@ struct UnknownOutcomeTests {
         daemon.heldPosts = []
         daemon.holdReplies = false
         daemon.jump(to: self.lunch.adding(seconds: 40))
-        daemon.send(.serverRestarted)
-        daemon.send(.serverIdentified("boot bus :1.9"))
+        daemon.send(.serverRestarted(answering: "boot bus :1.9"))
         #expect(daemon.posts.count == 2)
         #expect(daemon.events(.delivered).count == 1)
         #expect(daemon.shown.count == 1)
@@ -100,8 +99,7 @@ struct UnknownOutcomeTests {
         #expect(daemon.history.filter { $0.at == self.lunch }.map(\.event) == [.delivered, .withdrawn])
         #expect(!daemon.machine.awaitsAServer)
         daemon.holdReplies = false
-        daemon.send(.serverRestarted)
-        daemon.send(.serverIdentified("boot bus :1.9"))
+        daemon.send(.serverRestarted(answering: "boot bus :1.9"))
         daemon.run(until: self.lunch.adding(seconds: 400))
         #expect(daemon.posts.count == 1, "lunch posted again after she dismissed it")
     }
@@ -135,8 +133,7 @@ struct UnknownOutcomeTests {
         daemon.send(.serverClosed(notificationId: 7, reason: 2, server: self.server))
         #expect(daemon.history.filter { $0.at == tea }.map(\.event) == [.delivered, .withdrawn])
         daemon.holdReplies = false
-        daemon.send(.serverRestarted)
-        daemon.send(.serverIdentified("boot bus :1.9"))
+        daemon.send(.serverRestarted(answering: "boot bus :1.9"))
         daemon.run(until: tea.adding(seconds: 400))
         #expect(daemon.posts.count == 2, "tea posted again after the woken server showed it")
     }
@@ -158,8 +155,7 @@ struct UnknownOutcomeTests {
         daemon.run(until: self.lunch)
         let key = DeliveryKey(lay: 1, at: self.lunch)
         daemon.jump(to: self.lunch.adding(seconds: 10))
-        daemon.send(.serverRestarted)
-        daemon.send(.serverIdentified("boot bus :1.9"))
+        daemon.send(.serverRestarted(answering: "boot bus :1.9"))
         #expect(daemon.posts.count == 1, "a post in flight is kept across the restart")
         daemon.heldPosts = []
         daemon.holdReplies = false

@@ -75,11 +75,13 @@ public enum MachineEvent: Sendable {
     /// `server` is the instance that sent it, where known: ids are per instance.
     case serverClosed(notificationId: UInt32, reason: UInt32, server: String? = nil)
     /// The notification server's bus name changed owner, and the old owner is gone (it exited, or
-    /// restarted): every id it gave is void.
-    case serverRestarted
+    /// restarted): every id it gave is void. `answering`: the instance that answers now (nil:
+    /// none), which the machine then identifies itself, as `serverIdentified` does.
+    case serverRestarted(answering: String?)
     /// Another server took the name over (or the owner let it go) while the old owner still runs:
     /// its cards stay on its screen, and its ids are closed there (`previous` is its instance).
-    case serverTakenOver(previous: String)
+    /// `answering`: the instance that answers now, identified then.
+    case serverTakenOver(previous: String, answering: String?)
     /// A server instance that another had taken the name over from left the bus: its cards went
     /// with it.
     case serverInstanceGone(String)
