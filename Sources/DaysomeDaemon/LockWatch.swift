@@ -4,8 +4,9 @@
 // even in no session of its own) on the system bus, and `org.freedesktop.ScreenSaver` and
 // `org.gnome.ScreenSaver` on the session bus. logind's `Lock`/`Unlock` requests are followed
 // too, as requests (the core's `ScreenLock` never lets one lock). This file only reads the
-// buses, on connections of its own (`LockBuses`: sd-bus's, or the embedded world's fake session). At start-up each locker is asked before the first decision
-// (bounded waits); afterwards every step is one asynchronous call or a signal. A missing
+// buses, on connections of its own (`LockBuses`: sd-bus's, or the embedded world's fake
+// session). At start-up each locker is asked before the first decision (bounded waits);
+// afterwards every step is one asynchronous call or a signal. A missing
 // logind, user, session or screensaver is said once in the journal and leaves the file alone
 // to decide. A bus that drops is tried again with the daemon's Reconnector.
 

@@ -63,7 +63,9 @@ extension Manager {
         guard let notifier = self.notifier else { return }
         notifier.readDoNotDisturbForTheBell { [weak self] in
             guard let self else { return }
-            self.execute(DaemonMachine.tryBell(held: notifier.holdsTheBell(), player: self.hasPlayer).actions)
+            // The notifier answering now: a reconnect meanwhile replaced the one asked.
+            let held = self.notifier?.holdsTheBell() == true
+            self.execute(DaemonMachine.tryBell(held: held, player: self.hasPlayer).actions)
         }
     }
 }

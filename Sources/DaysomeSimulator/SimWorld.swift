@@ -121,6 +121,9 @@ public struct SimWorld: Sendable {
                 self.keepHousehold()
             }
         case .locker(let source, let locked):
+            // A locker says what changed: the same word again is no signal (logind's
+            // PropertiesChanged, a screensaver's ActiveChanged), so the daemon hears nothing.
+            let said = self.lockers[source] != locked || (source == .logind && self.logindGone)
             self.lockers[source] = locked
             // logind gone takes its session's requests with it (the lock watch forgets the
             // session first); back, the watch follows them anew before it asks the hint.
@@ -128,7 +131,7 @@ public struct SimWorld: Sendable {
                 self.logindGone = locked == nil
                 self.lockChanged(.logindLockSignal, locked == nil ? nil : false)
             }
-            self.lockChanged(source, locked)
+            if said { self.lockChanged(source, locked) }
         case .lockRequest(let lock, let answered):
             // A request comes from logind: none while it is away.
             if !self.logindGone { self.lockChanged(.logindLockSignal, lock) }

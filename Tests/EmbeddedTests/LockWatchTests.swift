@@ -81,6 +81,28 @@ struct LockWatchTests {
         #expect(try tablet.queue().pending.isEmpty == false)
     }
 
+    /// She logs out and in again while locked: the new session is followed, asked, and is
+    /// unlocked, so the file decides; a lock of the new session is heard, and the old session's
+    /// word is gone with it.
+    @Test func aNewSessionIsFollowedAndItsOwnLockDecides() throws {
+        let tablet = try tablet("new-session", at: "2026-06-01T10:00:00Z", display: "foreground")
+        defer { tablet.remove() }
+        tablet.lock(.logind, true)
+        #expect(try tablet.status().display == .away)
+        let first = tablet.session.sessionPath
+
+        tablet.session.newSession()
+        tablet.loop.runPending()
+        #expect(try tablet.status().display == .foreground, "the old session's lock held the display away")
+        #expect(try tablet.queue().pending.isEmpty)
+        let source = try #require(try tablet.status().daemon?.lock.sources[.logind])
+        #expect(source.detail == "session \(tablet.session.sessionPath)" && tablet.session.sessionPath != first)
+
+        tablet.lock(.logind, true)
+        #expect(try tablet.status().display == .away)
+        #expect(try tablet.status().daemon?.lock.decidedBy == .logind)
+    }
+
     /// Phosh's or GNOME's screensaver may start after the daemon: its name's new owner is asked,
     /// and its word then holds.
     @Test func aScreenSaverThatStartsAfterTheDaemonIsAskedAndItsLockHolds() throws {

@@ -41,7 +41,8 @@ public final class EmbeddedTablet {
     /// The state directory's and the runtime directory's faults, kept across restarts (a full
     /// disk stays full).
     let disk = DiskFaults()
-    /// What each locker says now, kept across the daemon's restarts: a new daemon asks them.
+    /// What each locker was last made to say (`lock`), for a test to read; the session's buses
+    /// (`session`) hold the state the daemon's lock watch asks.
     public private(set) var lockers: [LockSource: Bool] = [:]
 
     /// A tablet at `now` with `household` (nil: none yet) and `display` (nil: no file yet); the
@@ -261,11 +262,9 @@ public final class EmbeddedTablet {
         self.loop.changed(path: directory(of: path), InotifyEvent(mask: .create, name: basename(of: path)))
     }
 
-    /// A locker's word (`nil`: it left the bus), as the lock watch would pass it on; said while
-    /// no daemon runs, the next one hears it at its start.
     /// A locker says locked or unlocked (nil: it goes away), or logind asks the session's locker
     /// to lock or unlock (`.logindLockSignal`): on the session's buses, which the daemon's lock
-    /// watch follows.
+    /// watch follows; said while no daemon runs, the next one asks it at its start.
     public func lock(_ source: LockSource, _ locked: Bool?) {
         if source.isLocker { self.lockers[source] = locked }
         switch (source, locked) {

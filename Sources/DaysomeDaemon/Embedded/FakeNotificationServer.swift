@@ -590,7 +590,6 @@ extension FakeNotificationServer {
         }
     }
 
-    /// A reply's source, which its own closure must not keep.
     /// A subscription lasts while its subscriber keeps it.
     struct WeakSubscription {
         weak var subscription: FakeSubscription?

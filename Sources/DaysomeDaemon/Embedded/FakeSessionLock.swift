@@ -10,9 +10,10 @@ import SystemdKit
 
 /// logind and the screensavers of one session; they outlive the daemon's restarts.
 public final class FakeSessionLock {
-    /// The session's object path, while logind runs.
-    static let sessionPath = "/org/freedesktop/login1/session/_31"
     static let userPath = "/org/freedesktop/login1/user/_1000"
+    /// The user's graphical session's object path: a new one at each login.
+    public private(set) var sessionPath = "/org/freedesktop/login1/session/_31"
+    private var sessions = 31
 
     /// Whether logind runs (owns its name).
     public private(set) var logindRuns = true
@@ -69,13 +70,25 @@ public final class FakeSessionLock {
     /// The session's locker tells logind locked or unlocked (`SetLockedHint`); logind starts
     /// first where it had gone.
     public func setLockedHint(_ locked: Bool) {
+        let changed = self.lockedHint != locked
         self.lockedHint = locked
         if !self.logindRuns {
             self.logindRuns = true
             self.signal(.logindOwner(self.uniqueName()))
-        } else {
-            self.signal(.lockedHint(Self.sessionPath, locked))
+        } else if changed {
+            // logind says a property changed only when it did.
+            self.signal(.lockedHint(self.sessionPath, locked))
         }
+    }
+
+    /// She logs out and in again: the user's graphical session is a new one, unlocked (logind
+    /// says the user's `Display` changed); the old session's object is gone.
+    public func newSession() {
+        self.sessions += 1
+        self.sessionPath = "/org/freedesktop/login1/session/_\(self.sessions)"
+        self.lockedHint = false
+        guard self.logindRuns else { return }
+        self.signal(.display(Self.userPath))
     }
 
     /// logind goes away: nothing it said holds.
@@ -89,17 +102,17 @@ public final class FakeSessionLock {
     /// locker's answer carries out. None while logind is away.
     public func request(lock: Bool) {
         guard self.logindRuns else { return }
-        self.signal(.lockRequest(Self.sessionPath, lock))
+        self.signal(.lockRequest(self.sessionPath, lock))
     }
 
     /// A screensaver interface becomes active (true) or inactive; one that did not run starts.
     public func screenSaver(_ interface: ScreenSaverInterface, active: Bool) {
         let name = interface.interfaceName
-        let started = self.savers[name] == nil
+        let before = self.savers[name]
         self.savers[name] = active
-        if started {
+        if before == nil {
             self.signal(.saverOwner(name, self.uniqueName()))
-        } else {
+        } else if before != active {
             self.signal(.saverActive(name, active))
         }
     }
@@ -123,6 +136,8 @@ public final class FakeSessionLock {
 
     enum Signal {
         case logindOwner(String?)
+        /// The user's `Display` property changed (only invalidated: the watch asks again).
+        case display(String)
         case lockedHint(String, Bool)
         case lockRequest(String, Bool)
         case saverOwner(String, String?)
@@ -251,18 +266,24 @@ public final class FakeSessionLock {
         func display(user: String, blockingFor: UInt64?, completion: @escaping (Result<String?, BusError>) -> Void) {
             self.answer(
                 blockingFor, completion,
-                self.session.logindRuns ? .success(FakeSessionLock.sessionPath) : .failure(Self.noLogind))
+                self.session.logindRuns ? .success(self.session.sessionPath) : .failure(Self.noLogind))
         }
 
         func onDisplayChanged(user: String, _ handler: @escaping (String??) -> Void) throws(Errno) -> AnyObject {
-            // The session never changes here: a match that hears nothing.
-            self.match { _ in }
+            self.match { if case .display(user) = $0 { handler(.none) } }
         }
 
         func lockedHint(session: String, blockingFor: UInt64?, completion: @escaping (Result<Bool, BusError>) -> Void) {
-            self.answer(
-                blockingFor, completion,
-                self.session.logindRuns ? .success(self.session.lockedHint) : .failure(Self.noLogind))
+            let result: Result<Bool, BusError> =
+                !self.session.logindRuns
+                ? .failure(Self.noLogind)
+                : session != self.session.sessionPath
+                    ? .failure(
+                        BusError(
+                            name: "org.freedesktop.DBus.Error.UnknownObject",
+                            message: "Unknown object '\(session)'.", errno: ENOENT))
+                    : .success(self.session.lockedHint)
+            self.answer(blockingFor, completion, result)
         }
 
         func onLockedHintChanged(session: String, _ handler: @escaping (Bool?) -> Void) throws(Errno) -> AnyObject {
