@@ -76,6 +76,12 @@ struct EmbeddedWorld {
     var grace: Int64 = 600
     var file: SimStep.FileWord = .away
     var lockers: [LockSource: Bool] = [:]
+    /// Whether the system bus takes connections, and when it last came back (monotonic).
+    var systemBusUp = true
+    var systemBusBackAt: UInt64 = 0
+    /// The running daemon started while the system bus was down: it never follows logind (a
+    /// bus missing at start-up is not tried again; the file and the screensavers decide).
+    var startedWithoutSystemBus = false
     /// Each good household variant written, with when by the tablet's monotonic clock (a wall
     /// clock stepped back past a write cannot reorder it): a call is judged against the one in
     /// force when the daemon sent it, or the one before (a start owed across a restart).
@@ -162,6 +168,16 @@ struct EmbeddedWorld {
                 self.lockers[.gnomeScreenSaver] = lock
                 tablet.lock(.gnomeScreenSaver, lock)
             }
+        case .systemBus(let up):
+            guard up != self.systemBusUp else { break }
+            self.systemBusUp = up
+            if up {
+                tablet.session.busBack(system: true)
+                self.systemBusBackAt = tablet.loop.monotonic
+            } else {
+                tablet.session.busGoes(system: true)
+            }
+            tablet.advance(seconds: 0)
         case .server(let change):
             switch change {
             case .restart, .restartAtOnce:
@@ -206,6 +222,7 @@ struct EmbeddedWorld {
         case .start:
             if !tablet.running {
                 self.readAtStart()
+                self.startedWithoutSystemBus = !self.systemBusUp
                 try tablet.startDaemon()
             }
         case .powerCut:
@@ -214,6 +231,8 @@ struct EmbeddedWorld {
             self.runtimeFull = false
             try tablet.powerCut()
             self.lockers = [:]
+            self.systemBusUp = true
+            self.startedWithoutSystemBus = false
             self.file = .missing
             self.keptCopyOutlivesThePowerCut()
             self.readAtStart()
@@ -332,6 +351,23 @@ struct EmbeddedWorld {
     /// She sees the day: its file says foreground and no locker covers it.
     var seesTheDay: Bool { self.file == .foreground && !self.lockers.values.contains(true) }
 
+    /// The most a reconnect to the system bus takes once it is back: the lock watch's backoff
+    /// (one second, doubling to five), and a second for logind's answers.
+    static let reconnectWithin: UInt64 = 6_000_000
+
+    /// Whether the daemon can hear logind now: the system bus is up, the daemon connected to it
+    /// at its start, and its reconnect has had time since the bus came back.
+    var logindHeard: Bool {
+        self.systemBusUp && !self.startedWithoutSystemBus
+            && self.tablet.loop.monotonic >= self.systemBusBackAt + Self.reconnectWithin
+    }
+
+    /// She sees the day as far as the daemon can know: logind's word lost with its bus (a lock
+    /// made or ended meanwhile) is no word the daemon could have followed.
+    var seesTheDayAsTheDaemonCanKnow: Bool {
+        self.file == .foreground && !self.lockers.contains { $0.value && ($0.key != .logind || self.logindHeard) }
+    }
+
     func broke(_ rule: String, _ message: String) -> SimViolation {
         SimViolation(rule: rule, message: message, step: self.stepIndex)
     }
@@ -399,7 +435,7 @@ struct EmbeddedWorld {
         defer { if startedNow { self.fileWrittenWhileDown = false } }
         let judged =
             Self.movesNothingOfHers(step) || (startedNow && !self.fileWrittenWhileDown && tablet.stateProven)
-        if judged, !self.seesTheDay, self.file != .garbage,
+        if judged, !self.seesTheDayAsTheDaemonCanKnow, self.file != .garbage,
             let withdrawn = new.first(where: {
                 $0.fields["DAYSOME_EVENT"] == "withdrawn" && ($0.fields["DAYSOME_REASON"] ?? "").hasPrefix("display")
                     && !self.wasOutAtHerReturn($0.fields["DAYSOME_START"])
@@ -408,6 +444,13 @@ struct EmbeddedWorld {
             return self.broke(
                 "withdrawn-while-away",
                 "the call at \(withdrawn.fields["DAYSOME_START"] ?? "?") was withdrawn while she cannot see the day")
+        }
+        // logind is followed again once its bus is back: a lock made meanwhile counts.
+        if self.logindHeard, tablet.session.logindRuns, let status = try? tablet.status(),
+            status.daemon?.lock.sources[.logind]?.watched != true
+        {
+            let detail = status.daemon?.lock.sources[.logind]?.detail ?? "no word"
+            return self.broke("lock-followed", "logind is not followed with its bus up: \(detail)")
         }
         // Never silent: no start stays pending past its grace window.
         if let queue = try? tablet.queue(), let first = queue.pending.first,

@@ -60,8 +60,10 @@ extension SimWorld {
 
     /// She may be in front of the day: no locker covers it, and its file says foreground (or is
     /// unreadable, which the daemon takes for foreground: never a call over the day).
+    /// logind's word lost with its bus (a lock made meanwhile) is none the daemon could follow.
     var mayBeInFront: Bool {
-        (self.file == .foreground || self.file == .garbage) && !self.lockers.values.contains(true)
+        (self.file == .foreground || self.file == .garbage)
+            && !self.lockers.contains { $0.value && ($0.key != .logind || self.logindHeard) }
     }
 
     /// A call is taken away for her return only when she may be back: a restart while locked

@@ -17,6 +17,9 @@ public enum SimStep: Sendable, Equatable {
     case locker(LockSource, Bool?)
     /// logind's `Lock` (true) or `Unlock` request; with `answered`, the world's locker locks for it.
     case lockRequest(Bool, answered: Bool)
+    /// The system bus goes down (false: dbus restarted, every connection dropped) or takes
+    /// connections again. logind keeps its word meanwhile; no daemon hears it until it reconnects.
+    case systemBus(up: Bool)
     /// The notification server: restarts (its cards wiped), stops, starts, hangs or wakes; or
     /// another takes its name over, and the one taken over from exits later.
     case server(ServerChange)
@@ -69,6 +72,7 @@ public enum SimStep: Sendable, Equatable {
         case .locker(let source, let locked):
             "locker \(source.rawValue) \(locked.map { $0 ? "locked" : "unlocked" } ?? "gone")"
         case .lockRequest(let lock, let answered): "request \(lock ? "lock" : "unlock")\(answered ? " answered" : "")"
+        case .systemBus(let up): "system-bus \(up ? "up" : "down")"
         case .server(let change): "server \(change.rawValue)"
         case .click: "click"
         case .diskFull(let full): "disk \(full ? "full" : "free")"
@@ -106,6 +110,9 @@ public enum SimStep: Sendable, Equatable {
         case ("request", 1), ("request", 2):
             guard ["lock", "unlock"].contains(rest[0]), rest.count == 1 || rest[1] == "answered" else { return nil }
             self = .lockRequest(rest[0] == "lock", answered: rest.count == 2)
+        case ("system-bus", 1):
+            guard ["up", "down"].contains(rest[0]) else { return nil }
+            self = .systemBus(up: rest[0] == "up")
         case ("server", 1):
             guard let change = ServerChange(rawValue: rest[0]) else { return nil }
             self = .server(change)

@@ -50,6 +50,12 @@ public struct SimWorld: Sendable {
     var lockers: [LockSource: Bool] = [:]
     /// logind went away (a `locker logind gone` step), until it says locked or unlocked again.
     var logindGone = false
+    /// Whether the system bus takes connections; whether the running daemon hears logind over it
+    /// now; and whether it connected at its start (one started with no system bus never tries
+    /// again, and one that lost it reconnects when it is back).
+    var systemBusUp = true
+    var logindHeard = true
+    var startedWithoutSystemBus = false
     var server = FakeServer()
     var disk = FakeStateDisk()
     var daemon: SimDaemon?
@@ -124,22 +130,25 @@ public struct SimWorld: Sendable {
             // A locker says what changed: the same word again is no signal (logind's
             // PropertiesChanged, a screensaver's ActiveChanged), so the daemon hears nothing.
             let said = self.lockers[source] != locked || (source == .logind && self.logindGone)
+            // What logind says while its bus is down reaches no daemon: it is asked on the reconnect.
+            let heard = source != .logind || self.logindHeard
             self.lockers[source] = locked
             // logind gone takes its session's requests with it (the lock watch forgets the
             // session first); back, the watch follows them anew before it asks the hint.
             if source == .logind && (locked == nil || self.logindGone) {
                 self.logindGone = locked == nil
-                self.lockChanged(.logindLockSignal, locked == nil ? nil : false)
+                if heard { self.lockChanged(.logindLockSignal, locked == nil ? nil : false) }
             }
-            if said { self.lockChanged(source, locked) }
+            if said && heard { self.lockChanged(source, locked) }
         case .lockRequest(let lock, let answered):
-            // A request comes from logind: none while it is away.
-            if !self.logindGone { self.lockChanged(.logindLockSignal, lock) }
+            // A request comes from logind: none while it is away, or its bus is.
+            if !self.logindGone && self.logindHeard { self.lockChanged(.logindLockSignal, lock) }
             if answered {
                 // The session's locker does what logind asked: GNOME's and Phosh's do.
                 self.lockers[.gnomeScreenSaver] = lock
                 self.lockChanged(.gnomeScreenSaver, lock)
             }
+        case .systemBus(let up): self.systemBus(up: up)
         case .server(let change): self.serverChanges(change)
         case .click: self.click()
         case .diskFull(let full):
@@ -229,11 +238,15 @@ public struct SimWorld: Sendable {
             run: self.daemonRuns)
         // Each locker is asked before the first decision reads the file; logind's requests are
         // followed, and none from before the restart stands.
+        // With no system bus, logind is not asked, now or later.
         let micros = self.micros
+        self.startedWithoutSystemBus = !self.systemBusUp
+        self.logindHeard = self.systemBusUp
         for source in LockSource.lockers {
-            _ = daemon.machine.lockSaid(source, self.lockers[source], at: micros)
+            let said = source == .logind && !self.logindHeard ? nil : self.lockers[source]
+            _ = daemon.machine.lockSaid(source, said, at: micros)
         }
-        _ = daemon.machine.lockSaid(.logindLockSignal, false, at: micros)
+        _ = daemon.machine.lockSaid(.logindLockSignal, self.logindHeard ? false : nil, at: micros)
         self.daemon = daemon
         let file = self.readDisplay(startup: true) ?? .foreground
         // Every instance that stamped a kept id and does not answer now either still runs (the
@@ -315,6 +328,27 @@ public struct SimWorld: Sendable {
             self.handle(.display(display))
         }
         self.handle(.timer)
+    }
+
+    /// The system bus goes down (the daemon's lock watch loses logind, its session's requests
+    /// first) or comes back: a daemon that connected at its start follows logind again, its
+    /// requests anew before it asks the hint. (The reconnect's backoff is the embedded run's.)
+    mutating func systemBus(up: Bool) {
+        guard up != self.systemBusUp else { return }
+        self.systemBusUp = up
+        guard self.daemon != nil else { return }
+        if !up {
+            guard self.logindHeard else { return }
+            self.logindHeard = false
+            self.lockChanged(.logindLockSignal, nil)
+            self.lockChanged(.logind, nil)
+        } else if !self.startedWithoutSystemBus {
+            self.logindHeard = true
+            // A logind that is away answers nothing; it is followed when it comes back.
+            guard !self.logindGone else { return }
+            self.lockChanged(.logindLockSignal, false)
+            self.lockChanged(.logind, self.lockers[.logind])
+        }
     }
 
     mutating func lockChanged(_ source: LockSource, _ locked: Bool?) {
@@ -572,6 +606,7 @@ public struct SimWorld: Sendable {
         self.boot += 1
         self.lockers = [:]
         self.logindGone = false
+        self.systemBusUp = true
         // The user manager starts again at boot: transient timers are gone with it.
         self.managerTimers = [:]
     }

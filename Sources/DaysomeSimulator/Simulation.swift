@@ -49,7 +49,8 @@ public enum Simulation {
             return .display(words[Int.random(in: 0..<words.count, using: &random)])
         case 54..<58:
             return .household(random.chance(50) ? 0 : Int.random(in: 1..<Households.count, using: &random))
-        case 58..<64:
+        case 63: return .systemBus(up: random.chance(50))
+        case 58..<63:
             let source = LockSource.lockers[Int.random(in: 0..<LockSource.lockers.count, using: &random)]
             return .locker(source, random.chance(12) ? nil : random.chance(50))
         case 64..<68:
