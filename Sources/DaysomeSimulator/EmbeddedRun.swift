@@ -82,6 +82,8 @@ struct EmbeddedWorld {
     /// The running daemon started while the system bus was down: it never follows logind (a
     /// bus missing at start-up is not tried again; the file and the screensavers decide).
     var startedWithoutSystemBus = false
+    /// The display as the running daemon's file last said it, by the design's rules.
+    var fileView = DisplayState.away
     /// Each good household variant written, with when by the tablet's monotonic clock (a wall
     /// clock stepped back past a write cannot reorder it): a call is judged against the one in
     /// force when the daemon sent it, or the one before (a start owed across a restart).
@@ -142,6 +144,7 @@ struct EmbeddedWorld {
         case .display(let word):
             self.file = word
             if !tablet.running { self.fileWrittenWhileDown = true }
+            self.fileView = word.view(atStart: false, before: self.fileView)
             switch word {
             case .foreground: try tablet.writeDisplay("foreground")
             case .away: try tablet.writeDisplay("away")
@@ -223,6 +226,7 @@ struct EmbeddedWorld {
             if !tablet.running {
                 self.readAtStart()
                 self.startedWithoutSystemBus = !self.systemBusUp
+                self.fileView = self.file.view(atStart: true, before: self.fileView)
                 try tablet.startDaemon()
             }
         case .powerCut:
@@ -233,6 +237,7 @@ struct EmbeddedWorld {
             self.lockers = [:]
             self.systemBusUp = true
             self.startedWithoutSystemBus = false
+            self.fileView = .away
             self.file = .missing
             self.keptCopyOutlivesThePowerCut()
             self.readAtStart()
@@ -362,6 +367,24 @@ struct EmbeddedWorld {
             && self.tablet.loop.monotonic >= self.systemBusBackAt + Self.reconnectWithin
     }
 
+    /// Once time has passed, the daemon's display is what the design makes of what it could
+    /// hear: away while a locker it hears says locked, else its file's word. Not judged while a
+    /// reconnect to the system bus may still be on its way.
+    func displayAgrees() -> SimViolation? {
+        guard let decided = self.tablet.displayDecided else { return nil }
+        let reconnecting =
+            self.systemBusUp && !self.startedWithoutSystemBus
+            && self.tablet.loop.monotonic < self.systemBusBackAt + Self.reconnectWithin
+        guard !reconnecting else { return nil }
+        let heard = self.lockers.filter { $0.key != .logind || self.logindHeard }
+        let expected = heard.values.contains(true) ? DisplayState.away : self.fileView
+        guard decided != expected else { return nil }
+        return self.broke(
+            "display-agrees",
+            "the daemon holds the display \(decided.rawValue), but its file says \(self.fileView.rawValue) and the lockers it hears say \(SimStep.said(heard))"
+        )
+    }
+
     /// She sees the day as far as the daemon can know: logind's word lost with its bus (a lock
     /// made or ended meanwhile) is no word the daemon could have followed.
     var seesTheDayAsTheDaemonCanKnow: Bool {
@@ -452,6 +475,7 @@ struct EmbeddedWorld {
             let detail = status.daemon?.lock.sources[.logind]?.detail ?? "no word"
             return self.broke("lock-followed", "logind is not followed with its bus up: \(detail)")
         }
+        if case .advance = step, let violation = self.displayAgrees() { return violation }
         // Never silent: no start stays pending past its grace window.
         if let queue = try? tablet.queue(), let first = queue.pending.first,
             first.at.adding(seconds: self.grace) < tablet.now

@@ -58,12 +58,32 @@ extension SimWorld {
         }
     }
 
+    /// Once time has passed, the daemon's display is what the design makes of what it could
+    /// hear: away while a locker it hears says locked, else its file's word (missing is away, an
+    /// unreadable line keeps the last, or is foreground at start-up). A daemon stuck on a word no
+    /// one says any more (a lock from before a restart, a return it missed) breaks it.
+    mutating func checkDisplayAgrees() {
+        guard self.violation == nil, let daemon = self.daemon else { return }
+        let expected = self.lockersHeard.values.contains(true) ? DisplayState.away : self.fileView
+        let decided = daemon.machine.screenLock.effective
+        if decided != expected {
+            self.broke(
+                "display-agrees",
+                "the daemon holds the display \(decided.rawValue), but its file says \(self.fileView.rawValue) and the lockers it hears say \(SimStep.said(self.lockersHeard))"
+            )
+        }
+    }
+
+    /// What each locker says, as the daemon can hear it: logind not while its bus is away.
+    var lockersHeard: [LockSource: Bool] {
+        self.logindHeard ? self.lockers : self.lockers.filter { $0.key != .logind }
+    }
+
     /// She may be in front of the day: no locker covers it, and its file says foreground (or is
     /// unreadable, which the daemon takes for foreground: never a call over the day).
     /// logind's word lost with its bus (a lock made meanwhile) is none the daemon could follow.
     var mayBeInFront: Bool {
-        (self.file == .foreground || self.file == .garbage)
-            && !self.lockers.contains { $0.value && ($0.key != .logind || self.logindHeard) }
+        (self.file == .foreground || self.file == .garbage) && !self.lockersHeard.values.contains(true)
     }
 
     /// A call is taken away for her return only when she may be back: a restart while locked
@@ -118,4 +138,26 @@ extension SimWorld {
 extension FakeServer {
     var madeCounts: [DeliveryKey: Int] { self.made }
     func wipedCount(_ key: DeliveryKey) -> Int { self.wiped[key] ?? 0 }
+}
+
+extension SimStep.FileWord {
+    /// The display the daemon takes this word for: missing is away, and an unreadable line keeps
+    /// the word before it (`before`), or is foreground at start-up (rule 1 first).
+    func view(atStart: Bool, before: DisplayState) -> DisplayState {
+        switch self {
+        case .foreground: .foreground
+        case .away, .missing: .away
+        case .garbage: atStart ? .foreground : before
+        }
+    }
+}
+
+extension SimStep {
+    /// What lockers say, for a violation's message: "screenSaver locked, logind unlocked".
+    static func said(_ lockers: [LockSource: Bool]) -> String {
+        let words = lockers.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+            "\($0.key.rawValue) \($0.value ? "locked" : "unlocked")"
+        }
+        return words.isEmpty ? "nothing" : words.joined(separator: ", ")
+    }
 }

@@ -56,6 +56,8 @@ public struct SimWorld: Sendable {
     var systemBusUp = true
     var logindHeard = true
     var startedWithoutSystemBus = false
+    /// The display as the running daemon's file last said it, by the design's rules.
+    var fileView = DisplayState.away
     var server = FakeServer()
     var disk = FakeStateDisk()
     var daemon: SimDaemon?
@@ -114,6 +116,7 @@ public struct SimWorld: Sendable {
             self.file = word
             self.fileWrittenAt = self.now
             if self.daemon == nil { self.fileWrittenWhileDown = true }
+            self.fileView = word.view(atStart: false, before: self.fileView)
             if let display = self.readDisplay(startup: false) {
                 self.handle(.display(display))
             } else if let written = self.daemon?.machine.displayWritten(at: self.fileWrittenAt) {
@@ -180,6 +183,7 @@ public struct SimWorld: Sendable {
         }
         self.drain()
         self.check()
+        if case .advance = step { self.checkDisplayAgrees() }
         return self.violation
     }
 
@@ -241,6 +245,7 @@ public struct SimWorld: Sendable {
         // With no system bus, logind is not asked, now or later.
         let micros = self.micros
         self.startedWithoutSystemBus = !self.systemBusUp
+        self.fileView = self.file.view(atStart: true, before: self.fileView)
         self.logindHeard = self.systemBusUp
         for source in LockSource.lockers {
             let said = source == .logind && !self.logindHeard ? nil : self.lockers[source]

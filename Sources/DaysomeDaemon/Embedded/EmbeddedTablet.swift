@@ -159,6 +159,10 @@ public final class EmbeddedTablet {
     /// Whether a daemon runs now.
     public var running: Bool { self.manager != nil }
 
+    /// The display as the running daemon's machine decides it now: its file's word, or away
+    /// while a locker says locked.
+    public var displayDecided: DisplayState? { self.manager?.machine.screenLock.effective }
+
     /// Whether the running daemon could prove at its start what was called before (StateProof).
     public var stateProven: Bool { self.manager?.stateProven ?? false }
 
