@@ -55,8 +55,7 @@ extension Manager {
             respectDoNotDisturb: { [weak self] in self?.respectsDoNotDisturb ?? false },
             closedByServer: { [weak self] id, reason, sender in self?.serverClosed(id, reason: reason, by: sender) },
             clicked: { [weak self] id, sender in self?.clicked(id, by: sender) },
-            restarted: { [weak self] in self?.serverRestarted() },
-            takenOver: { [weak self] previous in self?.serverTakenOver(previous: previous) },
+            ownerChanged: { [weak self] previous, runs in self?.serverOwnerChanged(from: previous, runs: runs) },
             left: { [weak self] previous in self?.serverLeft(previous) },
             appeared: { [weak self] in self?.syncServerIdentity() },
             learned: { [weak self] in self?.serverLearned() }, askOwnerNow: startingUp)
@@ -75,14 +74,16 @@ extension Manager {
         self.handle(.clicked(notificationId: id, server: sender.map(self.stamp)))
     }
 
-    /// The server that gave our ids is gone (it, or the bus, restarted).
-    func serverRestarted() {
-        self.handle(.serverRestarted(answering: self.serverIdentity()))
+    /// The server's name changed owner from `previous`, which the bus said still runs or not: the
+    /// machine tells a restart from a takeover.
+    func serverOwnerChanged(from previous: String, runs: Bool?) {
+        self.handle(
+            .serverOwnerChanged(previous: self.stamp(previous), previousRuns: runs, answering: self.serverIdentity()))
     }
 
-    /// Another server took the name over while `previous` still runs: its cards stay, and only it closes them.
-    func serverTakenOver(previous: String) {
-        self.handle(.serverTakenOver(previous: self.stamp(previous), answering: self.serverIdentity()))
+    /// The session bus is new: every server instance on the old one went with it.
+    func sessionBusReplaced() {
+        self.handle(.serverOwnerChanged(previous: nil, previousRuns: false, answering: self.serverIdentity()))
     }
 
     /// A server another took the name over from left the bus, its cards with it.
@@ -103,7 +104,7 @@ extension Manager {
         // The server's ids died with its connection to the old bus: forget them once back.
         if self.sessionReconnector == nil {
             self.sessionReconnector = self.reconnector(
-                "session bus", connect: { try $0.connectSessionBus() }, then: { $0.serverRestarted() })
+                "session bus", connect: { try $0.connectSessionBus() }, then: { $0.sessionBusReplaced() })
         }
         self.sessionReconnector?.lost()
     }

@@ -128,16 +128,16 @@ final class FreedesktopNotifier: Notifier {
     /// The watch on GSettings' `show-banners`, while GNOME Shell or Phosh answers.
     private var bannersWatch: AnyObject?
 
-    /// Subscribes to the server's signals; `restarted` runs when a server that gave ids went away,
-    /// `takenOver` (with its instance) when another took the name over while it still runs (or it
-    /// let the name go), and `left` when such a server then leaves the bus; `closedByServer` when
+    /// Subscribes to the server's signals; `ownerChanged` runs when the name changed owner, with
+    /// the instance before and whether the bus said it still runs (the machine tells a restart
+    /// from a takeover), and `left` when one that still ran then leaves the bus; `closedByServer` when
     /// a server closed a card itself (with its reason), `clicked` when she activates a call (its
     /// `default` action), each with the instance that said so, and `learned` when a probe answered.
     init(
         peer: any NotificationsPeer, loop: any Loop, environment: [String: String],
         respectDoNotDisturb: @escaping () -> Bool,
         closedByServer: @escaping (UInt32, UInt32, String?) -> Void, clicked: @escaping (UInt32, String?) -> Void,
-        restarted: @escaping () -> Void, takenOver: @escaping (String) -> Void, left: @escaping (String) -> Void,
+        ownerChanged: @escaping (String, Bool?) -> Void, left: @escaping (String) -> Void,
         appeared: @escaping () -> Void, learned: @escaping () -> Void, askOwnerNow: Bool = true
     ) throws(Errno) {
         self.peer = peer
@@ -179,20 +179,19 @@ final class FreedesktopNotifier: Notifier {
                 }
                 // The old owner exited (a restart: its cards went with it), or it still runs while
                 // another took the name over (its cards stay, and only it can close them). The bus
-                // driver answers after it has handled an exit, so the answer tells them apart.
+                // driver answers after it has handled an exit, so the answer tells them apart; the
+                // machine decides which it was. One that still runs is watched until it leaves.
                 self.changingFrom = old
                 self.peer.isOnBus(old) { [weak self] running in
                     guard let self else { return }
                     if self.changingFrom == old { self.changingFrom = nil }
                     self.instance = self.owner.map(instance)
                     if self.owner == nil { self.serverGone() } else { self.refresh() }
+                    let previous = instance(old)
                     if running == true {
-                        let previous = instance(old)
                         self.previousServers[old] = try? self.peer.subscribeLeaving(old) { left(previous) }
-                        takenOver(previous)
-                    } else {
-                        restarted()
                     }
+                    ownerChanged(previous, running)
                 }
             })
         // The bus driver says whether a server runs, and which; asking never starts one. At

@@ -18,9 +18,9 @@ struct SimDaemon: Sendable {
 enum SimDelivery: Sendable {
     /// The daemon learns which server instance answers now (its NameOwnerChanged, its probe).
     case identify
-    /// The server that gave the ids left (restarted), or another took the name over from it.
-    case restarted
-    case takenOver(previous: String)
+    /// The server's name changed owner: from `previous`, which still runs (another took the name
+    /// over from it) or is gone (it left, or restarted). The machine tells which.
+    case ownerChanged(previous: String?, runs: Bool)
     case event(MachineEvent)
 }
 
@@ -480,8 +480,8 @@ public struct SimWorld: Sendable {
             switch delivery {
             case .identify: self.identifyServer()
             // What answers is read when the daemon handles the change, as the Manager does.
-            case .restarted: self.handle(.serverRestarted(answering: self.identity))
-            case .takenOver(let previous): self.handle(.serverTakenOver(previous: previous, answering: self.identity))
+            case .ownerChanged(let previous, let runs):
+                self.handle(.serverOwnerChanged(previous: previous, previousRuns: runs, answering: self.identity))
             case .event(let event): self.handle(event)
             }
         }
@@ -493,9 +493,10 @@ public struct SimWorld: Sendable {
         switch change {
         case .restart, .restartAtOnce, .stop:
             guard self.server.up else { return }
+            let previous = self.identity
             self.serverLeft()
             if change != .stop { self.server.begin() }
-            self.deliver(.restarted)
+            self.deliver(.ownerChanged(previous: previous, runs: false))
         case .begin:
             guard !self.server.up else { return }
             self.server.begin()
@@ -522,7 +523,7 @@ public struct SimWorld: Sendable {
             self.server.heldCloses = []
         case .takeOver:
             guard let previous = self.identity, self.server.takeOver() else { return }
-            self.deliver(.takenOver(previous: previous))
+            self.deliver(.ownerChanged(previous: previous, runs: true))
         case .replacedExits:
             guard let gone = self.server.replacedIdentity(boot: self.boot) else { return }
             self.server.replacedLeaves()

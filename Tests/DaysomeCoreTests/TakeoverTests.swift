@@ -64,6 +64,30 @@ struct TakeoverTests {
         #expect(!daemon.actions.contains { if case .replace = $0 { true } else { false } })
     }
 
+    /// The shell says only what the bus said of the owner before; the machine decides what it was.
+    @Test(
+        "A change of the server's owner is a takeover only where the bus said the owner before still runs: gone, or untold, it restarted",
+        arguments: [true, false, nil] as [Bool?])
+    func theBusWordOnTheOwnerBeforeTellsATakeoverFromARestart(previousRuns: Bool?) {
+        var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)
+        daemon.send(.serverIdentified(self.first))
+        daemon.run(until: self.lunch.adding(seconds: 1))
+        daemon.jump(to: self.lunch.adding(seconds: 20))
+        daemon.send(.serverOwnerChanged(previous: self.first, previousRuns: previousRuns, answering: self.second))
+        let key = DeliveryKey(lay: 1, at: self.lunch)
+        if previousRuns == true {
+            // Its card stays on the first server, and is closed there at her return.
+            #expect(daemon.posts.count == 1, "posted again on the server that took over")
+            daemon.send(.display(.foreground))
+            #expect(daemon.actions.contains(.close(key, notificationId: 1, server: self.first)))
+        } else {
+            // The card went with the server that left: posted again once on the one answering now.
+            #expect(daemon.posts.count == 2, "the wiped card was not posted again")
+            #expect(daemon.events(.delivered).last?.reason?.contains("restarted") == true, "\(daemon.history)")
+            #expect(daemon.machine.persisted.delivered.map(\.server) == [self.second])
+        }
+    }
+
     @Test("A late id from the first server after a takeover is stamped with it, and closed there")
     func aLateIdIsStampedWithTheServerThatGaveIt() {
         var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)

@@ -282,16 +282,19 @@ public struct DaemonMachine: Sendable {
             actions += self.earlierServers(running: running, gone: gone, now: now)
         case .serverIdentified(let identity):
             actions += self.identifyServer(identity, now: now)
-        case .serverRestarted(let answering):
-            // Ids restart with the server: none of ours can be closed any more, and the new
-            // server shows none of them. A post still in flight is kept: its reply comes from
-            // whoever answers now (a server the post itself started, on a first boot). One that
-            // got no answer in time went with the server that left: it may be posted again.
-            // Then the instance that answers now is identified: calls waiting for it go out.
-            actions += self.serverRestarted(now: now)
-            actions += self.identifyServer(answering, now: now)
-        case .serverTakenOver(let previous, let answering):
+        case .serverOwnerChanged(let previous?, true?, let answering):
+            // The one before still runs: a takeover, not a restart. Its cards stay, and are
+            // closed there.
             actions += self.serverTakenOver(previous, now: now)
+            actions += self.identifyServer(answering, now: now)
+        case .serverOwnerChanged(_, _, let answering):
+            // Gone, or nobody could tell: ids restart with the server, none of ours can be closed
+            // any more, and the new server shows none of them. A post still in flight is kept:
+            // its reply comes from whoever answers now (a server the post itself started, on a
+            // first boot). One that got no answer in time went with the server that left: it may
+            // be posted again. Then the instance that answers now is identified: calls waiting
+            // for it go out.
+            actions += self.serverRestarted(now: now)
             actions += self.identifyServer(answering, now: now)
         case .serverInstanceGone(let instance):
             actions += self.serverInstanceGone(instance, now: now)

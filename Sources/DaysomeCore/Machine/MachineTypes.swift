@@ -74,14 +74,14 @@ public enum MachineEvent: Sendable {
     /// 2 dismissed, 4 other): history records it.
     /// `server` is the instance that sent it, where known: ids are per instance.
     case serverClosed(notificationId: UInt32, reason: UInt32, server: String? = nil)
-    /// The notification server's bus name changed owner, and the old owner is gone (it exited, or
-    /// restarted): every id it gave is void. `answering`: the instance that answers now (nil:
+    /// The notification server's bus name changed owner. `previous`: the instance that owned it
+    /// (nil: the bus itself is new, and every instance on the old one went with it);
+    /// `previousRuns`: whether the bus said that instance is still on it (nil: it could not tell).
+    /// The machine tells the two apart: one that still runs was taken over from (or let the name
+    /// go), its cards stay on its screen and its ids are closed there; one that is gone restarted
+    /// or stopped, and every id it gave is void. `answering`: the instance that answers now (nil:
     /// none), which the machine then identifies itself, as `serverIdentified` does.
-    case serverRestarted(answering: String?)
-    /// Another server took the name over (or the owner let it go) while the old owner still runs:
-    /// its cards stay on its screen, and its ids are closed there (`previous` is its instance).
-    /// `answering`: the instance that answers now, identified then.
-    case serverTakenOver(previous: String, answering: String?)
+    case serverOwnerChanged(previous: String?, previousRuns: Bool?, answering: String?)
     /// A server instance that another had taken the name over from left the bus: its cards went
     /// with it.
     case serverInstanceGone(String)
@@ -99,6 +99,19 @@ public enum MachineEvent: Sendable {
     case timersLost
     /// She clicked a call (its `default` action): bring the day back.
     case clicked(notificationId: UInt32, server: String? = nil)
+}
+
+extension MachineEvent {
+    /// The server's name changed owner and the one before is gone (it exited, or the bus is new):
+    /// a restart, or a stop where `answering` is nil.
+    public static func serverRestarted(answering: String?) -> MachineEvent {
+        .serverOwnerChanged(previous: nil, previousRuns: false, answering: answering)
+    }
+
+    /// Another server took the name over while `previous` still runs.
+    public static func serverTakenOver(previous: String, answering: String?) -> MachineEvent {
+        .serverOwnerChanged(previous: previous, previousRuns: true, answering: answering)
+    }
 }
 
 /// Something the daemon must do, in order.
