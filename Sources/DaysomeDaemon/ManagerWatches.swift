@@ -112,7 +112,8 @@ extension Manager {
 
     func setDisplayLine(_ line: DisplayStateLine) -> DisplayState {
         self.lastDisplayLine = line
-        switch self.displayProcesses.read(line, writtenAt: self.displayStateWrittenNanoseconds()) {
+        let file = self.displayFileStamp()
+        switch self.displayProcesses.read(line, writtenAt: file?.modified, file: file) {
         case .decided(let state, let note):
             self.followDisplayProcess(opened: nil)
             if let note { self.logger.log(.notice, note) }
@@ -128,7 +129,7 @@ extension Manager {
             } catch {
                 process = .gone("\(error)")
             }
-            let (state, note) = self.displayProcesses.found(process, pid, at: self.clock.nanoseconds)
+            let (state, note) = self.displayProcesses.found(process, pid, at: self.clock.nanoseconds, file: file)
             if let note { self.logger.log(.notice, note) }
             return self.followDisplayProcess(opened: opened) ? state : .away
         }
@@ -153,16 +154,18 @@ extension Manager {
         } catch {
             self.logger.log(
                 .notice, "The display's process \(watched) cannot be watched (\(error)); the display is away")
-            _ = self.displayProcesses.watchedExited(watched, at: self.clock.nanoseconds, last: nil)
+            _ = self.displayProcesses.watchedExited(
+                watched, at: self.clock.nanoseconds, last: nil, file: self.displayFileStamp())
             return false
         }
     }
 
-    /// When the display state file was last written, in nanoseconds of realtime; nil when missing.
-    func displayStateWrittenNanoseconds() -> Int64? {
+    /// Which display state file is in place (its inode and mtime); nil when missing.
+    func displayFileStamp() -> DisplayFileStamp? {
         var info = stat()
         guard lstat(self.options.paths.displayState, &info) == 0 else { return nil }
-        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return DisplayFileStamp(inode: UInt64(info.st_ino), modified: modified)
     }
 
     /// The display's exits an earlier daemon of this boot kept (none after a boot: the runtime
@@ -186,7 +189,8 @@ extension Manager {
     }
 
     func displayProcessExited(_ pid: Int32) {
-        let note = self.displayProcesses.watchedExited(pid, at: self.clock.nanoseconds, last: self.lastDisplayLine)
+        let note = self.displayProcesses.watchedExited(
+            pid, at: self.clock.nanoseconds, last: self.lastDisplayLine, file: self.displayFileStamp())
         self.followDisplayProcess(opened: nil)
         guard let note else { return }
         self.logger.log(.notice, note)

@@ -123,4 +123,38 @@ private func watching42() -> DisplayProcessRule {
             after.read(DisplayStateLine(state: .foreground, pid: 42), writtenAt: second(1))
                 == .decided(.away, note: "The display's process 42 exited earlier; the display is away"))
     }
+
+    /// The display crashed (its line left), the wall clock stepped back 108 minutes, and the
+    /// display started again with the same pid: its new line is older by the clock than the exit.
+    /// Found by the simulator (embedded seed 1801400000150).
+    @Test(
+        "A line the display writes after its exit is its new word though the clock stepped back between, and the crash's own line stays away"
+    )
+    func aNewLineAfterAClockStepBackIsTheDisplaysNewWord() {
+        let crashed = DisplayFileStamp(inode: 10, modified: second(100))
+        var rule = DisplayProcessRule()
+        _ = rule.read(foreground42, writtenAt: crashed.modified, file: crashed)
+        _ = rule.found(.running, 42, at: second(100))
+        _ = rule.watchedExited(42, at: second(160), last: foreground42, file: crashed)
+        // The crash's own line, read again after the step (a restart, a program closing the file
+        // unwritten): the same file, away.
+        #expect(rule.read(foreground42, writtenAt: crashed.modified, file: crashed).isAway)
+        // The relaunched display's line: a new file, written "before" the exit by the stepped clock.
+        let relaunched = DisplayFileStamp(inode: 11, modified: second(160 - 6_480))
+        #expect(rule.read(foreground42, writtenAt: relaunched.modified, file: relaunched) == .lookAt(42))
+        // Kept across a restart in the same boot, the stamp still tells them apart.
+        var kept = DisplayProcessRule()
+        _ = kept.watchedExited(42, at: second(160), last: foreground42, file: crashed)
+        var after = DisplayProcessRule(remembering: DisplayProcessRule.exits(fromText: kept.exitsText))
+        #expect(after.exited.first?.file == crashed)
+        #expect(after.read(foreground42, writtenAt: crashed.modified, file: crashed).isAway)
+        #expect(after.read(foreground42, writtenAt: relaunched.modified, file: relaunched) == .lookAt(42))
+    }
+}
+
+extension DisplayProcessRule.Reading {
+    fileprivate var isAway: Bool {
+        if case .decided(.away, _) = self { return true }
+        return false
+    }
 }

@@ -5,7 +5,11 @@
 /// What the display's pid says about a `foreground pid=N` line, decided once per pid: once N has
 /// exited, a line naming N written before that exit stays away even when another process takes N
 /// (a crash left the file and the pid was reused). A line written after the exit is the display's
-/// new word: a relaunched display may, rarely, get the same pid.
+/// new word: a relaunched display may, rarely, get the same pid. Which is which is told by the
+/// file itself where its stamp was taken at the exit (every write replaces the file, so the line
+/// of the exit is the same inode with the same mtime): a wall clock stepped back between the exit
+/// and the new line cannot make that line look older. Only exits kept without a stamp compare
+/// times.
 public struct DisplayProcessRule: Sendable, Equatable {
     /// The pid whose exit the shell watches: the display's process while it counts.
     public private(set) var watched: Int32?
@@ -17,10 +21,13 @@ public struct DisplayProcessRule: Sendable, Equatable {
     public struct ExitedProcess: Sendable, Equatable {
         public let pid: Int32
         public let at: Int64
+        /// The display file in place when it exited (nil: none, or kept by an older daemon).
+        public let file: DisplayFileStamp?
 
-        public init(pid: Int32, at: Int64) {
+        public init(pid: Int32, at: Int64, file: DisplayFileStamp? = nil) {
             self.pid = pid
             self.at = at
+            self.file = file
         }
     }
 
@@ -48,24 +55,32 @@ public struct DisplayProcessRule: Sendable, Equatable {
         self.exited = Array(exited.suffix(Self.remembered))
     }
 
-    /// The exits as kept in the runtime directory: `pid nanoseconds`, a line each, oldest first.
+    /// The exits as kept in the runtime directory: `pid nanoseconds [inode mtime]`, a line each,
+    /// oldest first.
     public var exitsText: String {
-        self.exited.map { "\($0.pid) \($0.at)\n" }.joined()
+        self.exited.map { exit in
+            "\(exit.pid) \(exit.at)" + (exit.file.map { " \($0.inode) \($0.modified)" } ?? "") + "\n"
+        }.joined()
     }
 
-    /// The exits read back from `exitsText`; a line that does not read (torn, edited) is left out:
-    /// forgetting an exit is what a daemon without this file did.
+    /// The exits read back from `exitsText` (an older daemon's lines have no file stamp); a line
+    /// that does not read (torn, edited) is left out: forgetting an exit is what a daemon without
+    /// this file did.
     public static func exits(fromText text: String) -> [ExitedProcess] {
         text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count == 2, let pid = Int32(fields[0]), pid > 0, let at = Int64(fields[1]) else { return nil }
-            return ExitedProcess(pid: pid, at: at)
+            guard fields.count == 2 || fields.count == 4, let pid = Int32(fields[0]), pid > 0,
+                let at = Int64(fields[1])
+            else { return nil }
+            guard fields.count == 4 else { return ExitedProcess(pid: pid, at: at) }
+            guard let inode = UInt64(fields[2]), let modified = Int64(fields[3]) else { return nil }
+            return ExitedProcess(pid: pid, at: at, file: DisplayFileStamp(inode: inode, modified: modified))
         }
     }
 
     /// A line read from the display state file, which was last written at `writtenAt`
-    /// (nanoseconds of realtime; nil where it cannot be told).
-    public mutating func read(_ line: DisplayStateLine, writtenAt: Int64?) -> Reading {
+    /// (nanoseconds of realtime; nil where it cannot be told) and is the file `file`.
+    public mutating func read(_ line: DisplayStateLine, writtenAt: Int64?, file: DisplayFileStamp? = nil) -> Reading {
         guard line.state == .foreground, let pid = line.pid else {
             self.watched = nil
             return .decided(line.state, note: nil)
@@ -73,7 +88,13 @@ public struct DisplayProcessRule: Sendable, Equatable {
         if self.watched == pid { return .decided(.foreground, note: nil) }
         self.watched = nil
         if let exit = self.exited.last(where: { $0.pid == pid }) {
-            guard let writtenAt, writtenAt > exit.at else {
+            let writtenBefore: Bool
+            if let atExit = exit.file, let file {
+                writtenBefore = atExit == file
+            } else {
+                writtenBefore = writtenAt.map { $0 <= exit.at } ?? true
+            }
+            guard !writtenBefore else {
                 return .decided(.away, note: "The display's process \(pid) exited earlier; the display is away")
             }
             self.exited.removeAll { $0.pid == pid }
@@ -83,30 +104,48 @@ public struct DisplayProcessRule: Sendable, Equatable {
 
     /// What the shell found at `pid`, which the last `read` asked it to look at, at `now`
     /// (nanoseconds of realtime).
-    public mutating func found(_ process: Process, _ pid: Int32, at now: Int64) -> (DisplayState, note: String?) {
+    /// `file`: the display file the line was read from.
+    public mutating func found(
+        _ process: Process, _ pid: Int32, at now: Int64, file: DisplayFileStamp? = nil
+    ) -> (DisplayState, note: String?) {
         switch process {
         case .running:
             self.watched = pid
             return (.foreground, nil)
         case .exited:
-            self.remember(pid, at: now)
+            self.remember(pid, at: now, file: file)
             return (.away, "The display's process \(pid) has exited; the display is away")
         case .gone(let why):
             return (.away, "The display's process \(pid) is gone (\(why)); the display is away")
         }
     }
 
-    /// The watched process exited at `now`. Returns the note to log where the display, whose last
-    /// line is `last`, is away because of it; nil where that line did not count on this process.
-    public mutating func watchedExited(_ pid: Int32, at now: Int64, last: DisplayStateLine?) -> String? {
+    /// The watched process exited at `now`, with `file` the display file in place then. Returns
+    /// the note to log where the display, whose last line is `last`, is away because of it; nil
+    /// where that line did not count on this process.
+    public mutating func watchedExited(
+        _ pid: Int32, at now: Int64, last: DisplayStateLine?, file: DisplayFileStamp? = nil
+    ) -> String? {
         if self.watched == pid { self.watched = nil }
-        self.remember(pid, at: now)
+        self.remember(pid, at: now, file: file)
         guard last?.pid == pid, last?.state == .foreground else { return nil }
         return "The display's process \(pid) exited in the foreground; the display is away"
     }
 
-    private mutating func remember(_ pid: Int32, at now: Int64) {
-        self.exited.append(ExitedProcess(pid: pid, at: now))
+    private mutating func remember(_ pid: Int32, at now: Int64, file: DisplayFileStamp?) {
+        self.exited.append(ExitedProcess(pid: pid, at: now, file: file))
         if self.exited.count > Self.remembered { self.exited.removeFirst() }
+    }
+}
+
+/// Which display state file is in place: its inode and its mtime (nanoseconds of realtime). The
+/// display replaces the file at each write (a new inode), so the same stamp is the same line.
+public struct DisplayFileStamp: Sendable, Equatable {
+    public let inode: UInt64
+    public let modified: Int64
+
+    public init(inode: UInt64, modified: Int64) {
+        self.inode = inode
+        self.modified = modified
     }
 }
