@@ -84,6 +84,14 @@ struct EmbeddedWorld {
     var startedWithoutSystemBus = false
     /// The display as the running daemon's file last said it, by the design's rules.
     var fileView = DisplayState.away
+    /// The file's `foreground pid=N` line was written before its display exited (a daemon saw
+    /// it exit this boot, and kept the exit for its restarts).
+    var pidLineExited = false
+    /// A pid no process has: pid_max itself is never one.
+    static let deadPid: String = {
+        let read = try? FileIO.read("/proc/sys/kernel/pid_max", limit: 64)
+        return read.map { String(decoding: $0, as: UTF8.self).filter(\.isNumber) } ?? "4194304"
+    }()
     /// Each good household variant written, with when by the tablet's monotonic clock (a wall
     /// clock stepped back past a write cannot reorder it): a call is judged against the one in
     /// force when the daemon sent it, or the one before (a start owed across a restart).
@@ -143,14 +151,26 @@ struct EmbeddedWorld {
             if self.readUnkept && self.keptCopy() == self.lastReadGood { self.readUnkept = false }
         case .display(let word):
             self.file = word
+            self.pidLineExited = false
             if !tablet.running { self.fileWrittenWhileDown = true }
-            self.fileView = word.view(atStart: false, before: self.fileView)
+            self.fileView = word.view(atStart: false, before: self.fileView, exited: false)
             switch word {
             case .foreground: try tablet.writeDisplay("foreground")
+            // The simulator's own process plays the display: it runs, and its pid is taken.
+            case .foregroundPid: try tablet.writeDisplay("foreground pid=\(getpid())")
+            case .deadPid: try tablet.writeDisplay("foreground pid=\(Self.deadPid)")
             case .away: try tablet.writeDisplay("away")
             case .garbage: try tablet.writeDisplay("sideways")
             case .missing: tablet.removeDisplay()
             }
+        case .displayExits:
+            // Only a daemon watching the line's display sees it exit; a microsecond passes, so a
+            // line the display writes next is written after the exit, as it always is.
+            guard tablet.running, self.file == .foregroundPid, !self.pidLineExited, tablet.displayProcessExits()
+            else { break }
+            self.pidLineExited = true
+            self.fileView = .away
+            tablet.loop.advance(by: 1)
         case .household(let variant):
             let index = variant % Households.count
             try tablet.writeHousehold(Households.text(index, zone: self.zone.name))
@@ -226,7 +246,7 @@ struct EmbeddedWorld {
             if !tablet.running {
                 self.readAtStart()
                 self.startedWithoutSystemBus = !self.systemBusUp
-                self.fileView = self.file.view(atStart: true, before: self.fileView)
+                self.fileView = self.file.view(atStart: true, before: self.fileView, exited: self.pidLineExited)
                 try tablet.startDaemon()
             }
         case .powerCut:
@@ -238,6 +258,7 @@ struct EmbeddedWorld {
             self.systemBusUp = true
             self.startedWithoutSystemBus = false
             self.fileView = .away
+            self.pidLineExited = false
             self.file = .missing
             self.keptCopyOutlivesThePowerCut()
             self.readAtStart()
@@ -354,7 +375,7 @@ struct EmbeddedWorld {
     }
 
     /// She sees the day: its file says foreground and no locker covers it.
-    var seesTheDay: Bool { self.file == .foreground && !self.lockers.values.contains(true) }
+    var seesTheDay: Bool { self.file.inFront(exited: self.pidLineExited) && !self.lockers.values.contains(true) }
 
     /// The most a reconnect to the system bus takes once it is back: the lock watch's backoff
     /// (one second, doubling to five), and a second for logind's answers.
@@ -388,7 +409,8 @@ struct EmbeddedWorld {
     /// She sees the day as far as the daemon can know: logind's word lost with its bus (a lock
     /// made or ended meanwhile) is no word the daemon could have followed.
     var seesTheDayAsTheDaemonCanKnow: Bool {
-        self.file == .foreground && !self.lockers.contains { $0.value && ($0.key != .logind || self.logindHeard) }
+        self.file.inFront(exited: self.pidLineExited)
+            && !self.lockers.contains { $0.value && ($0.key != .logind || self.logindHeard) }
     }
 
     func broke(_ rule: String, _ message: String) -> SimViolation {
@@ -400,6 +422,8 @@ struct EmbeddedWorld {
         let cards = tablet.server.notified
         if self.seesTheDay { self.lastSawTheDay = tablet.loop.monotonic }
         // Never twice, and nothing stale, for each Notify the server took since the last step.
+        // A Notify a hung server holds was sent too, while the state disk could not keep it.
+        if self.stateFull { self.postedWhileFull.formUnion(tablet.server.heldNotifies) }
         for card in cards[self.judged...] {
             if self.stateFull { self.postedWhileFull.insert(Self.call(card)) }
             guard !self.unprovable.contains(Self.call(card)) else { continue }

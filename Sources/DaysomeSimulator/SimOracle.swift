@@ -4,8 +4,9 @@
 import DaysomeCore
 
 extension SimWorld {
-    /// Sees the day: the display is in front (its file says so) and no locker covers it.
-    var seesTheDay: Bool { self.file == .foreground && !self.lockers.values.contains(true) }
+    /// Sees the day: the display is in front (its file says so, and the process it names runs)
+    /// and no locker covers it.
+    var seesTheDay: Bool { self.file.inFront(exited: self.pidLineExited) && !self.lockers.values.contains(true) }
 
     mutating func broke(_ rule: String, _ message: String) {
         guard self.violation == nil else { return }
@@ -83,7 +84,8 @@ extension SimWorld {
     /// unreadable, which the daemon takes for foreground: never a call over the day).
     /// logind's word lost with its bus (a lock made meanwhile) is none the daemon could follow.
     var mayBeInFront: Bool {
-        (self.file == .foreground || self.file == .garbage) && !self.lockersHeard.values.contains(true)
+        (self.file.inFront(exited: self.pidLineExited) || self.file == .garbage)
+            && !self.lockersHeard.values.contains(true)
     }
 
     /// A call is taken away for her return only when she may be back: a restart while locked
@@ -141,14 +143,22 @@ extension FakeServer {
 }
 
 extension SimStep.FileWord {
-    /// The display the daemon takes this word for: missing is away, and an unreadable line keeps
-    /// the word before it (`before`), or is foreground at start-up (rule 1 first).
-    func view(atStart: Bool, before: DisplayState) -> DisplayState {
+    /// The display the daemon takes this word for: missing is away, a pid no process has is away,
+    /// and so is a pid line whose display the daemon saw exit (`exited`: this boot's exits are
+    /// kept across its restarts); an unreadable line keeps the word before it (`before`), or is
+    /// foreground at start-up (rule 1 first).
+    func view(atStart: Bool, before: DisplayState, exited: Bool) -> DisplayState {
         switch self {
         case .foreground: .foreground
-        case .away, .missing: .away
+        case .foregroundPid: exited ? .away : .foreground
+        case .away, .missing, .deadPid: .away
         case .garbage: atStart ? .foreground : before
         }
+    }
+
+    /// Whether the display is in front: its file says so, and the process it names runs.
+    func inFront(exited: Bool) -> Bool {
+        self == .foreground || (self == .foregroundPid && !exited)
     }
 }
 

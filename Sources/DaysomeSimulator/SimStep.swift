@@ -10,6 +10,9 @@ public enum SimStep: Sendable, Equatable {
     case advance(seconds: Int64)
     /// The display writes its state file.
     case display(FileWord)
+    /// The display's process exits while its `foreground pid=N` line stays (it crashed), and N
+    /// lives on in another process (its pid was reused): only the daemon's pidfd saw it go.
+    case displayExits
     /// The app writes one of the simulation's households (`Households.variants`).
     case household(Int)
     /// A locker says locked (true) or unlocked; nil: it goes away (a screensaver that crashed,
@@ -47,9 +50,12 @@ public enum SimStep: Sendable, Equatable {
     /// replies come at the next `advance`, so the steps between meet the daemon waiting for them.
     case managerSlow
 
-    /// What the display state file holds.
+    /// What the display state file holds. `foreground-pid`: `foreground pid=N` of a display that
+    /// runs; `dead-pid`: of a pid no process has.
     public enum FileWord: String, Sendable, CaseIterable {
         case foreground, away, missing, garbage
+        case foregroundPid = "foreground-pid"
+        case deadPid = "dead-pid"
     }
 
     /// What the notification server does. `restart-at-once`: the new server takes the name before
@@ -68,6 +74,7 @@ public enum SimStep: Sendable, Equatable {
         switch self {
         case .advance(let seconds): "advance \(seconds)"
         case .display(let word): "display \(word.rawValue)"
+        case .displayExits: "display-exits"
         case .household(let variant): "household \(variant)"
         case .locker(let source, let locked):
             "locker \(source.rawValue) \(locked.map { $0 ? "locked" : "unlocked" } ?? "gone")"
@@ -99,6 +106,7 @@ public enum SimStep: Sendable, Equatable {
         case ("display", 1):
             guard let word = FileWord(rawValue: rest[0]) else { return nil }
             self = .display(word)
+        case ("display-exits", 0): self = .displayExits
         case ("household", 1):
             guard let variant = Int(rest[0]) else { return nil }
             self = .household(variant)

@@ -58,6 +58,9 @@ public struct SimWorld: Sendable {
     var startedWithoutSystemBus = false
     /// The display as the running daemon's file last said it, by the design's rules.
     var fileView = DisplayState.away
+    /// The file's `foreground pid=N` line was written before its display exited (a daemon saw
+    /// it exit this boot, and kept the exit for its restarts).
+    var pidLineExited = false
     var server = FakeServer()
     var disk = FakeStateDisk()
     var daemon: SimDaemon?
@@ -115,14 +118,22 @@ public struct SimWorld: Sendable {
         case .display(let word):
             self.file = word
             self.fileWrittenAt = self.now
+            self.pidLineExited = false
             if self.daemon == nil { self.fileWrittenWhileDown = true }
-            self.fileView = word.view(atStart: false, before: self.fileView)
+            self.fileView = word.view(atStart: false, before: self.fileView, exited: false)
             if let display = self.readDisplay(startup: false) {
                 self.handle(.display(display))
             } else if let written = self.daemon?.machine.displayWritten(at: self.fileWrittenAt) {
                 // An unreadable line changes nothing, but the daemon read this write.
                 self.execute(written)
             }
+        case .displayExits:
+            // The daemon's pidfd says the display that wrote the line exited: away (the
+            // Manager's `displayProcessExited`).
+            guard self.daemon != nil, self.file == .foregroundPid, !self.pidLineExited else { break }
+            self.pidLineExited = true
+            self.fileView = .away
+            self.handle(.display(.away))
         case .household(let variant):
             self.householdVariant = variant % Households.count
             if self.daemon != nil {
@@ -245,7 +256,7 @@ public struct SimWorld: Sendable {
         // With no system bus, logind is not asked, now or later.
         let micros = self.micros
         self.startedWithoutSystemBus = !self.systemBusUp
-        self.fileView = self.file.view(atStart: true, before: self.fileView)
+        self.fileView = self.file.view(atStart: true, before: self.fileView, exited: self.pidLineExited)
         self.logindHeard = self.systemBusUp
         for source in LockSource.lockers {
             let said = source == .logind && !self.logindHeard ? nil : self.lockers[source]
@@ -299,7 +310,8 @@ public struct SimWorld: Sendable {
     func readDisplay(startup: Bool) -> DisplayState? {
         switch self.file {
         case .foreground: .foreground
-        case .away, .missing: .away
+        case .foregroundPid: self.pidLineExited ? .away : .foreground
+        case .away, .missing, .deadPid: .away
         case .garbage: startup ? .foreground : nil
         }
     }
@@ -613,6 +625,8 @@ public struct SimWorld: Sendable {
         self.lockers = [:]
         self.logindGone = false
         self.systemBusUp = true
+        // The runtime directory, and the exits kept there, are new.
+        self.pidLineExited = false
         // The user manager starts again at boot: transient timers are gone with it.
         self.managerTimers = [:]
     }

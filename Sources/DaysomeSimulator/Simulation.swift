@@ -42,9 +42,11 @@ public enum Simulation {
                 : span < 8
                     ? Int64.random(in: 120...1_800, using: &random) : Int64.random(in: 3_600...28_800, using: &random)
             return .advance(seconds: seconds)
-        case 40..<54:
+        case 53: return .displayExits
+        case 40..<53:
             let words: [SimStep.FileWord] = [
-                .foreground, .foreground, .away, .away, .foreground, .away, .missing, .garbage,
+                .foreground, .foreground, .away, .away, .foreground, .away, .missing, .garbage, .foregroundPid,
+                .foregroundPid, .deadPid,
             ]
             return .display(words[Int.random(in: 0..<words.count, using: &random)])
         case 54..<58:

@@ -75,7 +75,10 @@ public final class FakeNotificationServer {
     public private(set) var doNotDisturb: ServerDoNotDisturb = .off
     /// Requests it has not handled yet, while hung: each handles itself, or is told its caller
     /// was left without a reply when the server exits first.
-    private var held: [(handle: () -> Void, exited: () -> Void)] = []
+    private var held: [(handle: () -> Void, exited: () -> Void, call: String?)] = []
+    /// The calls whose Notify it holds now, unhandled (each as its start and summary): a card
+    /// it may still put up when it wakes.
+    public var heldNotifies: [String] { self.held.compactMap(\.call) }
     private var nextId: UInt32 = 1
     private var generation = 0
     /// The connected daemon's connection (a new daemon connects anew).
@@ -108,9 +111,12 @@ public final class FakeNotificationServer {
     // MARK: What the server does with a request
 
     /// The server handles a request now, or when it wakes.
-    private func handle(_ request: @escaping () -> Void, exited: @escaping () -> Void = {}, isNotify: Bool = false) {
+    private func handle(
+        _ request: @escaping () -> Void, exited: @escaping () -> Void = {}, isNotify: Bool = false,
+        call: String? = nil
+    ) {
         if self.hung || (isNotify && self.holdsNotifies) {
-            self.held.append((request, exited))
+            self.held.append((request, exited, call))
         } else {
             request()
         }
@@ -525,7 +531,7 @@ extension FakeNotificationServer {
                     guard !gaveUp, !handled else { return }
                     handled = true
                     self?.reply(answered, .failure(FakeNotificationServer.leftWithoutReply))
-                }, isNotify: true)
+                }, isNotify: true, call: "\((call.start?.at ?? Instant(seconds: 0)).rfc3339) \(call.summary)")
         }
 
         func close(id: UInt32, server uniqueName: String?) {
