@@ -149,19 +149,27 @@ struct EmbeddedWorld {
             tablet.advance(seconds: seconds)
             // Kept once a disk holds it (a freed disk's retry wrote it).
             if self.readUnkept && self.keptCopy() == self.lastReadGood { self.readUnkept = false }
-        case .display(let word):
+        case .display(let word), .displayInPlace(let word):
             self.file = word
             self.pidLineExited = false
             if !tablet.running { self.fileWrittenWhileDown = true }
             self.fileView = word.view(atStart: false, before: self.fileView, exited: false)
+            let line: String
             switch word {
-            case .foreground: try tablet.writeDisplay("foreground")
+            case .foreground: line = "foreground"
             // The simulator's own process plays the display: it runs, and its pid is taken.
-            case .foregroundPid: try tablet.writeDisplay("foreground pid=\(getpid())")
-            case .deadPid: try tablet.writeDisplay("foreground pid=\(Self.deadPid)")
-            case .away: try tablet.writeDisplay("away")
-            case .garbage: try tablet.writeDisplay("sideways")
-            case .missing: tablet.removeDisplay()
+            case .foregroundPid: line = "foreground pid=\(getpid())"
+            case .deadPid: line = "foreground pid=\(Self.deadPid)"
+            case .away: line = "away"
+            case .garbage: line = "sideways"
+            case .missing:
+                tablet.removeDisplay()
+                return self.check(after: step)
+            }
+            if case .displayInPlace = step {
+                try tablet.writeDisplayInPlace(line)
+            } else {
+                try tablet.writeDisplay(line)
             }
         case .displayExits:
             // Only a daemon watching the line's display sees it exit; a microsecond passes, so a

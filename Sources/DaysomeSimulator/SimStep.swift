@@ -8,8 +8,10 @@ import DaysomeCore
 public enum SimStep: Sendable, Equatable {
     /// Time passes, the daemon's timers and the bus's timeouts firing on the way.
     case advance(seconds: Int64)
-    /// The display writes its state file.
+    /// The display writes its state file (by rename, as the guide's examples do).
     case display(FileWord)
+    /// The display writes its line into the file in place (a shell's `>`), the same inode.
+    case displayInPlace(FileWord)
     /// The display's process exits while its `foreground pid=N` line stays (it crashed), and N
     /// lives on in another process (its pid was reused): only the daemon's pidfd saw it go.
     case displayExits
@@ -75,6 +77,7 @@ public enum SimStep: Sendable, Equatable {
         case .advance(let seconds): "advance \(seconds)"
         case .display(let word): "display \(word.rawValue)"
         case .displayExits: "display-exits"
+        case .displayInPlace(let word): "display-in-place \(word.rawValue)"
         case .household(let variant): "household \(variant)"
         case .locker(let source, let locked):
             "locker \(source.rawValue) \(locked.map { $0 ? "locked" : "unlocked" } ?? "gone")"
@@ -107,6 +110,10 @@ public enum SimStep: Sendable, Equatable {
             guard let word = FileWord(rawValue: rest[0]) else { return nil }
             self = .display(word)
         case ("display-exits", 0): self = .displayExits
+        case ("display-in-place", 1):
+            // In place, a file is written: missing is no word of this kind.
+            guard let word = FileWord(rawValue: rest[0]), word != .missing else { return nil }
+            self = .displayInPlace(word)
         case ("household", 1):
             guard let variant = Int(rest[0]) else { return nil }
             self = .household(variant)

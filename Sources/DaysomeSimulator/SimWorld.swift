@@ -115,7 +115,7 @@ public struct SimWorld: Sendable {
         self.stepIndex = index
         switch step {
         case .advance(let seconds): self.advance(by: max(0, seconds))
-        case .display(let word):
+        case .display(let word), .displayInPlace(let word):
             self.file = word
             self.fileWrittenAt = self.now
             self.pidLineExited = false

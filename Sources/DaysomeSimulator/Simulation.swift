@@ -48,7 +48,8 @@ public enum Simulation {
                 .foreground, .foreground, .away, .away, .foreground, .away, .missing, .garbage, .foregroundPid,
                 .foregroundPid, .deadPid,
             ]
-            return .display(words[Int.random(in: 0..<words.count, using: &random)])
+            let word = words[Int.random(in: 0..<words.count, using: &random)]
+            return word != .missing && random.chance(20) ? .displayInPlace(word) : .display(word)
         case 54..<58:
             return .household(random.chance(50) ? 0 : Int.random(in: 1..<Households.count, using: &random))
         case 63: return .systemBus(up: random.chance(50))

@@ -220,6 +220,21 @@ public final class EmbeddedTablet {
             path: directory(of: self.paths.displayState), InotifyEvent(mask: .closeWrite, name: "display"))
     }
 
+    /// The display writes its line into the file in place (a shell's `>`: the same inode,
+    /// truncated and written), and closes it: inotify says close-write, not a rename.
+    public func writeDisplayInPlace(_ line: String) throws {
+        let path = self.paths.displayState
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw EmbeddedError("failed to open '\(path)' for writing: errno \(errno)") }
+        let bytes = Array((line + "\n").utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else { throw EmbeddedError("failed to write '\(path)': errno \(errno)") }
+        try self.stamp(path)
+        self.loop.changed(
+            path: directory(of: self.paths.displayState), InotifyEvent(mask: .closeWrite, name: "display"))
+    }
+
     /// The display app's file removed (an uninstall, a cleaner): missing means away.
     public func removeDisplay() {
         unlink(self.paths.displayState)
@@ -305,6 +320,11 @@ public final class EmbeddedTablet {
     /// file's time with its own clock.
     private func write(_ path: String, _ text: String) throws {
         try FileIO.writeAtomically(path, text)
+        try self.stamp(path)
+    }
+
+    /// Sets `path`'s times to the virtual clock's.
+    private func stamp(_ path: String) throws {
         let usec = self.loop.realtime
         let time = timespec(tv_sec: Int(usec / 1_000_000), tv_nsec: Int(usec % 1_000_000) * 1_000)
         var times = [time, time]
