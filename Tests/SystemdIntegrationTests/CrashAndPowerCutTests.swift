@@ -4,8 +4,7 @@
 // manager) all die at once and the runtime directories (tmpfs) are wiped while the state
 // directory survives. After each: the queue or the manager holds exactly the plan (away) or
 // nothing (foreground), rule 2 holds, the lay number keeps growing, and history tells what
-// happened. Three suites (lays and clears, deliveries, power cuts), each keeping its two backends
-// one after the other, so that the three run beside each other. Seeded by DAYSOME_SEED.
+// happened. Seeded by DAYSOME_SEED.
 
 import DaysomeCore
 import DaysomeTestSupport
@@ -13,7 +12,7 @@ import Glibc
 import Testing
 
 @Suite(
-    "CrashAndPowerCutTests: after a kill during a lay or a clear each backend holds the plan or nothing",
+    "CrashAndPowerCutTests: after a kill or a power cut each backend holds the plan or nothing, calls once, never stale",
     .serialized, .timeLimit(.minutes(4)))
 struct CrashAndPowerCutTests {
     /// Kills at seeded points of a lay (away) and a clear (foreground), then a restart: on the
@@ -133,14 +132,9 @@ struct CrashAndPowerCutTests {
         }
         #expect(!history.contains { $0.event == "delivered" }, "\(history)")
     }
-}
 
-/// Kills during a delivery, in a suite of their own: their minute's wait runs beside the other
-/// crash suites, while each suite keeps its two backends one after the other.
-@Suite(
-    "KillDuringADeliveryTests: a SIGKILL around a call, on either backend, calls at most once and never stale",
-    .serialized, .timeLimit(.minutes(4)))
-struct KillDuringADeliveryTests {
+    // MARK: Kills during a delivery
+
     /// Where each round kills. The wheel: just before the start's minute, in the first
     /// milliseconds of the fire and post, and after the server has answered. Through systemd,
     /// with exact alarms the daemon calls at the minute on its own deadline and the manager's fire
@@ -292,13 +286,9 @@ struct KillDuringADeliveryTests {
         #expect(breaches.isEmpty, "rule 1 after the crash, \(breaches.count) breaches: \(breaches.prefix(5))")
         #expect(layStory(history).problems.isEmpty, "\(layStory(history).problems)")
     }
-}
 
-/// Power cuts, in a suite of their own, beside the kills.
-@Suite(
-    "PowerCutTests: after a power cut either backend holds the plan or nothing, and no lay number is used twice",
-    .serialized, .timeLimit(.minutes(4)))
-struct PowerCutTests {
+    // MARK: Power cuts
+
     /// What she was doing when the power went, whether the day display is up first after it, and
     /// whether the cut tore lay.json (a file replaced by rename without fsync can be left empty).
     static func cuts(_ backend: DaemonOptions.Backend) -> [(before: String, kioskFirst: Bool, tornLayFile: Bool)] {
