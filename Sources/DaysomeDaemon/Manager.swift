@@ -326,8 +326,16 @@ final class Manager {
     // MARK: Actions
 
     func execute(_ actions: [MachineAction]) {
-        // The next step retries what a full disk left behind, before it writes anything new.
-        if self.writes.isBehind { self.writes.retry(self.machine.persisted, now: self.now()) }
+        // The next step retries what a full disk left behind, before it writes anything new, but
+        // after the closes the machine puts first: that retry writes the state as it is now, and a
+        // card is closed before any write that forgets it.
+        var retried = false
+        func retryOnce() {
+            guard !retried else { return }
+            retried = true
+            if self.writes.isBehind { self.writes.retry(self.machine.persisted, now: self.now()) }
+        }
+        defer { retryOnce() }
         var records: [HistoryRecord] = []
         func flushRecords() {
             guard !records.isEmpty else { return }
@@ -336,6 +344,7 @@ final class Manager {
             records = []
         }
         for action in actions {
+            if case .close = action {} else { retryOnce() }
             switch action {
             case .record(let record):
                 records.append(record)

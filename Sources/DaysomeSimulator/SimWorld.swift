@@ -397,9 +397,22 @@ public struct SimWorld: Sendable {
     }
 
     mutating func execute(_ actions: [MachineAction]) {
-        self.retryWrites()
+        // A card is closed before the state that forgets it is written: a kill during that
+        // write's fsync must not leave a card no later daemon knows of (CloseBeforeForgetTests).
+        if let write = actions.firstIndex(where: { if case .persist = $0 { true } else { false } }),
+            actions[write...].contains(where: { if case .close = $0 { true } else { false } })
+        {
+            self.broke("close-before-forget", "a close comes after the state write that forgets its card: \(actions)")
+        }
+        // As the Manager: what a full disk left behind is retried before anything new is
+        // written, after the closes the machine puts first.
+        var retried = false
         var delivered: DeliveryKey?
         for action in actions {
+            if !retried, !{ if case .close = action { true } else { false } }() {
+                retried = true
+                self.retryWrites()
+            }
             guard var daemon = self.daemon else { return }
             switch action {
             case .record(let record):
@@ -425,6 +438,7 @@ public struct SimWorld: Sendable {
             default: break
             }
         }
+        if !retried { self.retryWrites() }
     }
 
     mutating func post(_ key: DeliveryKey, _ start: Start, replacing: UInt32) {

@@ -205,8 +205,17 @@ public struct DaemonMachine: Sendable {
     /// crash in between loses one call rather than repeating it, and never reuses a lay number).
     /// The daemon writes the machine's state as it is after the step, so one write is enough.
     static func persistingOnce(_ actions: [MachineAction], changed: Bool) -> [MachineAction] {
-        var rest = actions.filter { $0 != .persist }
-        guard changed else { return rest }
+        // Every card is closed before the state that forgets it is written: the write waits on
+        // fsync, and a daemon killed meanwhile would leave a card up that no later daemon knows
+        // of. Nothing waits on a close, so the closes go first.
+        let isClose: (MachineAction) -> Bool = {
+            if case .close = $0 { return true }
+            return false
+        }
+        let closes = actions.filter(isClose)
+        let others = actions.filter { !isClose($0) }
+        var rest = others.filter { $0 != .persist }
+        guard changed else { return closes + rest }
         let dependsOnIt: (MachineAction) -> Bool = {
             switch $0 {
             case .post, .replace, .layTimers, .publish: return true
@@ -214,11 +223,11 @@ public struct DaemonMachine: Sendable {
             }
         }
         // The first `.persist` has no other before it: its index is the same in `rest`.
-        let wanted = actions.firstIndex(of: .persist)
+        let wanted = others.firstIndex(of: .persist)
         let needed = rest.firstIndex(where: dependsOnIt)
         let at = [wanted, needed].compactMap { $0 }.min() ?? rest.count
         rest.insert(.persist, at: at)
-        return rest
+        return closes + rest
     }
 
     private mutating func dispatch(_ event: MachineEvent, now: Instant) -> [MachineAction] {
