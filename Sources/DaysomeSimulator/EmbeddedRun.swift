@@ -287,6 +287,8 @@ struct EmbeddedWorld {
     mutating func readAtStart() {
         if self.fileVariant != 3 {
             self.lastReadGood = self.fileVariant
+            // Read at the start as at an edit: with both disks full, kept on neither.
+            self.readUnkept = self.stateFull && self.runtimeFull
         } else if self.readUnkept, let kept = self.keptCopy() {
             // The last good read was kept on neither disk: the freshest copy they hold lays.
             self.lastReadGood = kept
