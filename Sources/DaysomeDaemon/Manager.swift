@@ -344,7 +344,7 @@ final class Manager {
             records = []
         }
         for action in actions {
-            if case .close = action {} else { retryOnce() }
+            if !action.isClose { retryOnce() }
             switch action {
             case .record(let record):
                 records.append(record)

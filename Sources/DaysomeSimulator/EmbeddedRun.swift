@@ -391,23 +391,26 @@ struct EmbeddedWorld {
     /// (one second, doubling to five), and a second for logind's answers.
     static let reconnectWithin: UInt64 = 6_000_000
 
+    /// The system bus is back, and the daemon's reconnect to it (which one that connected at its
+    /// start makes) may still be on its way.
+    var reconnecting: Bool {
+        self.systemBusUp && !self.startedWithoutSystemBus
+            && self.tablet.loop.monotonic < self.systemBusBackAt + Self.reconnectWithin
+    }
+
     /// Whether the daemon can hear logind now: the system bus is up, the daemon connected to it
     /// at its start, and its reconnect has had time since the bus came back.
-    var logindHeard: Bool {
-        self.systemBusUp && !self.startedWithoutSystemBus
-            && self.tablet.loop.monotonic >= self.systemBusBackAt + Self.reconnectWithin
-    }
+    var logindHeard: Bool { self.systemBusUp && !self.startedWithoutSystemBus && !self.reconnecting }
+
+    /// What each locker says, as the daemon can hear it: logind not while its bus is away.
+    var lockersHeard: [LockSource: Bool] { self.lockers.filter { $0.key != .logind || self.logindHeard } }
 
     /// Once time has passed, the daemon's display is what the design makes of what it could
     /// hear: away while a locker it hears says locked, else its file's word. Not judged while a
     /// reconnect to the system bus may still be on its way.
     func displayAgrees() -> SimViolation? {
-        guard let decided = self.tablet.displayDecided else { return nil }
-        let reconnecting =
-            self.systemBusUp && !self.startedWithoutSystemBus
-            && self.tablet.loop.monotonic < self.systemBusBackAt + Self.reconnectWithin
-        guard !reconnecting else { return nil }
-        let heard = self.lockers.filter { $0.key != .logind || self.logindHeard }
+        guard let decided = self.tablet.displayDecided, !self.reconnecting else { return nil }
+        let heard = self.lockersHeard
         let expected = heard.values.contains(true) ? DisplayState.away : self.fileView
         guard decided != expected else { return nil }
         return self.broke(
@@ -419,8 +422,7 @@ struct EmbeddedWorld {
     /// She sees the day as far as the daemon can know: logind's word lost with its bus (a lock
     /// made or ended meanwhile) is no word the daemon could have followed.
     var seesTheDayAsTheDaemonCanKnow: Bool {
-        self.file.inFront(exited: self.pidLineExited)
-            && !self.lockers.contains { $0.value && ($0.key != .logind || self.logindHeard) }
+        self.file.inFront(exited: self.pidLineExited) && !self.lockersHeard.values.contains(true)
     }
 
     func broke(_ rule: String, _ message: String) -> SimViolation {

@@ -307,13 +307,11 @@ public struct SimWorld: Sendable {
 
     /// The display state file as the daemon reads it: missing is away; an unreadable line is
     /// foreground at start-up and keeps the previous state later (nil).
+    /// What the daemon reads in the display's file: nil for an unreadable line while it runs
+    /// (the word before it stands).
     func readDisplay(startup: Bool) -> DisplayState? {
-        switch self.file {
-        case .foreground: .foreground
-        case .foregroundPid: self.pidLineExited ? .away : .foreground
-        case .away, .missing, .deadPid: .away
-        case .garbage: startup ? .foreground : nil
-        }
+        guard startup || self.file != .garbage else { return nil }
+        return self.file.view(atStart: startup, before: .foreground, exited: self.pidLineExited)
     }
 
     mutating func handle(_ event: MachineEvent) {
@@ -399,9 +397,7 @@ public struct SimWorld: Sendable {
     mutating func execute(_ actions: [MachineAction]) {
         // A card is closed before the state that forgets it is written: a kill during that
         // write's fsync must not leave a card no later daemon knows of (CloseBeforeForgetTests).
-        if let write = actions.firstIndex(where: { if case .persist = $0 { true } else { false } }),
-            actions[write...].contains(where: { if case .close = $0 { true } else { false } })
-        {
+        if let write = actions.firstIndex(of: .persist), actions[write...].contains(where: \.isClose) {
             self.broke("close-before-forget", "a close comes after the state write that forgets its card: \(actions)")
         }
         // As the Manager: what a full disk left behind is retried before anything new is
@@ -409,7 +405,7 @@ public struct SimWorld: Sendable {
         var retried = false
         var delivered: DeliveryKey?
         for action in actions {
-            if !retried, !{ if case .close = action { true } else { false } }() {
+            if !retried, !action.isClose {
                 retried = true
                 self.retryWrites()
             }

@@ -24,8 +24,8 @@ struct CloseBeforeForgetTests {
 
     /// The actions after `count`: each close must come before the first write of the state.
     func closesComeFirst(_ actions: ArraySlice<MachineAction>) -> (closes: Int, closedAfterTheWrite: Int) {
-        let write = actions.firstIndex { if case .persist = $0 { true } else { false } } ?? actions.endIndex
-        let closes = actions.indices.filter { if case .close = actions[$0] { true } else { false } }
+        let write = actions.firstIndex(of: .persist) ?? actions.endIndex
+        let closes = actions.indices.filter { actions[$0].isClose }
         return (closes.count, closes.filter { $0 > write }.count)
     }
 

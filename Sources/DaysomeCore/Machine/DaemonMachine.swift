@@ -208,12 +208,8 @@ public struct DaemonMachine: Sendable {
         // Every card is closed before the state that forgets it is written: the write waits on
         // fsync, and a daemon killed meanwhile would leave a card up that no later daemon knows
         // of. Nothing waits on a close, so the closes go first.
-        let isClose: (MachineAction) -> Bool = {
-            if case .close = $0 { return true }
-            return false
-        }
-        let closes = actions.filter(isClose)
-        let others = actions.filter { !isClose($0) }
+        let closes = actions.filter(\.isClose)
+        let others = actions.filter { !$0.isClose }
         var rest = others.filter { $0 != .persist }
         guard changed else { return closes + rest }
         let dependsOnIt: (MachineAction) -> Bool = {

@@ -180,3 +180,12 @@ public enum WheelEntry: Sendable, Equatable {
     /// The carer's sample call (`daysomectl try`) leaves the screen.
     case sampleEnd
 }
+
+extension MachineAction {
+    /// Whether it closes a card: every close comes before the state write that forgets its card
+    /// (`DaemonMachine.persistingOnce`), and what an interpreter does first.
+    public var isClose: Bool {
+        if case .close = self { return true }
+        return false
+    }
+}
