@@ -64,11 +64,11 @@ struct SecurityTests {
             try plantSymlink(path, to: victim)
         }
         let daemon = try await session.startDaemon().process
-        try await session.waitUntilQueueHoldsThePlan(within: 3)
+        try await session.waitUntilQueueHoldsThePlan(within: settleBesideParallelTests)
         try driver.write("foreground")
-        try await session.waitUntilNothing(within: 2)
+        try await session.waitUntilNothing(within: settleBesideParallelTests)
         try driver.write("away")
-        try await session.waitUntilQueueHoldsThePlan(within: 3)
+        try await session.waitUntilQueueHoldsThePlan(within: settleBesideParallelTests)
         #expect(readFile(victim) == "do not touch\n", "a planted link was followed: \(readFile(victim).prefix(200))")
 
         // A named pipe as the display state file: still answering, a return is seen at once.
@@ -76,7 +76,7 @@ struct SecurityTests {
         rename(session.displayState + ".fifo", session.displayState)
         await pause(0.5)
         try driver.write("foreground")
-        try await session.waitUntilNothing(within: 2)
+        try await session.waitUntilNothing(within: settleBesideParallelTests)
         #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr.suffix(800))")
     }
 

@@ -237,12 +237,12 @@ struct CrashAndPowerCutTests {
         }
         do {
             if systemd {
-                _ = try await session.waitUntilManagerHoldsNothing(within: 2)
-                _ = try await poll("nothing shown after the return", timeout: 2) {
+                _ = try await session.waitUntilManagerHoldsNothing(within: settleBesideParallelTests)
+                _ = try await poll("nothing shown after the return", timeout: settleBesideParallelTests) {
                     try await session.displayedCount() == 0 ? true : nil
                 }
             } else {
-                try await session.waitUntilNothing(within: 2)
+                try await session.waitUntilNothing(within: settleBesideParallelTests)
             }
         } catch {
             throw HarnessError(
