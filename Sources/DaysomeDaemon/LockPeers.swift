@@ -9,6 +9,9 @@ import SystemdKit
 
 /// Opens the lock watch's own connections.
 protocol LockBuses: AnyObject {
+    /// The system bus's socket file, where its address names one: a system bus missing at
+    /// start-up is connected the moment this appears.
+    var systemBusSocket: String? { get }
     /// A system bus connection to logind; `lost` runs when the connection drops.
     func openSystem(lost: @escaping () -> Void) throws(Errno) -> any LogindPeer
     /// A session bus connection to the screensavers, one per interface; `lost` runs when the

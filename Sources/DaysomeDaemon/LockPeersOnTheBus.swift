@@ -12,6 +12,8 @@ final class LockBusesOnTheBus: LockBuses {
         self.loop = loop
     }
 
+    var systemBusSocket: String? { BusAddress.systemSocketPath }
+
     func openSystem(lost: @escaping () -> Void) throws(Errno) -> any LogindPeer {
         let bus = try Bus.openSystem()
         try bus.attach(to: self.loop)

@@ -8,7 +8,8 @@
 // session). At start-up each locker is asked before the first decision (bounded waits);
 // afterwards every step is one asynchronous call or a signal. A missing
 // logind, user, session or screensaver is said once in the journal and leaves the file alone
-// to decide. A bus that drops is tried again with the daemon's Reconnector.
+// to decide. A bus that drops is tried again with the daemon's Reconnector; a system bus missing
+// at start-up is connected when its socket appears.
 
 import DaysomeCore
 import DaysomeFiles
@@ -41,6 +42,8 @@ final class LockWatch {
     private let changed: Changed
     private var logind: (any LogindPeer)?
     private var systemReconnector: Reconnector?
+    /// The system bus socket's directory, watched while a bus missing at start-up is awaited.
+    private var systemBusWatch: (any LoopSource)?
     private var sessionReconnector: Reconnector?
     private var user: Followed?
     private var session: Followed?
@@ -67,8 +70,8 @@ final class LockWatch {
     }
 
     /// Starts every source, and returns once each locker answered, failed or timed out: what
-    /// they said has reached `changed` by then. A bus missing now is not tried again: the file
-    /// alone decides.
+    /// they said has reached `changed` by then. A system bus missing now is connected when its
+    /// socket appears; a session bus missing now is not tried again. Meanwhile the file decides.
     func start() {
         self.blockingFor = Self.startupWait
         defer { self.blockingFor = nil }
@@ -77,6 +80,7 @@ final class LockWatch {
         } catch {
             self.nothingFrom(.logind, "no system bus (\(error))")
             self.nothingFrom(.logindLockSignal, "no system bus (\(error))")
+            self.awaitSystemBus()
         }
         do {
             try self.connectSessionBus()
@@ -92,12 +96,7 @@ final class LockWatch {
         if source == .logind {
             self.forgetSession()
             self.user = nil
-            if self.systemReconnector == nil {
-                self.systemReconnector = Reconnector(loop: self.loop, logger: self.logger, peer: "system bus") {
-                    [weak self] in (try? self?.connectSystemBus()) != nil
-                }
-            }
-            self.systemReconnector?.lost()
+            self.systemBusReconnector().lost()
             self.nothingFrom(.logind, "lost the system bus")
         } else {
             if self.sessionReconnector == nil {
@@ -111,6 +110,48 @@ final class LockWatch {
             self.nothingFrom(.screenSaver, "lost the session bus")
             self.nothingFrom(.gnomeScreenSaver, "lost the session bus")
         }
+    }
+
+    /// Watches the directory of the system bus's socket, so that a bus that starts after the
+    /// daemon (a daemon restarted while dbus was away) is followed the moment its socket is made.
+    /// inotify, not a timer: a machine that has no system bus at all costs no wakeups.
+    private func awaitSystemBus() {
+        guard let socket = self.buses.systemBusSocket else { return }
+        let name = basename(of: socket)
+        do {
+            self.systemBusWatch = try self.loop.inotify(
+                path: directory(of: socket), mask: [.create, .movedTo], description: "system-bus-socket"
+            ) { [weak self] event in
+                if event.name == name { self?.systemBusAppeared() }
+            }
+        } catch {
+            self.logger.log(
+                .info,
+                "Screen lock: cannot watch '\(directory(of: socket))' for the system bus (\(error)); "
+                    + "logind is followed after the daemon's next start")
+        }
+    }
+
+    /// The system bus's socket was made: connect, and follow logind from now on. A socket made
+    /// but not listening yet refuses the first connect; the reconnect's backoff tries again.
+    private func systemBusAppeared() {
+        self.systemBusWatch?.cancel()
+        self.systemBusWatch = nil
+        self.logger.log(.notice, "Screen lock: the system bus appeared; following logind")
+        do {
+            try self.connectSystemBus()
+        } catch {
+            self.systemBusReconnector().failed()
+        }
+    }
+
+    private func systemBusReconnector() -> Reconnector {
+        if let reconnector = self.systemReconnector { return reconnector }
+        let reconnector = Reconnector(loop: self.loop, logger: self.logger, peer: "system bus") {
+            [weak self] in (try? self?.connectSystemBus()) != nil
+        }
+        self.systemReconnector = reconnector
+        return reconnector
     }
 
     // MARK: logind

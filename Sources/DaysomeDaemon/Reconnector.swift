@@ -31,6 +31,13 @@ final class Reconnector {
         self.schedule()
     }
 
+    /// A first connect failed (a socket made but not listening yet): try again after the delay.
+    func failed() {
+        self.logger.log(.warning, "Failed to connect to the \(self.peer); trying again")
+        self.backoff.reset()
+        self.schedule()
+    }
+
     private func schedule() {
         do {
             self.retry = try self.loop.timer(

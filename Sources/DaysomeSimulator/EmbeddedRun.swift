@@ -79,9 +79,9 @@ struct EmbeddedWorld {
     /// Whether the system bus takes connections, and when it last came back (monotonic).
     var systemBusUp = true
     var systemBusBackAt: UInt64 = 0
-    /// The running daemon started while the system bus was down: it never follows logind (a
-    /// bus missing at start-up is not tried again; the file and the screensavers decide).
-    var startedWithoutSystemBus = false
+    /// The running daemon started while the system bus was down: it connects the moment the
+    /// bus's socket is made (inotify), with no reconnect's backoff to wait for.
+    var awaitsSystemBusSocket = false
     /// The display as the running daemon's file last said it, by the design's rules.
     var fileView = DisplayState.away
     /// The file's `foreground pid=N` line was written before its display exited (a daemon saw
@@ -204,7 +204,8 @@ struct EmbeddedWorld {
             self.systemBusUp = up
             if up {
                 tablet.session.busBack(system: true)
-                self.systemBusBackAt = tablet.loop.monotonic
+                if !self.awaitsSystemBusSocket || !tablet.running { self.systemBusBackAt = tablet.loop.monotonic }
+                self.awaitsSystemBusSocket = false
             } else {
                 tablet.session.busGoes(system: true)
             }
@@ -253,7 +254,7 @@ struct EmbeddedWorld {
         case .start:
             if !tablet.running {
                 self.readAtStart()
-                self.startedWithoutSystemBus = !self.systemBusUp
+                self.awaitsSystemBusSocket = !self.systemBusUp
                 self.fileView = self.file.view(atStart: true, before: self.fileView, exited: self.pidLineExited)
                 try tablet.startDaemon()
             }
@@ -264,7 +265,7 @@ struct EmbeddedWorld {
             try tablet.powerCut()
             self.lockers = [:]
             self.systemBusUp = true
-            self.startedWithoutSystemBus = false
+            self.awaitsSystemBusSocket = false
             self.fileView = .away
             self.pidLineExited = false
             self.file = .missing
@@ -391,16 +392,15 @@ struct EmbeddedWorld {
     /// (one second, doubling to five), and a second for logind's answers.
     static let reconnectWithin: UInt64 = 6_000_000
 
-    /// The system bus is back, and the daemon's reconnect to it (which one that connected at its
-    /// start makes) may still be on its way.
+    /// The system bus is back, and the daemon's reconnect to it (which one that lost it makes)
+    /// may still be on its way.
     var reconnecting: Bool {
-        self.systemBusUp && !self.startedWithoutSystemBus
-            && self.tablet.loop.monotonic < self.systemBusBackAt + Self.reconnectWithin
+        self.systemBusUp && self.tablet.loop.monotonic < self.systemBusBackAt + Self.reconnectWithin
     }
 
-    /// Whether the daemon can hear logind now: the system bus is up, the daemon connected to it
-    /// at its start, and its reconnect has had time since the bus came back.
-    var logindHeard: Bool { self.systemBusUp && !self.startedWithoutSystemBus && !self.reconnecting }
+    /// Whether the daemon can hear logind now: the system bus is up, and a reconnect has had
+    /// time since the bus came back.
+    var logindHeard: Bool { self.systemBusUp && !self.reconnecting }
 
     /// What each locker says, as the daemon can hear it: logind not while its bus is away.
     var lockersHeard: [LockSource: Bool] { self.lockers.filter { $0.key != .logind || self.logindHeard } }

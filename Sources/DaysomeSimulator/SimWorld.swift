@@ -50,12 +50,11 @@ public struct SimWorld: Sendable {
     var lockers: [LockSource: Bool] = [:]
     /// logind went away (a `locker logind gone` step), until it says locked or unlocked again.
     var logindGone = false
-    /// Whether the system bus takes connections; whether the running daemon hears logind over it
-    /// now; and whether it connected at its start (one started with no system bus never tries
-    /// again, and one that lost it reconnects when it is back).
+    /// Whether the system bus takes connections, and whether the running daemon hears logind over
+    /// it now (one that lost it reconnects when it is back; one started without it connects when
+    /// its socket appears).
     var systemBusUp = true
     var logindHeard = true
-    var startedWithoutSystemBus = false
     /// The display as the running daemon's file last said it, by the design's rules.
     var fileView = DisplayState.away
     /// The file's `foreground pid=N` line was written before its display exited (a daemon saw
@@ -253,9 +252,8 @@ public struct SimWorld: Sendable {
             run: self.daemonRuns)
         // Each locker is asked before the first decision reads the file; logind's requests are
         // followed, and none from before the restart stands.
-        // With no system bus, logind is not asked, now or later.
+        // With no system bus, logind is not asked until the bus comes.
         let micros = self.micros
-        self.startedWithoutSystemBus = !self.systemBusUp
         self.fileView = self.file.view(atStart: true, before: self.fileView, exited: self.pidLineExited)
         self.logindHeard = self.systemBusUp
         for source in LockSource.lockers {
@@ -346,8 +344,8 @@ public struct SimWorld: Sendable {
     }
 
     /// The system bus goes down (the daemon's lock watch loses logind, its session's requests
-    /// first) or comes back: a daemon that connected at its start follows logind again, its
-    /// requests anew before it asks the hint. (The reconnect's backoff is the embedded run's.)
+    /// first) or comes back: the daemon follows logind again, its requests anew before it asks
+    /// the hint. (The reconnect's backoff is the embedded run's.)
     mutating func systemBus(up: Bool) {
         guard up != self.systemBusUp else { return }
         self.systemBusUp = up
@@ -357,7 +355,7 @@ public struct SimWorld: Sendable {
             self.logindHeard = false
             self.lockChanged(.logindLockSignal, nil)
             self.lockChanged(.logind, nil)
-        } else if !self.startedWithoutSystemBus {
+        } else {
             self.logindHeard = true
             // A logind that is away answers nothing; it is followed when it comes back.
             guard !self.logindGone else { return }

@@ -35,10 +35,13 @@ public final class LockWorld {
         ["DBUS_SYSTEM_BUS_ADDRESS": String(self.systemBusAddress.prefix { $0 != "," })]
     }
 
+    /// The system bus's socket, in the session's directory.
+    public static let systemBusName = "system-bus"
+
     /// Starts the private system bus and, unless `logind` is false, the stand-in logind on it.
     public func startSystemBus(logind: Bool = true) async throws {
         let (process, address) = try await startPrivateBus(
-            "system-bus", in: self.session.directory, type: "system", environment: ["PATH": childPath])
+            Self.systemBusName, in: self.session.directory, type: "system", environment: ["PATH": childPath])
         self.processes.append(process)
         self.systemProcesses.append(process)
         self.systemBusAddress = address

@@ -81,6 +81,35 @@ struct LockWatchTests {
         #expect(try tablet.queue().pending.isEmpty == false)
     }
 
+    /// A lock is what a locker says, also for a daemon that started while the system bus was
+    /// away: nothing is asked on a timer meanwhile (no wakeups), and the moment the bus's socket
+    /// is made the watch connects and asks logind, so a session locked meanwhile is away.
+    @Test func aSystemBusThatStartsAfterTheDaemonIsFollowedTheMomentItsSocketAppears() throws {
+        let tablet = try tablet("system-bus-late", at: "2026-06-01T10:00:00Z", display: "foreground", start: false)
+        defer { tablet.remove() }
+        tablet.session.busGoes(system: true)
+        try tablet.startDaemon()
+        let missing = try #require(try tablet.status().daemon?.lock.sources[.logind])
+        #expect(!missing.watched)
+        #expect(missing.detail?.hasPrefix("no system bus") == true, "\(missing)")
+
+        tablet.lock(.logind, true)
+        let before = tablet.loop.dispatched.count
+        tablet.loop.advance(by: 60_000_000)
+        #expect(try tablet.status().display == .foreground, "a lock no bus carried was heard")
+        let woke = tablet.loop.dispatched.dropFirst(before)
+        #expect(!woke.contains("reconnect"), "a timer tries the missing bus: \(woke)")
+        tablet.session.busBack(system: true)
+        tablet.loop.runPending()
+        #expect(tablet.logged("the system bus appeared").count == 1, "\(tablet.log.map(\.message))")
+        #expect(try tablet.status().display == .away)
+        #expect(try tablet.status().daemon?.lock.decidedBy == .logind)
+        #expect(try tablet.queue().pending.isEmpty == false)
+        tablet.lock(.logind, false)
+        #expect(try tablet.status().display == .foreground)
+        #expect(try tablet.queue().pending.isEmpty)
+    }
+
     /// She logs out and in again while locked: the new session is followed, asked, and is
     /// unlocked, so the file decides; a lock of the new session is heard, and the old session's
     /// word is gone with it.

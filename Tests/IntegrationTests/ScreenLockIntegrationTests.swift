@@ -27,7 +27,7 @@ struct ScreenLockIntegrationTests {
             let environment =
                 systemBus
                 ? world.daemonEnvironment
-                : ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(session.directory.path)/no-system-bus"]
+                : ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(session.directory.path)/\(LockWorld.systemBusName)"]
             try await session.startDaemon(environment: environment)
         } catch {
             world.stop()
@@ -242,9 +242,12 @@ struct ScreenLockIntegrationTests {
         }
     }
 
-    /// With no system bus at all the daemon runs as it does today, saying so once; then, with a
-    /// system bus that has no logind, the file alone decides too.
-    @Test func withNoLogindAtAllOrASystemBusWithoutItTheFileAloneDecidesAndTheDaemonSaysWhyOnce() async throws {
+    /// With no system bus the file decides, and the daemon says why once; a system bus that comes
+    /// later (its socket made where the daemon's address names it) is followed at once, and its
+    /// lock heard; with a system bus that has no logind, the file alone decides too.
+    @Test func withNoSystemBusTheFileDecidesUntilOneComesAndALockOverItIsHeardAndWithoutLogindTheFileAloneDecides()
+        async throws
+    {
         let (session, world) = try await start(systemBus: false)
         defer {
             world.stop()
@@ -266,8 +269,20 @@ struct ScreenLockIntegrationTests {
         #expect(said.count == 1, "said \(said.count) times: \(session.daemonStderr)")
         #expect(try await session.status().running == true)
 
+        // The system bus comes (dbus started after the daemon): its socket appearing is heard, and
+        // logind's lock lays the week over the file's foreground.
+        try await world.startSystemBus()
+        _ = try await poll("the daemon to follow logind on the bus that came", timeout: 10) { () -> Bool? in
+            try await self.source(session, .logind)?.watched == true ? true : nil
+        }
+        try await world.setLocked(true)
+        _ = try await self.seconds(until: true, session, limit: 1)
+        try await world.setLocked(false)
+        _ = try await self.seconds(until: false, session, limit: 1)
+
         // A system bus without logind, for the next daemon.
         try await session.killDaemon()
+        world.stopSystemBus()
         try await world.startSystemBus(logind: false)
         try await session.startDaemon(environment: world.daemonEnvironment)
         _ = try await poll("status to say logind has no user", timeout: 5) { () -> Bool? in

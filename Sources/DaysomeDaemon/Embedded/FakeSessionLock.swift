@@ -5,6 +5,7 @@
 // arrives on the loop's next iteration, and a start-up ask (`blockingFor`) is answered at once.
 
 import DaysomeCore
+import DaysomeFiles
 import Glibc
 import SystemdKit
 
@@ -25,6 +26,10 @@ public final class FakeSessionLock {
     public private(set) var systemBusUp = true
     public private(set) var sessionBusUp = true
     private var connections: [Connection] = []
+    /// Where the system bus's socket is made when the bus starts.
+    static let systemBusSocket = "/run/dbus/system_bus_socket"
+    /// The running daemon's buses, whose loop hears the socket made (its inotify).
+    private weak var daemonBuses: Buses?
     /// logind's and each screensaver's unique names, new at each start.
     private var generation = 100
 
@@ -32,7 +37,9 @@ public final class FakeSessionLock {
 
     /// The lock watch's buses for a daemon on `loop`.
     func buses(loop: any Loop) -> any LockBuses {
-        Buses(session: self, loop: loop)
+        let buses = Buses(session: self, loop: loop)
+        self.daemonBuses = buses
+        return buses
     }
 
     /// The daemon's process died: its connections with it.
@@ -60,9 +67,16 @@ public final class FakeSessionLock {
         for connection in dropped { connection.drop() }
     }
 
-    /// The bus takes connections again.
+    /// The bus takes connections again; the system bus's socket is made anew, and inotify says so.
     public func busBack(system: Bool) {
-        if system { self.systemBusUp = true } else { self.sessionBusUp = true }
+        guard system else {
+            self.sessionBusUp = true
+            return
+        }
+        let wasUp = self.systemBusUp
+        self.systemBusUp = true
+        guard !wasUp else { return }
+        self.daemonBuses?.systemBusSocketMade()
     }
 
     // MARK: What a locker does
@@ -164,6 +178,15 @@ public final class FakeSessionLock {
         init(session: FakeSessionLock, loop: any Loop) {
             self.session = session
             self.loop = loop
+        }
+
+        var systemBusSocket: String? { FakeSessionLock.systemBusSocket }
+
+        /// The kernel's inotify for the socket's directory, on the daemon's loop.
+        func systemBusSocketMade() {
+            let socket = FakeSessionLock.systemBusSocket
+            guard let loop = self.loop as? ManualLoop else { return }
+            loop.changed(path: directory(of: socket), InotifyEvent(mask: .create, name: basename(of: socket)))
         }
 
         func openSystem(lost: @escaping () -> Void) throws(Errno) -> any LogindPeer {
