@@ -26,6 +26,7 @@ final class Manager {
     let writes: StateWrites
     var machine: DaemonMachine
     var notifier: (any Notifier)?
+    /// The session bus (production's): the display's returner asks a screensaver service on it.
     var bus: Bus?
     let lock: DaemonLock
 
@@ -57,7 +58,8 @@ final class Manager {
     var managerReconnector: Reconnector?
     var managerDisconnected: BusSlot?
     var sessionReconnector: Reconnector?
-    var sessionDisconnected: BusSlot?
+    /// The session bus connection's Disconnected match.
+    var sessionDisconnected: AnyObject?
     var chimePlayer: (any BellPlayer)?
     var returner: (any DisplayBringer)?
     /// The last call the bus refused to send: Daysome's own message, shown in status until the daemon stops.

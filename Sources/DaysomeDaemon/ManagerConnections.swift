@@ -9,14 +9,6 @@ import SystemdKit
 
 extension Manager {
     func connectNotifier() throws(DaemonError) {
-        if let given = self.peers.notifications, self.options.notifier == .freedesktop {
-            do {
-                self.notifier = try self.freedesktopNotifier(on: given(self.loop), startingUp: true)
-            } catch {
-                throw .setup("Failed to follow the notification server: \(error)")
-            }
-            return
-        }
         switch self.options.notifier {
         case .log:
             self.notifier = LogNotifier(logger: self.logger)
@@ -35,15 +27,23 @@ extension Manager {
         }
     }
 
-    /// Opens the session bus and the notifier on it, and watches for the bus itself to go away
-    /// (`systemctl --user restart dbus`): every later post would fail with ENOTCONN.
+    /// Opens the session bus (or the peer given in its place) and the notifier on it, and watches
+    /// for the bus itself to go away (`systemctl --user restart dbus`): every later post would
+    /// fail with ENOTCONN.
     func connectSessionBus(startingUp: Bool = false) throws(Errno) {
-        guard let eventLoop = self.eventLoop else { throw Errno(rawValue: ENOTSUP) }
-        let bus = try Bus.openUser()
-        try bus.attach(to: eventLoop)
-        let notifier = try self.freedesktopNotifier(
-            on: NotificationsOnTheBus(bus: bus, loop: eventLoop), startingUp: startingUp)
-        self.sessionDisconnected = try bus.onDisconnected { [weak self] in self?.sessionBusLost() }
+        let peer: any NotificationsPeer
+        var bus: Bus?
+        if let given = self.peers.notifications {
+            peer = try given(self.loop)
+        } else {
+            guard let eventLoop = self.eventLoop else { throw Errno(rawValue: ENOTSUP) }
+            let opened = try Bus.openUser()
+            try opened.attach(to: eventLoop)
+            peer = NotificationsOnTheBus(bus: opened, loop: eventLoop)
+            bus = opened
+        }
+        let notifier = try self.freedesktopNotifier(on: peer, startingUp: startingUp)
+        self.sessionDisconnected = try peer.onDisconnected { [weak self] in self?.sessionBusLost() }
         self.bus = bus
         self.notifier = notifier
     }

@@ -29,8 +29,9 @@ struct ManagerPeers {
     /// on the wheel.
     let eventLoop: EventLoop?
     /// The notification server the real notifier talks to, on the loop it is given; nil for the
-    /// session bus's. A daemon started anew connects anew.
-    var notifications: ((any Loop) -> any NotificationsPeer)? = nil
+    /// session bus's. A daemon started anew connects anew, and so does one whose connection
+    /// dropped (the bus restarted): it fails while the bus takes no connection.
+    var notifications: ((any Loop) throws(Errno) -> any NotificationsPeer)? = nil
     /// Makes the user manager the systemd backend lays its timers in, given the Manager their fires
     /// reach; nil for the user's own over the bus. The backend itself is always the real one.
     var timers: ((Manager) -> any TimerManager)? = nil

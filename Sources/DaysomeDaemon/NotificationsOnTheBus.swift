@@ -21,6 +21,10 @@ final class NotificationsOnTheBus: NotificationsPeer {
 
     var busId: String { (try? self.bus.busId) ?? "?" }
 
+    func onDisconnected(_ handler: @escaping () -> Void) throws(Errno) -> AnyObject {
+        try self.bus.onDisconnected(handler)
+    }
+
     func subscribeActionInvoked(_ handler: @escaping (UInt32, String, String?) -> Void) throws(Errno) -> AnyObject {
         try self.notifications.onActionInvokedBy(handler)
     }

@@ -36,6 +36,9 @@ protocol DoNotDisturbFollowing: AnyObject {
 protocol NotificationsPeer: AnyObject {
     /// The bus's id: an instance is named by it and a unique name ("?" where it cannot be read).
     var busId: String { get }
+    /// The connection dropped (the bus restarted): `handler` runs from the loop. Keep the match as
+    /// long as it should.
+    func onDisconnected(_ handler: @escaping () -> Void) throws(Errno) -> AnyObject
 
     /// `ActionInvoked(id, key)`, with the unique name that sent it.
     func subscribeActionInvoked(_ handler: @escaping (UInt32, String, String?) -> Void) throws(Errno) -> AnyObject

@@ -79,6 +79,9 @@ struct EmbeddedWorld {
     /// Whether the system bus takes connections, and when it last came back (monotonic).
     var systemBusUp = true
     var systemBusBackAt: UInt64 = 0
+    /// Whether the session bus takes connections, and when it last came back (monotonic).
+    var sessionBusUp = true
+    var sessionBusBackAt: UInt64 = 0
     /// The running daemon started while the system bus was down: it connects the moment the
     /// bus's socket is made (inotify), with no reconnect's backoff to wait for.
     var awaitsSystemBusSocket = false
@@ -210,6 +213,19 @@ struct EmbeddedWorld {
                 tablet.session.busGoes(system: true)
             }
             tablet.advance(seconds: 0)
+        case .sessionBus(let up):
+            guard up != self.sessionBusUp else { break }
+            self.sessionBusUp = up
+            if up {
+                tablet.sessionBus(up: true)
+                self.sessionBusBackAt = tablet.loop.monotonic
+            } else {
+                // The server goes with its bus, its cards with it, and so does one taken over from.
+                self.wipe()
+                self.wipeReplaced(keepingJustWiped: true)
+                tablet.sessionBus(up: false)
+            }
+            tablet.advance(seconds: 0)
         case .server(let change):
             switch change {
             case .restart, .restartAtOnce:
@@ -252,7 +268,8 @@ struct EmbeddedWorld {
             tablet.systemd.holdsReplies = true
         case .kill: if tablet.running { self.kill() }
         case .start:
-            if !tablet.running {
+            // Without its session bus the daemon cannot start: its service manager tries again later.
+            if !tablet.running && self.sessionBusUp {
                 self.readAtStart()
                 self.awaitsSystemBusSocket = !self.systemBusUp
                 self.fileView = self.file.view(atStart: true, before: self.fileView, exited: self.pidLineExited)
@@ -266,6 +283,7 @@ struct EmbeddedWorld {
             self.lockers = [:]
             self.systemBusUp = true
             self.awaitsSystemBusSocket = false
+            self.sessionBusUp = true
             self.fileView = .away
             self.pidLineExited = false
             self.file = .missing
@@ -402,14 +420,28 @@ struct EmbeddedWorld {
     /// time since the bus came back.
     var logindHeard: Bool { self.systemBusUp && !self.reconnecting }
 
-    /// What each locker says, as the daemon can hear it: logind not while its bus is away.
-    var lockersHeard: [LockSource: Bool] { self.lockers.filter { $0.key != .logind || self.logindHeard } }
+    /// The session bus is back, and the daemon's reconnects to it (the notifier's, the lock
+    /// watch's) may still be on their way.
+    var sessionReconnecting: Bool {
+        self.sessionBusUp && self.tablet.loop.monotonic < self.sessionBusBackAt + Self.reconnectWithin
+    }
+
+    /// Whether the daemon can hear the screensavers now.
+    var screenSaversHeard: Bool { self.sessionBusUp && !self.sessionReconnecting }
+
+    /// What each locker says, as the daemon can hear it: logind not while its bus is away, the
+    /// screensavers not while the session bus is.
+    var lockersHeard: [LockSource: Bool] {
+        self.lockers.filter { $0.key == .logind ? self.logindHeard : self.screenSaversHeard }
+    }
 
     /// Once time has passed, the daemon's display is what the design makes of what it could
     /// hear: away while a locker it hears says locked, else its file's word. Not judged while a
-    /// reconnect to the system bus may still be on its way.
+    /// reconnect to either bus may still be on its way.
     func displayAgrees() -> SimViolation? {
-        guard let decided = self.tablet.displayDecided, !self.reconnecting else { return nil }
+        guard let decided = self.tablet.displayDecided, !self.reconnecting, !self.sessionReconnecting else {
+            return nil
+        }
         let heard = self.lockersHeard
         let expected = heard.values.contains(true) ? DisplayState.away : self.fileView
         guard decided != expected else { return nil }
@@ -611,7 +643,7 @@ struct EmbeddedWorld {
     /// Steps after which no return of hers can be read: time, the server, a click.
     static func movesNothingOfHers(_ step: SimStep) -> Bool {
         switch step {
-        case .advance, .server, .click, .clockStep, .suspend: true
+        case .advance, .server, .sessionBus, .click, .clockStep, .suspend: true
         default: false
         }
     }

@@ -75,9 +75,10 @@ extension SimWorld {
         }
     }
 
-    /// What each locker says, as the daemon can hear it: logind not while its bus is away.
+    /// What each locker says, as the daemon can hear it: logind not while its bus is away, the
+    /// screensavers not while the session bus is.
     var lockersHeard: [LockSource: Bool] {
-        self.logindHeard ? self.lockers : self.lockers.filter { $0.key != .logind }
+        self.lockers.filter { $0.key == .logind ? self.logindHeard : self.sessionBusUp }
     }
 
     /// She may be in front of the day: no locker covers it, and its file says foreground (or is

@@ -25,6 +25,10 @@ public enum SimStep: Sendable, Equatable {
     /// The system bus goes down (false: dbus restarted, every connection dropped) or takes
     /// connections again. logind keeps its word meanwhile; no daemon hears it until it reconnects.
     case systemBus(up: Bool)
+    /// The session bus goes down (false: `systemctl --user restart dbus`: the notification server
+    /// goes with it and its cards, the daemon's connections drop) or is back, with the desktop's
+    /// server started on it anew; the daemon reconnects on its backoff.
+    case sessionBus(up: Bool)
     /// The notification server: restarts (its cards wiped), stops, starts, hangs or wakes; or
     /// another takes its name over, and the one taken over from exits later.
     case server(ServerChange)
@@ -83,6 +87,7 @@ public enum SimStep: Sendable, Equatable {
             "locker \(source.rawValue) \(locked.map { $0 ? "locked" : "unlocked" } ?? "gone")"
         case .lockRequest(let lock, let answered): "request \(lock ? "lock" : "unlock")\(answered ? " answered" : "")"
         case .systemBus(let up): "system-bus \(up ? "up" : "down")"
+        case .sessionBus(let up): "session-bus \(up ? "up" : "down")"
         case .server(let change): "server \(change.rawValue)"
         case .click: "click"
         case .diskFull(let full): "disk \(full ? "full" : "free")"
@@ -125,9 +130,9 @@ public enum SimStep: Sendable, Equatable {
         case ("request", 1), ("request", 2):
             guard ["lock", "unlock"].contains(rest[0]), rest.count == 1 || rest[1] == "answered" else { return nil }
             self = .lockRequest(rest[0] == "lock", answered: rest.count == 2)
-        case ("system-bus", 1):
+        case ("system-bus", 1), ("session-bus", 1):
             guard ["up", "down"].contains(rest[0]) else { return nil }
-            self = .systemBus(up: rest[0] == "up")
+            self = verb == "system-bus" ? .systemBus(up: rest[0] == "up") : .sessionBus(up: rest[0] == "up")
         case ("server", 1):
             guard let change = ServerChange(rawValue: rest[0]) else { return nil }
             self = .server(change)

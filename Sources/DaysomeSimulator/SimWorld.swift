@@ -55,6 +55,9 @@ public struct SimWorld: Sendable {
     /// its socket appears).
     var systemBusUp = true
     var logindHeard = true
+    /// Whether the session bus takes connections: while it is down the daemon's posts fail at
+    /// once and the screensavers are not heard. (The reconnect's backoff is the embedded run's.)
+    var sessionBusUp = true
     /// The display as the running daemon's file last said it, by the design's rules.
     var fileView = DisplayState.away
     /// The file's `foreground pid=N` line was written before its display exited (a daemon saw
@@ -144,7 +147,7 @@ public struct SimWorld: Sendable {
             // PropertiesChanged, a screensaver's ActiveChanged), so the daemon hears nothing.
             let said = self.lockers[source] != locked || (source == .logind && self.logindGone)
             // What logind says while its bus is down reaches no daemon: it is asked on the reconnect.
-            let heard = source != .logind || self.logindHeard
+            let heard = source == .logind ? self.logindHeard : self.sessionBusUp
             self.lockers[source] = locked
             // logind gone takes its session's requests with it (the lock watch forgets the
             // session first); back, the watch follows them anew before it asks the hint.
@@ -159,9 +162,10 @@ public struct SimWorld: Sendable {
             if answered {
                 // The session's locker does what logind asked: GNOME's and Phosh's do.
                 self.lockers[.gnomeScreenSaver] = lock
-                self.lockChanged(.gnomeScreenSaver, lock)
+                if self.sessionBusUp { self.lockChanged(.gnomeScreenSaver, lock) }
             }
         case .systemBus(let up): self.systemBus(up: up)
+        case .sessionBus(let up): self.sessionBus(up: up)
         case .server(let change): self.serverChanges(change)
         case .click: self.click()
         case .diskFull(let full):
@@ -169,7 +173,8 @@ public struct SimWorld: Sendable {
             if !full { self.retryWrites() }
         case .runtimeFull(let full): self.disk.runtimeFull = full
         case .kill: self.kill()
-        case .start: if self.daemon == nil { self.startDaemon() }
+        // Without its session bus the daemon cannot start: its service manager tries again later.
+        case .start: if self.daemon == nil && self.sessionBusUp { self.startDaemon() }
         case .powerCut: self.powerCut()
         case .clockStep(let seconds):
             self.now = self.now.adding(seconds: seconds)
@@ -364,6 +369,26 @@ public struct SimWorld: Sendable {
         }
     }
 
+    /// The session bus goes down: the server goes with it and its cards (the bus answers each
+    /// post it held), and the daemon's connections drop, the screensavers' words with them; or
+    /// it comes back with the desktop's server anew: the daemon reconnects, hears a new bus (every
+    /// instance on the old one gone), and asks the screensavers again.
+    mutating func sessionBus(up: Bool) {
+        guard up != self.sessionBusUp else { return }
+        self.sessionBusUp = up
+        if !up {
+            if self.server.up { self.serverLeft() }
+            self.server.replacedLeaves()
+            for source in [LockSource.screenSaver, .gnomeScreenSaver] { self.lockChanged(source, nil) }
+        } else {
+            self.server.begin()
+            self.deliver(.ownerChanged(previous: nil, runs: false))
+            for source in [LockSource.screenSaver, .gnomeScreenSaver] {
+                self.lockChanged(source, self.lockers[source])
+            }
+        }
+    }
+
     mutating func lockChanged(_ source: LockSource, _ locked: Bool?) {
         guard var daemon = self.daemon else { return }
         let actions = daemon.machine.lockSaid(source, locked, at: self.micros)
@@ -442,6 +467,14 @@ public struct SimWorld: Sendable {
             self.log.append("  post lay \(key.lay) \(key.at.rfc3339) \(start.itemIds) at \(self.now.rfc3339)")
         }
         self.checkFresh(key, start)
+        guard self.sessionBusUp else {
+            self.deliver(
+                .event(
+                    .postFailed(
+                        key, reason: "System.Error.ENOTCONN: Transport endpoint is not connected",
+                        failure: .serverUnavailable)))
+            return
+        }
         // The model's session has a display: a post that may start a server has the bus start
         // one (D-Bus activation).
         var route = PostRoute.whenPosting(
@@ -633,6 +666,7 @@ public struct SimWorld: Sendable {
         self.lockers = [:]
         self.logindGone = false
         self.systemBusUp = true
+        self.sessionBusUp = true
         // The runtime directory, and the exits kept there, are new.
         self.pidLineExited = false
         // The user manager starts again at boot: transient timers are gone with it.

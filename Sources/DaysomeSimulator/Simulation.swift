@@ -58,7 +58,8 @@ public enum Simulation {
             return .locker(source, random.chance(12) ? nil : random.chance(50))
         case 64..<68:
             return .lockRequest(random.chance(60), answered: random.chance(50))
-        case 68..<76:
+        case 75: return .sessionBus(up: random.chance(50))
+        case 68..<75:
             let changes: [SimStep.ServerChange] = [
                 .restart, .restartAtOnce, .stop, .begin, .begin, .hang, .wake, .wake, .takeOver, .replacedExits,
             ]

@@ -89,7 +89,7 @@ public final class EmbeddedTablet {
         let returner = RecordingReturner { [weak self] reason in self?.returns.append(reason) }
         var peers = ManagerPeers(loop: loop, eventLoop: nil)
         let server = self.server
-        peers.notifications = { loop in server.connect(loop: loop) }
+        peers.notifications = { (loop) throws(Errno) in try server.connect(loop: loop) }
         peers.lockBuses = self.session.buses(loop: loop)
         let systemd = self.systemd
         peers.timers = { manager in
@@ -108,7 +108,13 @@ public final class EmbeddedTablet {
         }
         let manager = try Manager(options: options, environment: environment, peers: peers)
         self.manager = manager
-        try manager.start()
+        do {
+            try manager.start()
+        } catch {
+            // It exits (a session bus that takes no connection, say): nothing of it runs on.
+            self.killDaemon()
+            throw error
+        }
         loop.runPending()
     }
 
@@ -147,6 +153,19 @@ public final class EmbeddedTablet {
     /// The runtime directory's tmpfs full (ENOSPC), or freed (nil).
     public func failRuntime(_ errno: Int32?) {
         self.disk.fail(self.paths.runtimeDirectory, with: errno)
+    }
+
+    /// The session bus restarts (`systemctl --user restart dbus`): down, the notification server
+    /// goes with it and every connection on it drops, the daemon's and its lock watch's; back, the
+    /// desktop's server starts on it anew, and each reconnects on its own backoff.
+    public func sessionBus(up: Bool) {
+        if up {
+            self.server.busBack()
+            self.session.busBack(system: false)
+        } else {
+            self.server.busGoes()
+            self.session.busGoes(system: false)
+        }
     }
 
     /// Whether the daemon left its marker: neither lay.json nor the runtime directory took its

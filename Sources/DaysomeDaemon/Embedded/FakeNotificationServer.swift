@@ -91,8 +91,13 @@ public final class FakeNotificationServer {
         self.startAnew()
     }
 
-    /// A new connection from a daemon on `loop`; an older one is closed (its process died).
-    func connect(loop: any Loop) -> any NotificationsPeer {
+    /// Whether the session bus takes connections (`busGoes`, `busBack`).
+    public private(set) var busUp = true
+
+    /// A new connection from a daemon on `loop`; an older one is closed (its process died). The
+    /// bus refuses it while it is down.
+    func connect(loop: any Loop) throws(Errno) -> any NotificationsPeer {
+        guard self.busUp else { throw Errno(rawValue: ECONNREFUSED) }
         self.connection?.open = false
         let connection = Connection(server: self, loop: loop)
         self.connection = connection
@@ -246,11 +251,39 @@ public final class FakeNotificationServer {
     /// boot starts another; no daemon hears it (none runs).
     public func reboot() {
         self.detach()
+        self.busUp = true
         self.held = []
         self.cards = []
         self.replaced = nil
         self.hung = false
         self.holdsNotifies = false
+        self.startAnew()
+    }
+
+    /// The session bus goes down (`systemctl --user restart dbus`): the server, a GLib program
+    /// whose bus connection exits it when it closes, goes with its cards; the bus answers each
+    /// request it held with "Connection terminated" and tells the daemon its connection dropped.
+    /// No NameOwnerChanged comes: the bus that would say it is gone.
+    public func busGoes() {
+        guard self.busUp else { return }
+        self.busUp = false
+        let requests = self.held
+        self.held = []
+        self.cards = []
+        self.replaced = nil
+        self.hung = false
+        self.holdsNotifies = false
+        self.uniqueName = nil
+        for request in requests { request.exited() }
+        self.connection?.drop()
+        self.settle()
+    }
+
+    /// The session bus is back, and the desktop starts its server on it anew: no cards, its ids
+    /// from 1. The daemon hears of it only once it has connected again.
+    public func busBack() {
+        guard !self.busUp else { return }
+        self.busUp = true
         self.startAnew()
     }
 
@@ -361,6 +394,19 @@ extension FakeNotificationServer {
             get { self.delivery.open }
             set { self.delivery.open = newValue }
         }
+        /// The bus dropped it: every call fails at once, as sd-bus's do on a closed connection.
+        private(set) var dropped = false
+
+        /// The bus went away: what is on its way still arrives, then Disconnected; after that every
+        /// call fails with ENOTCONN before it leaves.
+        func drop() {
+            guard !self.dropped else { return }
+            self.signal { if case .disconnected(let handler) = $0 { handler() } }
+            self.dropped = true
+        }
+
+        /// What a call on a dropped connection gets, at once.
+        static let notConnected = BusError(Errno(rawValue: ENOTCONN)).asUnsent
 
         let busId = FakeNotificationServer.busId
 
@@ -450,6 +496,10 @@ extension FakeNotificationServer {
 
         // MARK: NotificationsPeer
 
+        func onDisconnected(_ handler: @escaping () -> Void) throws(Errno) -> AnyObject {
+            self.subscribe(.disconnected(handler))
+        }
+
         func subscribeActionInvoked(_ handler: @escaping (UInt32, String, String?) -> Void) throws(Errno) -> AnyObject {
             self.subscribe(.actionInvoked(handler))
         }
@@ -469,29 +519,35 @@ extension FakeNotificationServer {
         }
 
         func isOnBus(_ uniqueName: String, completion: @escaping (Bool?) -> Void) {
+            guard !self.dropped else { return completion(nil) }
             let running = self.server.runs(uniqueName)
             self.onLoop { completion(running) }
         }
 
         func isOnBus(_ uniqueName: String) throws(BusError) -> Bool {
-            self.server.runs(uniqueName)
+            guard !self.dropped else { throw Self.notConnected }
+            return self.server.runs(uniqueName)
         }
 
         func serverOwner() throws(BusError) -> String? {
-            self.server.uniqueName
+            guard !self.dropped else { throw Self.notConnected }
+            return self.server.uniqueName
         }
 
         func serverOwner(completion: @escaping (Result<String?, BusError>) -> Void) {
+            guard !self.dropped else { return completion(.failure(Self.notConnected)) }
             self.reply(completion, .success(self.server.uniqueName))
         }
 
         func probeServer(completion: @escaping (Result<ServerDescription, BusError>) -> Void) {
+            guard !self.dropped else { return completion(.failure(Self.notConnected)) }
             self.server.call(from: self, timeout: 10_000_000, reply: completion) { FakeNotificationServer.description }
         }
 
         func post(
             _ call: NotifyCall, timeout: UInt64, answered: @escaping (Result<Notifications.Answer, BusError>) -> Void
         ) {
+            guard !self.dropped else { return answered(.failure(Self.notConnected)) }
             guard self.server.uniqueName != nil else {
                 // Nothing here for the bus to start.
                 self.reply(
@@ -535,6 +591,7 @@ extension FakeNotificationServer {
         }
 
         func close(id: UInt32, server uniqueName: String?) {
+            guard !self.dropped else { return }
             if let uniqueName, uniqueName == self.server.replaced?.uniqueName {
                 self.server.closeReplaced(id)
                 return
@@ -546,6 +603,7 @@ extension FakeNotificationServer {
         }
 
         func sessionEnvironment(completion: @escaping (Result<[String], BusError>) -> Void) {
+            guard !self.dropped else { return completion(.failure(Self.notConnected)) }
             // A session with no display: nothing the bus could start a server on.
             self.reply(completion, .success(["HOME=/home/her", "LANG=C.UTF-8"]))
         }
@@ -554,6 +612,7 @@ extension FakeNotificationServer {
             _ query: DoNotDisturbQuery, timeout: UInt64,
             completion: @escaping (Result<ServerDoNotDisturb, BusError>) -> Void
         ) {
+            guard !self.dropped else { return completion(.failure(Self.notConnected)) }
             self.server.call(from: self, timeout: timeout, reply: completion) { [unowned server = self.server] in
                 server.doNotDisturb
             }
@@ -588,6 +647,7 @@ extension FakeNotificationServer {
             case ownerChanged((String?, String?) -> Void)
             case leaving(String, () -> Void)
             case doNotDisturb((ServerDoNotDisturb?) -> Void)
+            case disconnected(() -> Void)
         }
         let kind: Kind
 
