@@ -460,6 +460,8 @@ extension FakeNotificationServer {
         // MARK: Signals
 
         private func signal(_ deliver: @escaping (FakeSubscription.Kind) -> Void) {
+            // A dropped connection hears nothing more of the bus it was on, nor of the next one.
+            guard !self.dropped else { return }
             self.subscriptions.removeAll { $0.subscription == nil }
             let now = self.subscriptions
             // A subscription dropped before the signal is dispatched hears nothing, as a slot sd-bus freed.
