@@ -26,14 +26,16 @@ final class Reconnector {
 
     /// The connection dropped: try again after the current delay.
     func lost() {
-        self.logger.log(.warning, "Lost the connection to the \(self.peer); reconnecting")
-        self.backoff.reset()
-        self.schedule()
+        self.begin("Lost the connection to the \(self.peer); reconnecting")
     }
 
     /// A first connect failed (a socket made but not listening yet): try again after the delay.
     func failed() {
-        self.logger.log(.warning, "Failed to connect to the \(self.peer); trying again")
+        self.begin("Failed to connect to the \(self.peer); trying again")
+    }
+
+    private func begin(_ message: String) {
+        self.logger.log(.warning, message)
         self.backoff.reset()
         self.schedule()
     }
