@@ -400,7 +400,7 @@ final class Manager {
 
     func post(_ key: DeliveryKey, _ start: Start, replacing: UInt32 = 0) {
         guard let notifier = self.notifier else { return }
-        let stillWanted = { [weak self] in self?.machine.awaitsPost(key) ?? false }
+        let stillWanted = { [weak self] in self.map { $0.machine.maySend(key, now: $0.now()) } ?? false }
         notifier.post(
             start, replacing: replacing, now: self.now(), mayStartServer: self.machine.mayStartAServer(for: key),
             stillWanted: stillWanted

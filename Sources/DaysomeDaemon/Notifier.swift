@@ -399,7 +399,7 @@ final class FreedesktopNotifier: Notifier {
         let send = { [weak self] in
             guard let self else { return }
             guard stillWanted() else {
-                completion(.failure(NotifierError(message: "taken back before it was posted")))
+                completion(.failure(NotifierError(message: "held back before it was posted", failure: .withheld)))
                 return
             }
             self.notify(start, replacing: replacing, now: now, completion: completion)

@@ -150,4 +150,50 @@ struct RepostTests {
         let idle = machine.handle(.timer, now: self.lunch.adding(seconds: 30))
         #expect(!idle.contains(.persist))
     }
+
+    @Test("A post leaves only inside its window by the clock as it leaves: from its minute to the grace window's end")
+    func aPostLeavesOnlyInsideItsWindow() {
+        let daemon = self.lunchInFlight()
+        let key = daemon.heldPosts[0]
+        let grace = MachineConfig().grace
+        #expect(!daemon.machine.maySend(key, now: self.lunch.adding(seconds: -1)))
+        #expect(daemon.machine.maySend(key, now: self.lunch))
+        #expect(daemon.machine.maySend(key, now: self.lunch.adding(seconds: grace)))
+        #expect(!daemon.machine.maySend(key, now: self.lunch.adding(seconds: grace + 1)))
+    }
+
+    @Test("A post held back because the clock stepped past its window is dropped unseen, and history says so")
+    func aPostHeldBackPastItsWindowIsDropped() {
+        var daemon = self.lunchInFlight()
+        let key = daemon.heldPosts.removeFirst()
+        // Half an hour on: past the grace window, inside lunch (a step past its end expires it).
+        daemon.jump(to: self.lunch.adding(seconds: 1800))
+        daemon.send(.clockChanged(reason: "the clock jumped"))
+        daemon.send(.postFailed(key, reason: "held back before it was posted", failure: .withheld))
+        let dropped = daemon.events(.dropped)
+        #expect(dropped.map(\.at) == [self.lunch])
+        #expect(dropped.first?.reason?.contains("the clock moved to 2026-06-01T12:30:00Z before it was posted") == true)
+        #expect(daemon.machine.persisted.delivered.isEmpty)
+        #expect(!daemon.machine.awaitsAServer)
+        #expect(daemon.machine.invariantViolations().isEmpty)
+        daemon.run(until: self.lunch.adding(seconds: 6000))
+        #expect(daemon.posts.count == 1, "posted again after it was dropped")
+    }
+
+    @Test("A post held back because the clock stepped back before its minute goes out at its minute, not before")
+    func aPostHeldBackBeforeItsMinuteLeavesAtItsMinute() {
+        var daemon = self.lunchInFlight()
+        daemon.holdReplies = false
+        let key = daemon.heldPosts.removeFirst()
+        daemon.jump(to: self.lunch.adding(seconds: -120))
+        daemon.send(.clockChanged(reason: "the clock jumped"))
+        daemon.send(.postFailed(key, reason: "held back before it was posted", failure: .withheld))
+        #expect(daemon.events(.dropped).isEmpty)
+        daemon.run(until: self.lunch.adding(seconds: -1))
+        #expect(daemon.posts.count == 1)
+        daemon.run(until: self.lunch)
+        #expect(daemon.posts.map(\.at) == [self.lunch, self.lunch])
+        #expect(daemon.events(.delivered).map(\.at) == [self.lunch])
+        #expect(daemon.machine.invariantViolations().isEmpty)
+    }
 }

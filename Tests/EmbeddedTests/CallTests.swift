@@ -134,6 +134,51 @@ struct CallTests {
         #expect(tablet.events(.delivered).count == 1)
     }
 
+    /// A post that respects Do Not Disturb waits on the loop for the server's word on it; a hung
+    /// server gives none until the read times out. Lunch was due when the wait began.
+    func lunchWaitingForAHungServersDoNotDisturb(_ name: String) throws -> EmbeddedTablet {
+        let text = household(
+            [Item(id: "lunch", label: "Lunch", time: "12:00", end: "14:00")],
+            settings: "\"respectDoNotDisturb\": true")
+        let tablet = try tablet(name, at: "2026-06-01T11:59:50Z", household: text)
+        tablet.server.hang()
+        tablet.advance(to: at("2026-06-01T12:00:00Z"))
+        return tablet
+    }
+
+    /// Found by the simulator (embedded seed 1802700000147): the clock stepped 94 minutes forward
+    /// while lunch's post waited for the server's word, and the Notify then left, stale, by the
+    /// new clock. The window is judged again when the Notify is to leave.
+    @Test func aClockSteppedPastItsWindowWhileACallWaitedToLeaveDropsItUnsentNeverStale() throws {
+        let tablet = try lunchWaitingForAHungServersDoNotDisturb("wait-step-forward")
+        defer { tablet.remove() }
+        tablet.jumpClock(to: at("2026-06-01T13:34:00Z"))
+        tablet.advance(seconds: 30)
+        tablet.server.wake()
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.notified.isEmpty, "sent after the clock left its window: \(tablet.server.notified)")
+        let dropped = tablet.events(.dropped)
+        #expect(dropped.map(\.at) == [at("2026-06-01T12:00:00Z")], "\(tablet.history())")
+        #expect(dropped.first?.reason?.contains("the clock moved to 2026-06-01T13:34:00Z before it was posted") == true)
+        #expect(tablet.events(.delivered).isEmpty)
+        #expect(tablet.machineInvariantViolations.isEmpty, "\(tablet.machineInvariantViolations)")
+    }
+
+    @Test func aClockSteppedBackWhileACallWaitedToLeaveSendsItAtItsMinuteNeverBefore() throws {
+        let tablet = try lunchWaitingForAHungServersDoNotDisturb("wait-step-back")
+        defer { tablet.remove() }
+        tablet.jumpClock(to: at("2026-06-01T11:58:00Z"))
+        tablet.advance(seconds: 30)
+        tablet.server.wake()
+        tablet.advance(to: at("2026-06-01T11:59:59Z"))
+        #expect(tablet.server.notified.isEmpty, "sent before its minute: \(tablet.server.notified)")
+        tablet.advance(to: at("2026-06-01T12:00:01Z"))
+        #expect(tablet.server.notified.map(\.summary) == ["Lunch"])
+        #expect(tablet.server.notified.map(\.sentAt) == [at("2026-06-01T12:00:00Z")])
+        #expect(tablet.events(.delivered).count == 1, "\(tablet.history())")
+        #expect(tablet.machineInvariantViolations.isEmpty, "\(tablet.machineInvariantViolations)")
+    }
+
     /// The try's bell waits for the server's word on its Do Not Disturb (read afresh), then the
     /// machine decides: a respected one keeps it silent, an overridden one lets it ring. The
     /// sample call goes out either way.

@@ -45,7 +45,10 @@ extension DaemonMachine {
         else { return [] }
         repost.attempts += 1
         let call = self.persisted.delivered[index]
-        let last = min(key.at.adding(seconds: self.config.grace), call.expiresAt.adding(seconds: -1))
+        if failure == .withheld {
+            return self.withheld(call, repost: repost, now: now)
+        }
+        let last = self.lastMomentToPost(call)
         // Never before its minute: a clock stepped back since the call went out puts it ahead again.
         let next = max(key.at, min(now.adding(seconds: PostFailure.retryDelay(afterAttempt: repost.attempts)), last))
         // A refusal, the server's or the bus's of our own message, would come again: no retry.
@@ -72,6 +75,37 @@ extension DaemonMachine {
             .log(.error, "Failed to post the call for \(key.at.rfc3339) of lay \(key.lay): \(failure.reason(reason))"),
             .record(
                 HistoryRecord(time: now, event: .dropped, lay: key.lay, at: key.at, itemIds: call.itemIds, reason: why)),
+            .persist,
+        ]
+    }
+
+    /// The daemon held a wanted call's Notify back because the clock had left its window while the
+    /// post waited (`maySend`): stepped back before its minute, it goes out at its minute; stepped
+    /// past its window, it is dropped, since nobody saw it.
+    mutating func withheld(_ call: DeliveredCall, repost: Repost, now: Instant) -> [MachineAction] {
+        let key = call.key
+        if now < key.at, case .scheduled(let id) = self.wheel.insert(.repost(key), at: key.at.seconds) {
+            var repost = repost
+            repost.timer = id
+            self.inHand.keep(repost, for: key)
+            return [
+                .log(
+                    .notice,
+                    "The clock stepped back to \(now.rfc3339) before the call for \(key.at.rfc3339) left: "
+                        + "it is posted at its minute")
+            ]
+        }
+        self.persisted.delivered.removeAll { $0.key == key }
+        self.cancelExpiry(key)
+        self.cancelRepost(key)
+        let reason =
+            "the clock moved to \(now.rfc3339) before it was posted: \(now.seconds - key.at.seconds) s after its "
+            + "minute, beyond its window; no notification server saw it"
+        return [
+            .record(
+                HistoryRecord(
+                    time: now, event: repost.rang ? .withdrawn : .dropped, lay: key.lay, at: key.at,
+                    itemIds: call.itemIds, reason: reason)),
             .persist,
         ]
     }
@@ -104,8 +138,7 @@ extension DaemonMachine {
         }
         // Its retry was due inside rule 2's window, but nothing ran until now (the tablet slept,
         // or the clock moved on): too late to post it at all.
-        let last = min(key.at.adding(seconds: self.config.grace), call.expiresAt.adding(seconds: -1))
-        guard now <= last else {
+        guard now <= self.lastMomentToPost(call) else {
             self.persisted.delivered.removeAll { $0.key == key }
             self.cancelExpiry(key)
             self.cancelRepost(key)
@@ -158,10 +191,22 @@ extension DaemonMachine {
         self.inHand.anyAwaitsAServer
     }
 
-    /// Whether a call's post is still wanted: in flight and not taken back since (a return, a
-    /// newer call, its expiry). The notifier asks just before its Notify goes out.
-    public func awaitsPost(_ key: DeliveryKey) -> Bool {
-        self.inHand.awaitsPost(key)
+    /// Whether a call's Notify may leave now, asked just before it does: its post is still wanted
+    /// (not taken back by a return, a newer call or its end), and the clock is still inside its
+    /// window. A post can wait on the loop (for a server's Do Not Disturb, or whether the session
+    /// has a display), and a clock stepped meanwhile must not send a call stale or before its
+    /// minute (rule 2): the machine decided at one time, the Notify leaves at another.
+    public func maySend(_ key: DeliveryKey, now: Instant) -> Bool {
+        guard self.inHand.awaitsPost(key) else { return false }
+        // The carer's sample has no minute: it is posted when she asks.
+        guard let call = self.persisted.delivered.first(where: { $0.key == key }) else { return true }
+        return key.at <= now && now <= self.lastMomentToPost(call)
+    }
+
+    /// The last instant `call` may go out to a server, first or again: rule 2's grace window, and
+    /// never at or after its card's end.
+    func lastMomentToPost(_ call: DeliveredCall) -> Instant {
+        min(call.key.at.adding(seconds: self.config.grace), call.expiresAt.adding(seconds: -1))
     }
 
     /// The call left (taken, withdrawn, replaced or expired): nothing to post again.

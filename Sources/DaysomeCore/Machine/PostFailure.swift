@@ -19,6 +19,10 @@ public enum PostFailure: Sendable, Equatable {
     /// No answer came in time, from a server that may still be running: it may yet show the call.
     /// The machine keeps it as posting until the server answers or is proven gone.
     case outcomeUnknown
+    /// The daemon held its own Notify back just before it left: the post had waited on the loop
+    /// (for a Do Not Disturb, or whether the session has a display), and meanwhile the call was
+    /// taken back or the clock moved out of its window. No server saw it.
+    case withheld
 
     /// The failure a D-Bus error name means, e.g. `org.freedesktop.DBus.Error.Spawn.ChildExited`;
     /// `unsent` when the error came from sd-bus refusing our own message before it left (a message
@@ -39,6 +43,7 @@ public enum PostFailure: Sendable, Equatable {
         switch self {
         case .serverUnavailable, .refused, .outcomeUnknown: "notification server: \(words)"
         case .unsent: "Daysome's message could not be sent: \(words)"
+        case .withheld: words
         }
     }
 
