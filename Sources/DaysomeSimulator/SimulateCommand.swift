@@ -10,7 +10,7 @@ public enum SimulateCommand {
     static let usage = """
         Usage: daysome-simulate [--seeds N | --seconds N | --seed S] [--first-seed S] [--steps K]
                                 [--failures DIR]
-                                [--embedded] [--session-bus]
+                                [--embedded]
                daysome-simulate --replay FILE... [--verbose] [--embedded]
                daysome-simulate --explore DEPTH
 
@@ -29,8 +29,6 @@ public enum SimulateCommand {
           --embedded      play each scenario on the real daemon embedded (the Manager on a manual
                           loop, a fake server, real files under $TMPDIR or /dev/shm) instead of the model;
                           scenarios of the systemd backend are skipped, full disks are not played
-          --session-bus   draw the session bus restarting too (off by default: an open finding,
-                          seed 1802700000147 --embedded, a call sent 94 minutes late)
           --explore D     every sequence of the exploration's steps up to depth D, around the night
                           London's clocks go back, each world checked against every rule
           --help          this text
@@ -46,7 +44,6 @@ public enum SimulateCommand {
         var verbose = false
         var explore: Int?
         var embedded: String?
-        var sessionBus = false
         var index = 0
         func value() -> String? {
             index += 1
@@ -74,7 +71,6 @@ public enum SimulateCommand {
                 guard let n = value().flatMap(Int.init), n > 0 else { return bad("--steps needs a count") }
                 steps = n
             case "--verbose": verbose = true
-            case "--session-bus": sessionBus = true
             case "--embedded":
                 embedded = "\(EmbeddedRun.scratchDirectory(processEnvironment()))/daysome-simulate-\(getpid())"
             case "--explore":
@@ -117,14 +113,13 @@ public enum SimulateCommand {
         } else {
             var seed = first
             while seconds.map({ monotonicSeconds() - began < $0 }) ?? (seed < first &+ seeds) {
-                let scenario = Simulation.scenario(seed: seed, steps: steps, sessionBus: sessionBus)
+                let scenario = Simulation.scenario(seed: seed, steps: steps)
                 guard let result = runOne(scenario, into: &total, label: "seed \(seed)", embedded: embedded) else {
                     return 2
                 }
                 if let violation = result.violation {
                     report(
-                        violation, seed: seed, steps: steps, scenario: scenario, failures: failures, embedded: embedded,
-                        sessionBus: sessionBus)
+                        violation, seed: seed, steps: steps, scenario: scenario, failures: failures, embedded: embedded)
                     return 1
                 }
                 seed &+= 1
@@ -186,13 +181,10 @@ public enum SimulateCommand {
     }
 
     static func report(
-        _ violation: SimViolation, seed: UInt64, steps: Int, scenario: SimScenario, failures: String, embedded: String?,
-        sessionBus: Bool
+        _ violation: SimViolation, seed: UInt64, steps: Int, scenario: SimScenario, failures: String, embedded: String?
     ) {
         print("FAIL seed \(seed): \(violation)")
-        print(
-            "replay: scripts/simulate --seed \(seed) --steps \(steps)\(embedded == nil ? "" : " --embedded")"
-                + (sessionBus ? " --session-bus" : ""))
+        print("replay: scripts/simulate --seed \(seed) --steps \(steps)\(embedded == nil ? "" : " --embedded")")
         // The whole run first: a long shrink (the embedded world's) may be stopped before it ends.
         try? FileIO.makeDirectories(failures, mode: 0o755)
         try? FileIO.writeAtomically("\(failures)/seed-\(seed).full.trace", scenario.text, mode: 0o644)

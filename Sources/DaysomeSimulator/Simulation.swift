@@ -17,10 +17,8 @@ public struct SimResult: Sendable {
 }
 
 public enum Simulation {
-    /// The scenario a seed names. `sessionBus`: the session bus's restarts are drawn too (off by
-    /// default: seed 1802700000147 with them, embedded, sends a call 94 minutes after its minute,
-    /// not yet understood); off, the draws are those before the step existed.
-    public static func scenario(seed: UInt64, steps count: Int, sessionBus: Bool = false) -> SimScenario {
+    /// The scenario a seed names.
+    public static func scenario(seed: UInt64, steps count: Int) -> SimScenario {
         var random = SimRandom(seed: seed)
         let change = SimScenario.changes[Int.random(in: 0..<SimScenario.changes.count, using: &random)]
         let utc = Zone(name: "UTC", rules: .utc)
@@ -28,12 +26,12 @@ public enum Simulation {
         let start = at.adding(seconds: -Int64.random(in: 0...(36 * 3_600), using: &random))
         let busTimesOut = random.chance(50)
         let backend: StartStore = random.chance(30) ? .systemd : .wheel
-        let steps = (0..<count).map { _ in Self.step(&random, backend: backend, sessionBus: sessionBus) }
+        let steps = (0..<count).map { _ in Self.step(&random, backend: backend) }
         return SimScenario(zone: change.zone, start: start, busTimesOut: busTimesOut, backend: backend, steps: steps)
     }
 
     /// One random step, weighted toward time passing and the display flipping.
-    static func step(_ random: inout SimRandom, backend: StartStore, sessionBus: Bool = false) -> SimStep {
+    static func step(_ random: inout SimRandom, backend: StartStore) -> SimStep {
         let roll = Int.random(in: 0..<100, using: &random)
         switch roll {
         case 0..<40:
@@ -60,8 +58,8 @@ public enum Simulation {
             return .locker(source, random.chance(12) ? nil : random.chance(50))
         case 64..<68:
             return .lockRequest(random.chance(60), answered: random.chance(50))
-        case 75 where sessionBus: return .sessionBus(up: random.chance(50))
-        case 68..<76:
+        case 75: return .sessionBus(up: random.chance(50))
+        case 68..<75:
             let changes: [SimStep.ServerChange] = [
                 .restart, .restartAtOnce, .stop, .begin, .begin, .hang, .wake, .wake, .takeOver, .replacedExits,
             ]
