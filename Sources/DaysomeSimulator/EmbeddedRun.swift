@@ -62,8 +62,12 @@ public enum EmbeddedRun {
     }
 
     /// The fewest steps (found greedily) that still break `rule` on the real daemon.
-    public static func shrink(_ scenario: SimScenario, rule: String, root: String) -> SimScenario {
-        Simulation.shrink(scenario, rule: rule) { try? Self.run($0, root: root) }
+    public static func shrink(
+        _ scenario: SimScenario, rule: String, root: String, seconds: Double? = nil
+    )
+        -> SimScenario
+    {
+        Simulation.shrink(scenario, rule: rule, seconds: seconds) { try? Self.run($0, root: root) }
     }
 }
 

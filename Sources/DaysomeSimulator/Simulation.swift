@@ -116,16 +116,21 @@ public enum Simulation {
 
     /// The fewest steps (found greedily) that still break `rule`: chunks of the trace are dropped
     /// while the run still fails on the same rule. `run` plays a trial: the model, or the real
-    /// daemon embedded (EmbeddedRun).
+    /// daemon embedded (EmbeddedRun). With `seconds`, it stops trying once they are spent and
+    /// returns the shortest trace found by then: a test's budget is not spent shrinking (a debug
+    /// build's embedded run of 300 steps can take an hour), and its seed replays the whole run.
     public static func shrink(
-        _ scenario: SimScenario, rule: String, running run: (SimScenario) -> SimResult? = { try? Simulation.run($0) }
+        _ scenario: SimScenario, rule: String, seconds: Double? = nil,
+        running run: (SimScenario) -> SimResult? = { try? Simulation.run($0) }
     ) -> SimScenario {
+        let began = monotonicSeconds()
+        let spent = { seconds.map { monotonicSeconds() - began >= $0 } ?? false }
         var best = scenario
         var chunk = max(1, best.steps.count / 2)
-        while chunk >= 1 {
+        while chunk >= 1 && !spent() {
             var start = 0
             var removed = false
-            while start < best.steps.count {
+            while start < best.steps.count && !spent() {
                 var trial = best
                 trial.steps.removeSubrange(start..<min(start + chunk, trial.steps.count))
                 if let result = run(trial), result.violation?.rule == rule {

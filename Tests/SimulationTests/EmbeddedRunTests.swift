@@ -27,6 +27,9 @@ private let scratch: String = {
     /// writes and publishes real files at every change (a full disk's retry each minute, a debug
     /// build's JSON), a few seconds per seed here; `scripts/simulate --embedded --seconds N` runs
     /// more, built for speed. The first seed comes from the clock, or DAYSOME_SIM_FIRST_SEED.
+    /// How long a failing seed is shrunk here before its trace is reported as it stands.
+    static let shrinkSeconds = 180.0
+
     @Test func aFixedBudgetOfNewSeedsKeepsEveryRuleOnTheRealDaemon() throws {
         let first =
             getenv("DAYSOME_SIM_FIRST_SEED").flatMap { UInt64(String(cString: $0)) }
@@ -42,12 +45,14 @@ private let scratch: String = {
             let result = try EmbeddedRun.run(scenario, root: "\(scratch)-seed")
             stepsRun += result.steps
             if let violation = result.violation {
-                let shrunk = EmbeddedRun.shrink(scenario, rule: violation.rule, root: "\(scratch)-seed")
+                // Bounded: a debug build's embedded shrink of 300 steps can outlast CI's job.
+                let shrunk = EmbeddedRun.shrink(
+                    scenario, rule: violation.rule, root: "\(scratch)-seed", seconds: Self.shrinkSeconds)
                 Issue.record(
                     """
                     seed \(seed): \(violation)
                     replay: scripts/simulate --seed \(seed) --steps \(steps) --embedded
-                    shrunk to \(shrunk.steps.count) steps:
+                    shrunk to \(shrunk.steps.count) steps (for at most \(Int(Self.shrinkSeconds)) s):
                     \(shrunk.text)
                     """)
                 return

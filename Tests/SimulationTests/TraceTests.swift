@@ -28,4 +28,22 @@ import Testing
         #expect(first.events == second.events && first.posts == second.posts)
         #expect(first.posts > 0)
     }
+
+    /// A stand-in run that breaks rule "x" at the step `advance 12345`, wherever it is.
+    static func failsAtTheMarkedStep(_ scenario: SimScenario) -> SimResult? {
+        let step = scenario.steps.firstIndex(of: .advance(seconds: 12_345))
+        return SimResult(
+            violation: step.map { SimViolation(rule: "x", message: "marked", step: $0) }, simulatedSeconds: 0,
+            events: 0, posts: 0, steps: scenario.steps.count)
+    }
+
+    @Test func aShrinkKeepsOnlyTheStepsThatBreakTheRuleAndStopsWhenItsBudgetIsSpent() {
+        var scenario = Simulation.scenario(seed: 3, steps: 40)
+        scenario.steps[10] = .advance(seconds: 12_345)
+        let shrunk = Simulation.shrink(scenario, rule: "x", running: Self.failsAtTheMarkedStep)
+        #expect(shrunk.steps == [.advance(seconds: 12_345)])
+        // No time to try: the trace up to its failing step, as the run found it.
+        let unshrunk = Simulation.shrink(scenario, rule: "x", seconds: 0, running: Self.failsAtTheMarkedStep)
+        #expect(unshrunk.steps == Array(scenario.steps.prefix(11)))
+    }
 }
