@@ -17,7 +17,7 @@ final class LogNotifier: Notifier {
     }
 
     func post(
-        _ start: Start, replacing: UInt32, now: Instant, mayStartServer: Bool, stillWanted: @escaping () -> Bool,
+        _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         if replacing != 0 { self.close(replacing, on: nil) }

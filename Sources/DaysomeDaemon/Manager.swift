@@ -400,10 +400,13 @@ final class Manager {
 
     func post(_ key: DeliveryKey, _ start: Start, replacing: UInt32 = 0) {
         guard let notifier = self.notifier else { return }
-        let stillWanted = { [weak self] in self.map { $0.machine.maySend(key, now: $0.now()) } ?? false }
+        let leavesAt = { [weak self] () -> Instant? in
+            guard let self else { return nil }
+            let now = self.now()
+            return self.machine.maySend(key, now: now) ? now : nil
+        }
         notifier.post(
-            start, replacing: replacing, now: self.now(), mayStartServer: self.machine.mayStartAServer(for: key),
-            stillWanted: stillWanted
+            start, replacing: replacing, mayStartServer: self.machine.mayStartAServer(for: key), leavesAt: leavesAt
         ) { [weak self] result in
             switch result {
             case .success(let answer):

@@ -34,11 +34,13 @@ protocol Notifier: AnyObject {
     var instance: String? { get }
     /// Posts a call, in place of the call `replacing` still on screen (0 for none); `completion`
     /// gets the server's id or why it failed. A post may wait on the loop for an answer that
-    /// decides it (is there a display to start a server for, is a Do Not Disturb on): `stillWanted`
-    /// is asked just before the Notify goes out, so a return meanwhile sends nothing at all.
+    /// decides it (is there a display to start a server for, is a Do Not Disturb on): `leavesAt`
+    /// is asked just before the Notify goes out, and says the time it leaves at, or nil where it
+    /// may not leave any more (her return meanwhile, or a clock stepped out of its window): then
+    /// nothing is sent at all, and it fails as `withheld`.
     /// Without `mayStartServer` a post never has the bus start a server: it waits for one.
     func post(
-        _ start: Start, replacing: UInt32, now: Instant, mayStartServer: Bool, stillWanted: @escaping () -> Bool,
+        _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void)
     /// Closes a call the daemon posted, on the server instance that gave its id (`instance`'s form;
     /// nil for the one answering now): another may own the name since.
@@ -65,7 +67,7 @@ extension Notifier {
 
     /// Posts a call that takes no other's place.
     func post(_ start: Start, now: Instant, completion: @escaping (Result<PostAnswer, NotifierError>) -> Void) {
-        self.post(start, replacing: 0, now: now, mayStartServer: true, stillWanted: { true }, completion: completion)
+        self.post(start, replacing: 0, mayStartServer: true, leavesAt: { now }, completion: completion)
     }
 
     func noCallWaits() {}
@@ -392,13 +394,15 @@ final class FreedesktopNotifier: Notifier {
     }
 
     func post(
-        _ start: Start, replacing: UInt32, now: Instant, mayStartServer: Bool, stillWanted: @escaping () -> Bool,
+        _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         if self.server.present && self.server.name == nil { self.refresh() }
         let send = { [weak self] in
             guard let self else { return }
-            guard stillWanted() else {
+            // The card's expire timeout counts from when the Notify leaves, not from when the
+            // call was decided: a clock stepped meanwhile must not end it early.
+            guard let now = leavesAt() else {
                 completion(.failure(NotifierError(message: "held back before it was posted", failure: .withheld)))
                 return
             }

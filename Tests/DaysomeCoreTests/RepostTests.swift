@@ -9,6 +9,11 @@ private let unavailable = "org.freedesktop.DBus.Error.Spawn.ChildExited: Process
 
 private func chimes(_ actions: [MachineAction]) -> Int { actions.filter { $0 == .chime }.count }
 
+/// Whether the machine lets `key`'s Notify leave at `now` (a Bool, so a failure prints no machine).
+private func sends(_ daemon: VirtualDaemon, _ key: DeliveryKey, _ now: Instant) -> Bool {
+    daemon.machine.maySend(key, now: now)
+}
+
 @Suite("Posting again a call no server took")
 struct RepostTests {
     let morning = instant("2026-06-01T08:00:00Z")
@@ -156,10 +161,10 @@ struct RepostTests {
         let daemon = self.lunchInFlight()
         let key = daemon.heldPosts[0]
         let grace = MachineConfig().grace
-        #expect(!daemon.machine.maySend(key, now: self.lunch.adding(seconds: -1)))
-        #expect(daemon.machine.maySend(key, now: self.lunch))
-        #expect(daemon.machine.maySend(key, now: self.lunch.adding(seconds: grace)))
-        #expect(!daemon.machine.maySend(key, now: self.lunch.adding(seconds: grace + 1)))
+        #expect(!sends(daemon, key, self.lunch.adding(seconds: -1)))
+        #expect(sends(daemon, key, self.lunch))
+        #expect(sends(daemon, key, self.lunch.adding(seconds: grace)))
+        #expect(!sends(daemon, key, self.lunch.adding(seconds: grace + 1)))
     }
 
     @Test("A post held back because the clock stepped past its window is dropped unseen, and history says so")
@@ -195,5 +200,62 @@ struct RepostTests {
         #expect(daemon.posts.map(\.at) == [self.lunch, self.lunch])
         #expect(daemon.events(.delivered).map(\.at) == [self.lunch])
         #expect(daemon.machine.invariantViolations().isEmpty)
+    }
+
+    @Test("A post decided at its window's last moment leaves after its own wait, not once the clock moved on")
+    func aPostDecidedAtTheLastMomentLeavesAfterItsOwnWait() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)
+        daemon.holdReplies = true
+        // Resumed exactly at the grace window's end: lunch is decided then, and its post waits.
+        let last = self.lunch.adding(seconds: MachineConfig().grace)
+        daemon.jump(to: last)
+        daemon.send(.timer)
+        let key = daemon.heldPosts[0]
+        #expect(sends(daemon, key, last.adding(seconds: 1)))
+        #expect(sends(daemon, key, last.adding(seconds: 30)))
+        #expect(!sends(daemon, key, last.adding(seconds: 31)))
+        // Never at or after its card's end, whatever the wait.
+        let lunchEnds = self.lunch.adding(seconds: 45 * 60)
+        #expect(!sends(daemon, key, lunchEnds))
+    }
+
+    @Test("A post held back by a clock stepped back goes out at its minute though the clock's jump is heard after it")
+    func aPostHeldBackBeforeTheJumpIsHeardStillLeavesAtItsMinute() {
+        var daemon = self.lunchInFlight()
+        daemon.holdReplies = false
+        let key = daemon.heldPosts.removeFirst()
+        daemon.jump(to: self.lunch.adding(seconds: -120))
+        // The post's failure first, the clock-jump watch after: the wheel still stands at lunch.
+        daemon.send(.postFailed(key, reason: "held back before it was posted", failure: .withheld))
+        #expect(daemon.events(.dropped).isEmpty, "\(daemon.history)")
+        daemon.send(.clockChanged(reason: "the clock jumped"))
+        daemon.run(until: self.lunch.adding(seconds: -1))
+        #expect(daemon.posts.count == 1)
+        daemon.run(until: self.lunch.adding(seconds: 1))
+        #expect(daemon.posts.count == 2)
+        #expect(daemon.posts.last.map { $0.at >= self.lunch } == true)
+        #expect(daemon.events(.delivered).map(\.at) == [self.lunch])
+        #expect(daemon.machine.invariantViolations().isEmpty)
+    }
+
+    @Test("A post that was to replace a card in place and that no server took closes that card: one card at a time")
+    func aReplacementNoServerTookClosesTheCardItWasToReplace() {
+        let breakfastAndLunch = household(
+            "Europe/London", [item("breakfast", "12:30", end: "14:00"), item("lunch", "13:00", end: "13:45")])
+        var daemon = VirtualDaemon(breakfastAndLunch, now: self.morning, display: .away)
+        daemon.run(until: self.lunch.adding(seconds: -1))
+        let breakfastId = daemon.machine.persisted.delivered.first?.notificationId
+        #expect(breakfastId != nil)
+        daemon.holdReplies = true
+        daemon.run(until: self.lunch)
+        let key = daemon.heldPosts.removeFirst()
+        #expect(daemon.actions.contains { if case .replace = $0 { return true } else { return false } })
+        let before = daemon.actions.count
+        daemon.send(.postFailed(key, reason: "org.freedesktop.DBus.Error.InvalidArgs: no", failure: .refused))
+        let closes = daemon.actions[before...].filter {
+            if case .close(_, let id, _) = $0 { return id == breakfastId }
+            return false
+        }
+        #expect(closes.count == 1, "\(daemon.actions[before...])")
     }
 }

@@ -134,8 +134,10 @@ struct CallTests {
         #expect(tablet.events(.delivered).count == 1)
     }
 
-    /// A post that respects Do Not Disturb waits on the loop for the server's word on it; a hung
-    /// server gives none until the read times out. Lunch was due when the wait began.
+    /// A post waits on the loop for the server's word on its Do Not Disturb wherever that word
+    /// decides the call (the fake is swaync, whose switch passes only critical calls; a household
+    /// that respects it; mako, read before every call). A hung server gives none until the read
+    /// times out (0.5 s). Lunch was due when the wait began.
     func lunchWaitingForAHungServersDoNotDisturb(_ name: String) throws -> EmbeddedTablet {
         let text = household(
             [Item(id: "lunch", label: "Lunch", time: "12:00", end: "14:00")],
@@ -176,6 +178,55 @@ struct CallTests {
         #expect(tablet.server.notified.map(\.summary) == ["Lunch"])
         #expect(tablet.server.notified.map(\.sentAt) == [at("2026-06-01T12:00:00Z")])
         #expect(tablet.events(.delivered).count == 1, "\(tablet.history())")
+        #expect(tablet.machineInvariantViolations.isEmpty, "\(tablet.machineInvariantViolations)")
+    }
+
+    /// A clock stepped back inside the window while the post waited: it still leaves, and the
+    /// server's own backstop timeout counts from the time it left, not from when it was decided
+    /// (which would take the card down minutes before its end).
+    @Test func aCallThatWaitedAcrossAClockStepBackInsideItsWindowKeepsItsCardUntilItsEnd() throws {
+        let text = household(
+            [Item(id: "lunch", label: "Lunch", time: "12:00", end: "14:00")],
+            settings: "\"respectDoNotDisturb\": true")
+        let tablet = try tablet("wait-step-inside", at: "2026-06-01T11:00:00Z", household: text)
+        defer { tablet.remove() }
+        tablet.server.hang()
+        // Asleep over lunch, woken four minutes after it: decided at 12:04, then the post waits.
+        tablet.jumpClock(to: at("2026-06-01T12:04:00Z"))
+        tablet.jumpClock(to: at("2026-06-01T12:01:00Z"))
+        tablet.advance(seconds: 30)
+        tablet.server.wake()
+        tablet.advance(seconds: 1)
+        let card = try #require(tablet.server.notified.first, "\(tablet.history())")
+        #expect(card.sentAt == at("2026-06-01T12:01:00Z"))
+        // Until 14:00 from 12:01, and the backstop's slack after it.
+        let slack = OnEveryDesktop.expireTimeout(expiresAt: Instant(seconds: 60), now: Instant(seconds: 0)) / 1_000 - 60
+        #expect(card.expireTimeout == Int32((119 * 60 + slack) * 1_000), "\(card.expireTimeout) ms")
+    }
+
+    /// A post that replaces a card in place waits for the server's word like any other. Held back
+    /// (her return meanwhile), it left the card it was to replace on screen, over the day, though
+    /// history said that card had left: the card is closed where it was given now.
+    @Test func aReturnWhileACallThatReplacesACardWaitedToLeaveTakesTheOlderCardAwayToo() throws {
+        let text = household(
+            [
+                Item(id: "breakfast", label: "Breakfast", time: "11:00", end: "13:00"),
+                Item(id: "lunch", label: "Lunch", time: "12:00", end: "14:00"),
+            ],
+            settings: "\"respectDoNotDisturb\": true")
+        let tablet = try tablet("replace-held-back", at: "2026-06-01T10:59:50Z", household: text)
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T11:00:01Z"))
+        #expect(tablet.shown == ["Breakfast"])
+        tablet.advance(to: at("2026-06-01T11:59:50Z"))
+        tablet.server.hang()
+        tablet.advance(to: at("2026-06-01T12:00:00Z"))
+        try tablet.writeDisplay("foreground")
+        tablet.advance(seconds: 1)
+        tablet.server.wake()
+        tablet.advance(seconds: 1)
+        #expect(tablet.shown.isEmpty, "left over the day display: \(tablet.shown)")
+        #expect(tablet.server.notified.map(\.summary) == ["Breakfast"], "lunch was sent: \(tablet.server.notified)")
         #expect(tablet.machineInvariantViolations.isEmpty, "\(tablet.machineInvariantViolations)")
     }
 

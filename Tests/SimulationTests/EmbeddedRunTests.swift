@@ -23,13 +23,15 @@ private let scratch: String = {
         #expect(result.steps == scenario.steps.count)
     }
 
+    /// How long a failing seed is shrunk here before its trace is reported as it stands: no new
+    /// trial starts after it (the one under way, and one last run to cut the trace at its failing
+    /// step, still finish).
+    static let shrinkSeconds = 180.0
+
     /// New seeds on every run, as the model's budget (CorpusTests) but far fewer: the real daemon
     /// writes and publishes real files at every change (a full disk's retry each minute, a debug
     /// build's JSON), a few seconds per seed here; `scripts/simulate --embedded --seconds N` runs
     /// more, built for speed. The first seed comes from the clock, or DAYSOME_SIM_FIRST_SEED.
-    /// How long a failing seed is shrunk here before its trace is reported as it stands.
-    static let shrinkSeconds = 180.0
-
     @Test func aFixedBudgetOfNewSeedsKeepsEveryRuleOnTheRealDaemon() throws {
         let first =
             getenv("DAYSOME_SIM_FIRST_SEED").flatMap { UInt64(String(cString: $0)) }
@@ -52,7 +54,7 @@ private let scratch: String = {
                     """
                     seed \(seed): \(violation)
                     replay: scripts/simulate --seed \(seed) --steps \(steps) --embedded
-                    shrunk to \(shrunk.steps.count) steps (for at most \(Int(Self.shrinkSeconds)) s):
+                    shrunk to \(shrunk.steps.count) steps (no trial begun after \(Int(Self.shrinkSeconds)) s):
                     \(shrunk.text)
                     """)
                 return

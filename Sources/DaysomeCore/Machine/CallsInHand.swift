@@ -135,9 +135,11 @@ struct CallsInHand: Sendable {
 
     /// A post of `key` goes out now, to the server instance `server` (nil while none is known),
     /// with `repost` to post again if no server takes it.
-    mutating func posting(_ key: DeliveryKey, to server: String?, at now: Instant, repost: Repost?) {
+    mutating func posting(
+        _ key: DeliveryKey, to server: String?, at now: Instant, repost: Repost?, replacing: ReplacedCard? = nil
+    ) {
         self.calls[key, default: CallInHand(phase: .shown)].phase = .posting(
-            PostOut(sentTo: server, sentAt: now), repost: repost)
+            PostOut(sentTo: server, sentAt: now, replacing: replacing), repost: repost)
     }
 
     private func postOut(_ key: DeliveryKey) -> PostOut? {
@@ -145,6 +147,11 @@ struct CallsInHand: Sendable {
         case .posting(let out, _), .takenBack(let out, _): out
         default: nil
         }
+    }
+
+    /// The card `key`'s post was to replace in place, while the post is out.
+    func replacing(_ key: DeliveryKey) -> ReplacedCard? {
+        self.postOut(key)?.replacing
     }
 
     /// When `key`'s post went out, while it is out.
@@ -293,4 +300,13 @@ struct PostOut: Sendable {
     let sentAt: Instant
     /// No answer came in time: the server may still show it.
     var outcomeUnknown = false
+    /// The card this post takes the place of in place (`replaces_id`), on `sentTo`: still up
+    /// until a server takes the post, so closed where none does.
+    var replacing: ReplacedCard? = nil
+}
+
+/// A card a post replaces in place: the call it showed, and its id.
+struct ReplacedCard: Sendable, Equatable {
+    let key: DeliveryKey
+    let id: UInt32
 }

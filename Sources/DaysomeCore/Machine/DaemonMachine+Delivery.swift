@@ -105,10 +105,10 @@ extension DaemonMachine {
     mutating func deliver(_ start: Start, lay: UInt64, now: Instant, lateness: Int64) -> [MachineAction] {
         let key = DeliveryKey(lay: lay, at: start.at)
         let call = DeliveredCall(key: key, itemIds: start.itemIds, expiresAt: start.expiresAt, notificationId: nil)
-        let (replaced, post) = self.takePlace(of: start, key: key, now: now)
+        let (replaced, post, replacing) = self.takePlace(of: start, key: key, now: now)
         self.persisted.delivered.append(call)
         self.persisted.remember(start, now: now)
-        self.inHand.posting(key, to: self.serverIdentity, at: now, repost: Repost())
+        self.inHand.posting(key, to: self.serverIdentity, at: now, repost: Repost(), replacing: replacing)
         self.scheduleExpiry(call)
         let settings = self.household?.load.household.settings ?? Settings()
         if settings.bringDayBack {

@@ -10,9 +10,9 @@ extension DaemonMachine {
     /// closed, or withdrawn the moment its id arrives.
     mutating func takePlace(
         of start: Start, key: DeliveryKey, now: Instant
-    ) -> (actions: [MachineAction], post: MachineAction) {
+    ) -> (actions: [MachineAction], post: MachineAction, replacing: ReplacedCard?) {
         var actions: [MachineAction] = []
-        var replacing: UInt32?
+        var replacing: ReplacedCard?
         for call in self.persisted.delivered.reversed() {
             self.cancelExpiry(call.key)
             self.cancelRepost(call.key)
@@ -20,7 +20,7 @@ extension DaemonMachine {
                 // An id is replaced in place only on the server that gave it; a card on a server
                 // another took the name over from is closed there.
                 if replacing == nil && call.server == self.serverIdentity {
-                    replacing = id
+                    replacing = ReplacedCard(key: call.key, id: id)
                 } else {
                     actions.append(.close(call.key, notificationId: id, server: call.server))
                 }
@@ -29,7 +29,7 @@ extension DaemonMachine {
                 call, now: now, event: .withdrawn, reason: OnEveryDesktop.replacedReason(by: start.at))
         }
         self.persisted.delivered = []
-        return (actions, replacing.map { .replace(key, start, replacing: $0) } ?? .post(key, start))
+        return (actions, replacing.map { .replace(key, start, replacing: $0.id) } ?? .post(key, start), replacing)
     }
 
     /// What history says of a call taken away (`withdrawn` or `expired`, with `reason`): at once

@@ -30,6 +30,19 @@ extension DaemonMachine {
                 )
             ]
         }
+        // A post that was to replace a card in place, and that no server took: the card it was to
+        // replace is still up (her return while the post waited, a clock step, a refusal), and
+        // history already says it left. It is closed where it was given.
+        let closeReplaced: [MachineAction] =
+            self.inHand.replacing(key).map { [.close($0.key, notificationId: $0.id, server: self.inHand.sentTo(key))] }
+            ?? []
+        return closeReplaced + self.notTaken(key, reason: reason, failure: failure, now: now)
+    }
+
+    /// A post no server took, and none may still show: dropped, or posted again while rule 2 allows.
+    private mutating func notTaken(
+        _ key: DeliveryKey, reason: String, failure: PostFailure, now: Instant
+    ) -> [MachineAction] {
         if let left = self.inHand.answered(key).left {
             // Taken back while its post was out, and no server took it: nobody saw it.
             let why = (left.reason ?? "its card's time was over") + ", before any notification server took it"
@@ -43,17 +56,20 @@ extension DaemonMachine {
         guard let index = self.persisted.delivered.firstIndex(where: { $0.key == key }),
             var repost = self.inHand.repost(key)
         else { return [] }
-        repost.attempts += 1
         let call = self.persisted.delivered[index]
+        // Held back before it left: no server saw it, and it counts as no attempt.
         if failure == .withheld {
             return self.withheld(call, repost: repost, now: now)
         }
+        repost.attempts += 1
         let last = self.lastMomentToPost(call)
         // Never before its minute: a clock stepped back since the call went out puts it ahead again.
         let next = max(key.at, min(now.adding(seconds: PostFailure.retryDelay(afterAttempt: repost.attempts)), last))
         // A refusal, the server's or the bus's of our own message, would come again: no retry.
+        // A clock stepped back whose jump event is still to come leaves the wheel at the old time:
+        // its next second is the earliest it holds (see `withheld`).
         if failure != .refused && failure != .unsent, self.display == .away, next > now,
-            case .scheduled(let id) = self.wheel.insert(.repost(key), at: next.seconds)
+            case .scheduled(let id) = self.wheel.insert(.repost(key), at: max(next.seconds, self.wheel.now + 1))
         {
             repost.timer = id
             self.inHand.keep(repost, for: key)
@@ -84,7 +100,12 @@ extension DaemonMachine {
     /// past its window, it is dropped, since nobody saw it.
     mutating func withheld(_ call: DeliveredCall, repost: Repost, now: Instant) -> [MachineAction] {
         let key = call.key
-        if now < key.at, case .scheduled(let id) = self.wheel.insert(.repost(key), at: key.at.seconds) {
+        // The clock-jump event may come after this one: the wheel then still stands at the old
+        // time, past the minute, and its next second is the earliest it can hold. The repost
+        // checks the clock again when it fires, and a rebuilt wheel arms it anew.
+        if now < key.at,
+            case .scheduled(let id) = self.wheel.insert(.repost(key), at: max(key.at.seconds, self.wheel.now + 1))
+        {
             var repost = repost
             repost.timer = id
             self.inHand.keep(repost, for: key)
@@ -98,9 +119,12 @@ extension DaemonMachine {
         self.persisted.delivered.removeAll { $0.key == key }
         self.cancelExpiry(key)
         self.cancelRepost(key)
+        let late = "\(now.seconds - key.at.seconds) s after its minute, beyond its window"
         let reason =
-            "the clock moved to \(now.rfc3339) before it was posted: \(now.seconds - key.at.seconds) s after its "
-            + "minute, beyond its window; no notification server saw it"
+            repost.rang
+            ? "its window closed before a notification server took it again (the clock moved to \(now.rfc3339) "
+                + "while its post waited: \(late))"
+            : "the clock moved to \(now.rfc3339) before it was posted: \(late); no notification server saw it"
         return [
             .record(
                 HistoryRecord(
@@ -200,8 +224,18 @@ extension DaemonMachine {
         guard self.inHand.awaitsPost(key) else { return false }
         // The carer's sample has no minute: it is posted when she asks.
         guard let call = self.persisted.delivered.first(where: { $0.key == key }) else { return true }
-        return key.at <= now && now <= self.lastMomentToPost(call)
+        guard key.at <= now && now < call.expiresAt else { return false }
+        if now <= self.lastMomentToPost(call) { return true }
+        // A post decided at its window's last moment may leave a little after it: the wait itself
+        // is no stale call. Beyond that wait, the clock moved on (a step, a suspend).
+        let decided = self.inHand.sentAt(key) ?? now
+        return now.seconds - decided.seconds <= Self.longestWaitBeforeANotify
     }
+
+    /// The longest a post waits on the loop before its Notify leaves: the user manager's answer on
+    /// whether the session has a display (sd-bus's 25 s default timeout), then a Do Not Disturb
+    /// read (0.5 s).
+    static let longestWaitBeforeANotify: Int64 = 30
 
     /// The last instant `call` may go out to a server, first or again: rule 2's grace window, and
     /// never at or after its card's end.

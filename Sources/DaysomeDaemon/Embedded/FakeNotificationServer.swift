@@ -33,6 +33,9 @@ public final class FakeNotificationServer {
         /// Whether the daemon that posted it had died before the server answered (a hung server
         /// woke after a kill): no daemon holds its id, so none can close it.
         public let orphaned: Bool
+        /// The Notify's expire timeout, in ms (-1: the server's default; 0: never): the server's
+        /// own backstop, counted from when the card went up.
+        public var expireTimeout: Int32 = -1
     }
 
     /// What it says of itself (`GetServerInformation`, `GetCapabilities`).
@@ -146,7 +149,8 @@ public final class FakeNotificationServer {
         let card = Card(
             id: id, summary: call.summary, body: call.body, at: call.start?.at ?? Instant(seconds: 0), held: holds,
             sentAt: sentAt, sentMonotonic: sentMonotonic, postedAt: self.now, postedMonotonic: self.clock().monotonic,
-            expiresAt: call.start?.expiresAt ?? Self.forever, orphaned: gaveUp() || !connection.open)
+            expiresAt: call.start?.expiresAt ?? Self.forever, orphaned: gaveUp() || !connection.open,
+            expireTimeout: call.expireTimeout)
         self.cards.append(card)
         self.notified.append(card)
         connection.reply(answered, .success(Notifications.Answer(id: id, server: self.uniqueName)))
