@@ -403,7 +403,7 @@ final class Manager {
         let leavesAt = { [weak self] () -> Instant? in
             guard let self else { return nil }
             let now = self.now()
-            return self.machine.maySend(key, now: now) ? now : nil
+            return self.machine.notifyLeaves(key, now: now) ? now : nil
         }
         notifier.post(
             start, replacing: replacing, mayStartServer: self.machine.mayStartAServer(for: key), leavesAt: leavesAt

@@ -204,6 +204,25 @@ struct CallTests {
         #expect(card.expireTimeout == Int32((119 * 60 + slack) * 1_000), "\(card.expireTimeout) ms")
     }
 
+    /// A clock stepped forward inside the window while the post waited: history tells the step as
+    /// the call's lateness and the server's answer from when the Notify left, not the step as the
+    /// server's slowness.
+    @Test func aCallThatWaitedAcrossAClockStepForwardInsideItsWindowTellsItsLatenessNotTheServers() throws {
+        let tablet = try lunchWaitingForAHungServersDoNotDisturb("wait-step-forward-inside")
+        defer { tablet.remove() }
+        tablet.jumpClock(to: at("2026-06-01T12:02:00Z"))
+        tablet.advance(seconds: 30)
+        tablet.server.wake()
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.notified.map(\.sentAt) == [at("2026-06-01T12:02:00Z")])
+        let delivered = tablet.events(.delivered)
+        #expect(delivered.map(\.at) == [at("2026-06-01T12:00:00Z")], "\(tablet.history())")
+        #expect(
+            delivered.first?.reason
+                == "120 s after its minute, within the grace window; "
+                + "the notification server answered 30 s after it was posted")
+    }
+
     /// A post that replaces a card in place waits for the server's word like any other. Held back
     /// (her return meanwhile), it left the card it was to replace on screen, over the day, though
     /// history said that card had left: the card is closed where it was given now.

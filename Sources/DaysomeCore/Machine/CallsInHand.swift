@@ -149,6 +149,13 @@ struct CallsInHand: Sendable {
         }
     }
 
+    /// `key`'s Notify left at `now`, later than the post was decided where it waited on the loop.
+    mutating func leaves(_ key: DeliveryKey, at now: Instant) {
+        guard case .posting(var out, let repost) = self.calls[key]?.phase else { return }
+        out.sentAt = now
+        self.calls[key]?.phase = .posting(out, repost: repost)
+    }
+
     /// The card `key`'s post was to replace in place, while the post is out.
     func replacing(_ key: DeliveryKey) -> ReplacedCard? {
         self.postOut(key)?.replacing
@@ -297,7 +304,8 @@ struct PostOut: Sendable {
     /// The server instance that was answering when the post went out (nil while none was known).
     let sentTo: String?
     /// When it went out: history tells a server's slow answer from a call posted after its minute.
-    let sentAt: Instant
+    /// The machine's decision first, then the time its Notify left (`leaves`).
+    var sentAt: Instant
     /// No answer came in time: the server may still show it.
     var outcomeUnknown = false
     /// The card this post takes the place of in place (`replaces_id`), on `sentTo`: still up

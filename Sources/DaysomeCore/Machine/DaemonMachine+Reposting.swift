@@ -232,6 +232,15 @@ extension DaemonMachine {
         return now.seconds - decided.seconds <= Self.longestWaitBeforeANotify
     }
 
+    /// The Notify for `key` leaves now if `maySend` allows it; the post's time becomes the time it
+    /// left, so history's "answered N s after it was posted" is the server's time alone, and a
+    /// clock stepped during the wait is told as the call's own lateness.
+    public mutating func notifyLeaves(_ key: DeliveryKey, now: Instant) -> Bool {
+        guard self.maySend(key, now: now) else { return false }
+        self.inHand.leaves(key, at: now)
+        return true
+    }
+
     /// The longest a post waits on the loop before its Notify leaves: the user manager's answer on
     /// whether the session has a display (sd-bus's 25 s default timeout), then a Do Not Disturb
     /// read (0.5 s).
