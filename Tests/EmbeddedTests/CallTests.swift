@@ -155,9 +155,7 @@ struct CallTests {
         let tablet = try lunchWaitingForAHungServersDoNotDisturb("wait-step-forward")
         defer { tablet.remove() }
         tablet.jumpClock(to: at("2026-06-01T13:34:00Z"))
-        tablet.advance(seconds: 30)
-        tablet.server.wake()
-        tablet.advance(seconds: 1)
+        tablet.wakeTheHungServerHalfAMinuteOn()
         #expect(tablet.server.notified.isEmpty, "sent after the clock left its window: \(tablet.server.notified)")
         let dropped = tablet.events(.dropped)
         #expect(dropped.map(\.at) == [at("2026-06-01T12:00:00Z")], "\(tablet.history())")
@@ -194,9 +192,7 @@ struct CallTests {
         // Asleep over lunch, woken four minutes after it: decided at 12:04, then the post waits.
         tablet.jumpClock(to: at("2026-06-01T12:04:00Z"))
         tablet.jumpClock(to: at("2026-06-01T12:01:00Z"))
-        tablet.advance(seconds: 30)
-        tablet.server.wake()
-        tablet.advance(seconds: 1)
+        tablet.wakeTheHungServerHalfAMinuteOn()
         let card = try #require(tablet.server.notified.first, "\(tablet.history())")
         #expect(card.sentAt == at("2026-06-01T12:01:00Z"))
         // Until 14:00 from 12:01, and the backstop's slack after it.
@@ -211,9 +207,7 @@ struct CallTests {
         let tablet = try lunchWaitingForAHungServersDoNotDisturb("wait-step-forward-inside")
         defer { tablet.remove() }
         tablet.jumpClock(to: at("2026-06-01T12:02:00Z"))
-        tablet.advance(seconds: 30)
-        tablet.server.wake()
-        tablet.advance(seconds: 1)
+        tablet.wakeTheHungServerHalfAMinuteOn()
         #expect(tablet.server.notified.map(\.sentAt) == [at("2026-06-01T12:02:00Z")])
         let delivered = tablet.events(.delivered)
         #expect(delivered.map(\.at) == [at("2026-06-01T12:00:00Z")], "\(tablet.history())")
@@ -281,5 +275,14 @@ struct CallTests {
         #expect(tablet.bells == 1)
         tablet.advance(seconds: 10)
         #expect(tablet.server.cards.isEmpty)
+    }
+}
+
+extension EmbeddedTablet {
+    /// Half a minute passes with the server hung, then it wakes and answers what it held.
+    func wakeTheHungServerHalfAMinuteOn() {
+        self.advance(seconds: 30)
+        self.server.wake()
+        self.advance(seconds: 1)
     }
 }

@@ -53,10 +53,8 @@ extension DaemonMachine {
             ]
         }
         // A call withdrawn or replaced while its post was in flight has nothing left to post.
-        guard let index = self.persisted.delivered.firstIndex(where: { $0.key == key }),
-            var repost = self.inHand.repost(key)
+        guard let call = self.persisted.delivered.first(where: { $0.key == key }), var repost = self.inHand.repost(key)
         else { return [] }
-        let call = self.persisted.delivered[index]
         // Held back before it left: no server saw it, and it counts as no attempt.
         if failure == .withheld {
             return self.withheld(call, repost: repost, now: now)
@@ -66,13 +64,9 @@ extension DaemonMachine {
         // Never before its minute: a clock stepped back since the call went out puts it ahead again.
         let next = max(key.at, min(now.adding(seconds: PostFailure.retryDelay(afterAttempt: repost.attempts)), last))
         // A refusal, the server's or the bus's of our own message, would come again: no retry.
-        // A clock stepped back whose jump event is still to come leaves the wheel at the old time:
-        // its next second is the earliest it holds (see `withheld`).
         if failure != .refused && failure != .unsent, self.display == .away, next > now,
-            case .scheduled(let id) = self.wheel.insert(.repost(key), at: max(next.seconds, self.wheel.now + 1))
+            self.postAgain(key, repost, at: next)
         {
-            repost.timer = id
-            self.inHand.keep(repost, for: key)
             return [
                 .log(
                     .warning,
@@ -80,9 +74,7 @@ extension DaemonMachine {
                 )
             ]
         }
-        self.persisted.delivered.remove(at: index)
-        self.cancelExpiry(key)
-        self.cancelRepost(key)
+        self.forgetUntaken(key)
         let why =
             failure == .serverUnavailable
             ? failure.reason(reason) + "; no server took it within the grace window (\(repost.attempts) attempts)"
@@ -100,15 +92,7 @@ extension DaemonMachine {
     /// past its window, it is dropped, since nobody saw it.
     mutating func withheld(_ call: DeliveredCall, repost: Repost, now: Instant) -> [MachineAction] {
         let key = call.key
-        // The clock-jump event may come after this one: the wheel then still stands at the old
-        // time, past the minute, and its next second is the earliest it can hold. The repost
-        // checks the clock again when it fires, and a rebuilt wheel arms it anew.
-        if now < key.at,
-            case .scheduled(let id) = self.wheel.insert(.repost(key), at: max(key.at.seconds, self.wheel.now + 1))
-        {
-            var repost = repost
-            repost.timer = id
-            self.inHand.keep(repost, for: key)
+        if now < key.at, self.postAgain(key, repost, at: key.at) {
             return [
                 .log(
                     .notice,
@@ -116,9 +100,7 @@ extension DaemonMachine {
                         + "it is posted at its minute")
             ]
         }
-        self.persisted.delivered.removeAll { $0.key == key }
-        self.cancelExpiry(key)
-        self.cancelRepost(key)
+        self.forgetUntaken(key)
         let late = "\(now.seconds - key.at.seconds) s after its minute, beyond its window"
         let reason =
             repost.rang
@@ -163,9 +145,7 @@ extension DaemonMachine {
         // Its retry was due inside rule 2's window, but nothing ran until now (the tablet slept,
         // or the clock moved on): too late to post it at all.
         guard now <= self.lastMomentToPost(call) else {
-            self.persisted.delivered.removeAll { $0.key == key }
-            self.cancelExpiry(key)
-            self.cancelRepost(key)
+            self.forgetUntaken(key)
             let reason =
                 "its window closed before a notification server took it again (nothing ran until \(now.rfc3339))"
             return [
@@ -179,9 +159,7 @@ extension DaemonMachine {
         // The family edited the household since the call first went out, and it no longer has
         // this start (an item removed or moved): only the family's words as they are now are posted.
         guard let start = self.plannedNow(call) else {
-            self.persisted.delivered.removeAll { $0.key == key }
-            self.cancelExpiry(key)
-            self.cancelRepost(key)
+            self.forgetUntaken(key)
             return [
                 .record(
                     HistoryRecord(
@@ -193,9 +171,7 @@ extension DaemonMachine {
         }
         // The clock was stepped back since the call went out: it goes out again at its minute, not
         // before (a call is never sent ahead of its time).
-        if now < key.at, case .scheduled(let id) = self.wheel.insert(.repost(key), at: key.at.seconds) {
-            repost.timer = id
-            self.inHand.keep(repost, for: key)
+        if now < key.at, self.postAgain(key, repost, at: key.at) {
             return [
                 .log(
                     .notice,
@@ -252,6 +228,26 @@ extension DaemonMachine {
         min(call.key.at.adding(seconds: self.config.grace), call.expiresAt.adding(seconds: -1))
     }
 
+    /// Posts `key` again at `instant`, keeping `repost` with its timer; false where the wheel cannot
+    /// hold it. A clock stepped back whose jump event is still to come leaves the wheel at the old
+    /// time: its next second is then the earliest it holds, the repost checks the clock again when
+    /// it fires, and a rebuilt wheel arms it anew (`rearmReposts`).
+    mutating func postAgain(_ key: DeliveryKey, _ repost: Repost, at instant: Instant) -> Bool {
+        guard case .scheduled(let id) = self.wheel.insert(.repost(key), at: max(instant.seconds, self.wheel.now + 1))
+        else { return false }
+        var repost = repost
+        repost.timer = id
+        self.inHand.keep(repost, for: key)
+        return true
+    }
+
+    /// A call no server took leaves the list, with its close at its end and its retry.
+    mutating func forgetUntaken(_ key: DeliveryKey) {
+        self.persisted.delivered.removeAll { $0.key == key }
+        self.cancelExpiry(key)
+        self.cancelRepost(key)
+    }
+
     /// The call left (taken, withdrawn, replaced or expired): nothing to post again.
     mutating func cancelRepost(_ key: DeliveryKey) {
         if let id = self.inHand.removeRepost(key)?.timer { self.wheel.cancel(id) }
@@ -269,12 +265,7 @@ extension DaemonMachine {
     /// A new wheel after a clock jump: a post waiting to be tried again is tried at once.
     mutating func rearmReposts(now: Instant) {
         for (key, _) in self.inHand.waitingWithTimer {
-            if var repost = self.inHand.repost(key),
-                case .scheduled(let id) = self.wheel.insert(.repost(key), at: now.seconds + 1)
-            {
-                repost.timer = id
-                self.inHand.keep(repost, for: key)
-            }
+            if let repost = self.inHand.repost(key) { _ = self.postAgain(key, repost, at: now.adding(seconds: 1)) }
         }
     }
 
