@@ -129,6 +129,10 @@ final class FreedesktopNotifier: Notifier {
     private var doNotDisturbWatch: (any DoNotDisturbFollowing)?
     /// The watch on GSettings' `show-banners`, while GNOME Shell or Phosh answers.
     private var bannersWatch: AnyObject?
+    /// Posts made while a server owns the name but has not yet said who it is (the daemon just
+    /// started, or the server just restarted): its name decides the call's urgency and whether its
+    /// Do Not Disturb is read first, so they go once the probe answers.
+    private var postsAwaitingTheServersName: [() -> Void] = []
 
     /// Subscribes to the server's signals; `ownerChanged` runs when the name changed owner, with
     /// the instance before and whether the bus said it still runs (the machine tells a restart
@@ -250,6 +254,12 @@ final class FreedesktopNotifier: Notifier {
         self.server.present = true
         self.peer.probeServer { [weak self] result in
             guard let self else { return }
+            // Posts that waited for this answer go once it is in, whatever it says.
+            defer {
+                let waiting = self.postsAwaitingTheServersName
+                self.postsAwaitingTheServersName = []
+                for post in waiting { post() }
+            }
             switch result {
             case .success(let info):
                 self.retries = 0
@@ -397,6 +407,28 @@ final class FreedesktopNotifier: Notifier {
         _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
+        // A call made before the running server said who it is would go at the urgency of none:
+        // swaync's or XFCE's forgotten Do Not Disturb then holds it out of sight. It waits for the
+        // probe's answer (10 s at most); the window check before the Notify covers the wait.
+        if self.server.present && self.server.name == nil && self.instance != nil {
+            self.postsAwaitingTheServersName.append { [weak self] in
+                self?.postKnowingTheServer(
+                    start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt,
+                    completion: completion)
+            }
+            self.refresh()
+            return
+        }
+        self.postKnowingTheServer(
+            start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt, completion: completion)
+    }
+
+    /// The post once what the bus knows of the server is in: it waits for a server, asks whether
+    /// the session could start one, or reads the server's Do Not Disturb first where that decides.
+    private func postKnowingTheServer(
+        _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
+        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
+    ) {
         if self.server.present && self.server.name == nil { self.refresh() }
         let send = { [weak self] in
             guard let self else { return }
@@ -425,7 +457,13 @@ final class FreedesktopNotifier: Notifier {
                 guard let self else { return }
                 switch PostRoute.afterAsking(sessionHasDisplay: display, serverOwnsTheName: self.instance != nil) {
                 case .wait(let reason): wait(reason)
-                case .send, .askWhetherTheSessionHasADisplay: send()
+                case .send, .askWhetherTheSessionHasADisplay:
+                    guard self.instance != nil else { return send() }
+                    // A server took the name while the user manager was asked (the bus came
+                    // back): the call goes to it as to any running server, once it says who it is.
+                    self.post(
+                        start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt,
+                        completion: completion)
                 }
             }
             return

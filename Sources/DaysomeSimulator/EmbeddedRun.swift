@@ -135,6 +135,13 @@ struct EmbeddedWorld {
     /// comes down whenever the server answers, away or not.
     /// By the tablet's monotonic clock, which no clock step moves.
     var lastSawTheDay: UInt64?
+    /// When the server's Do Not Disturb last switched (monotonic): a Notify sent before and taken
+    /// after was chosen for the switch as it stood.
+    var doNotDisturbSwitchedAt: UInt64?
+    /// Spans (monotonic) in which the running daemon had never heard the server say who it is:
+    /// it was hung from before the daemon started until it woke. A call sent then goes at the
+    /// urgency of no known server (the known limit), which a Do Not Disturb may hold.
+    var serverUnknown: [(from: UInt64, to: UInt64?)] = []
     /// Notifies already judged, and log lines already read.
     var judged = 0
     var logRead = 0
@@ -252,6 +259,11 @@ struct EmbeddedWorld {
             case .replacedExits:
                 self.wipeReplaced()
                 tablet.server.replacedExits()
+            case .doNotDisturbOn, .doNotDisturbOff:
+                // Her switch needs a server that answers (swaync-client waits on a hung one).
+                guard tablet.server.instance != nil, !tablet.server.hung else { break }
+                tablet.server.setDoNotDisturb(change == .doNotDisturbOn)
+                self.doNotDisturbSwitchedAt = tablet.loop.monotonic
             }
             tablet.advance(seconds: 0)
         case .click:
@@ -277,6 +289,7 @@ struct EmbeddedWorld {
                 self.readAtStart()
                 self.awaitsSystemBusSocket = !self.systemBusUp
                 self.fileView = self.file.view(atStart: true, before: self.fileView, exited: self.pidLineExited)
+                if tablet.server.hung { self.serverUnknown.append((tablet.loop.monotonic, nil)) }
                 try tablet.startDaemon()
             }
         case .powerCut:
@@ -469,6 +482,7 @@ struct EmbeddedWorld {
         let tablet = self.tablet
         let cards = tablet.server.notified
         if self.seesTheDay { self.lastSawTheDay = tablet.loop.monotonic }
+        if !tablet.server.hung { self.serverAnswers() }
         // Never twice, and nothing stale, for each Notify the server took since the last step.
         // A Notify a hung server holds was sent too, while the state disk could not keep it.
         if self.stateFull { self.postedWhileFull.formUnion(tablet.server.heldNotifies) }
@@ -498,8 +512,17 @@ struct EmbeddedWorld {
                     "nothing-stale", "the call at \(card.at.rfc3339) (\(card.summary)) is not in the household in force"
                 )
             }
+            // Seen through a Do Not Disturb the family did not choose: on swaync only a critical
+            // call passes its switch, so a call the household does not hold back goes critical.
+            if card.held, !planners.contains(Households.respectsDoNotDisturb), !self.heldUnforeseen(card) {
+                return self.broke(
+                    "seen-through-do-not-disturb",
+                    "the call at \(card.at.rfc3339) was held out of sight by a Do Not Disturb its household does not respect"
+                )
+            }
         }
         self.judged = cards.count
+        if let violation = self.oneBellPerCall() { return violation }
         guard tablet.running else { return nil }
         if let broken = tablet.machineInvariantViolations.first { return self.broke("machine-invariant", broken) }
         // Nothing stale on screen: a card past its end is taken down (a hung server's late card
@@ -556,6 +579,37 @@ struct EmbeddedWorld {
                 "never-silent", "the start at \(first.at.rfc3339) is still pending at \(tablet.now.rfc3339)")
         }
         return nil
+    }
+
+    /// The server answers (it woke, or another runs): a daemon that started while it hung hears
+    /// who it is before its next call.
+    mutating func serverAnswers() {
+        if let last = self.serverUnknown.last, last.to == nil {
+            self.serverUnknown[self.serverUnknown.count - 1].to = self.tablet.loop.monotonic
+        }
+    }
+
+    /// Whether the daemon could not foresee that `card` would be held: the server's Do Not Disturb
+    /// switched after its Notify left and before the server took it (its urgency was chosen for
+    /// the switch as it was), or the daemon had not yet heard the server say who it is.
+    func heldUnforeseen(_ card: FakeNotificationServer.Card) -> Bool {
+        if let switched = self.doNotDisturbSwitchedAt, (card.sentMonotonic...card.postedMonotonic).contains(switched) {
+            return true
+        }
+        return self.serverUnknown.contains { $0.from <= card.sentMonotonic && card.sentMonotonic <= $0.to ?? .max }
+    }
+
+    /// One bell per call, ever, and none for a call a respected Do Not Disturb holds: never more
+    /// rings than calls a server showed (a wiped card posted again is silent), past what a power
+    /// cut on full disks may call twice.
+    func oneBellPerCall() -> SimViolation? {
+        let notified = self.tablet.server.notified
+        let shown = Set(notified.filter { !$0.held || self.heldUnforeseen($0) }.map(Self.call))
+        let unproven = notified.filter { self.unprovable.contains(Self.call($0)) }.count
+        guard self.tablet.bells > shown.count + unproven else { return nil }
+        return self.broke(
+            "one-bell",
+            "the bell rang \(self.tablet.bells) times for \(shown.count) calls a server showed: \(shown.sorted())")
     }
 
     /// The cards on her screen a daemon can take down now: the running server's while it answers,

@@ -9,11 +9,13 @@ extension Households {
     public static func text(_ index: Int, zone: String) -> String {
         var items = [("breakfast", "08:00"), ("lunch", "12:30"), ("tea", "17:00"), ("night", "01:30")]
         var inOtherApps = true
+        var respect = false
         switch index {
         case 1: items[1] = ("lunch", "12:45")
         case 2: inOtherApps = false
         case 3: return "{ \"version\": 1, \"timeZone\": \"\(zone)\", \"items\": [ { \"id\": \"lunch\""
         case 4: items.append(("walk", "02:30"))
+        case Households.respectsDoNotDisturb: respect = true
         default: break
         }
         let lines = items.map { id, time in
@@ -23,7 +25,7 @@ extension Households {
         }
         return """
             { "version": 1, "timeZone": "\(zone)", "clock": "24h",
-              "settings": { "notifyInOtherApps": \(inOtherApps) },
+              "settings": { "notifyInOtherApps": \(inOtherApps), "respectDoNotDisturb": \(respect) },
               "items": [ \(lines.joined(separator: ",\n")) ] }
             """
     }

@@ -98,9 +98,12 @@ extension Substring {
 }
 
 /// The households a run's app writes: one the family made, an edit, notifications off, a file
-/// that cannot be read, and one with a start in a DST gap.
+/// that cannot be read, one with a start in a DST gap, and one that respects Do Not Disturb.
 public enum Households {
-    public static let count = 5
+    public static let count = 6
+
+    /// The variant whose household holds calls back in a Do Not Disturb the family set.
+    public static let respectsDoNotDisturb = 5
 
     /// Variant `index` in `zone`, or the file's error for the unreadable one.
     public static func variant(_ index: Int, zone: Zone, now: Instant) -> Result<LoadedHousehold, HouseholdFileError> {
@@ -115,6 +118,7 @@ public enum Households {
         case 3:
             return .failure(HouseholdFileError(file: "household.json", reason: .notJSON("a half-written file")))
         case 4: items.append(Self.item("walk", 2, 30))
+        case Self.respectsDoNotDisturb: settings.respectDoNotDisturb = true
         default: break
         }
         let household = Household(zone: zone, clock: .twentyFourHour, settings: settings, items: items)

@@ -67,12 +67,16 @@ public enum SimStep: Sendable, Equatable {
     /// What the notification server does. `restart-at-once`: the new server takes the name before
     /// the daemon has read that the old one went. `take-over`: a second server takes the name
     /// with replacement while the first runs on with its cards (only an answering server, one at
-    /// a time); `replaced-exits`: that first server exits, its cards with it.
+    /// a time); `replaced-exits`: that first server exits, its cards with it. `dnd-on`, `dnd-off`:
+    /// its user switches its Do Not Disturb (the embedded world's server is swaync, whose switch
+    /// holds every call but a critical one; the model has no Do Not Disturb and changes nothing).
     public enum ServerChange: String, Sendable, CaseIterable {
         case restart, stop, begin, hang, wake
         case restartAtOnce = "restart-at-once"
         case takeOver = "take-over"
         case replacedExits = "replaced-exits"
+        case doNotDisturbOn = "dnd-on"
+        case doNotDisturbOff = "dnd-off"
     }
 
     /// The step as one trace line.

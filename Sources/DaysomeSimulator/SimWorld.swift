@@ -581,6 +581,9 @@ public struct SimWorld: Sendable {
             guard let gone = self.server.replacedIdentity(boot: self.boot) else { return }
             self.server.replacedLeaves()
             self.deliver(.event(.serverInstanceGone(gone)))
+        case .doNotDisturbOn, .doNotDisturbOff:
+            // The model's server has no Do Not Disturb: only the embedded world plays it.
+            break
         }
     }
 

@@ -62,6 +62,7 @@ public enum Simulation {
         case 68..<75:
             let changes: [SimStep.ServerChange] = [
                 .restart, .restartAtOnce, .stop, .begin, .begin, .hang, .wake, .wake, .takeOver, .replacedExits,
+                .doNotDisturbOn, .doNotDisturbOff,
             ]
             return .server(changes[Int.random(in: 0..<changes.count, using: &random)])
         case 76..<79: return .click

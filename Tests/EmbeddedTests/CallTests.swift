@@ -286,3 +286,44 @@ extension EmbeddedTablet {
         self.advance(seconds: 1)
     }
 }
+
+/// Seen through a Do Not Disturb someone forgot (the design: only the family's choice holds a call
+/// back), also when the call goes before the daemon has heard which server runs. On swaync, whose
+/// switch lets only a critical call through, a call sent at the urgency of no known server was held
+/// out of sight. Found by the simulator once it switched Do Not Disturb (seeds 1804000000002 and
+/// 1804000000135; both kept in the corpus).
+@Suite("Calls through a forgotten Do Not Disturb, on the embedded daemon")
+struct ForgottenDoNotDisturbTests {
+    @Test func aCallDueAsTheDaemonRestartsWaitsForTheServerToSayWhoItIsSoAForgottenDoNotDisturbNeverHidesIt() throws {
+        let tablet = try tablet("dnd-restart", at: "2026-06-01T11:58:00Z")
+        defer { tablet.remove() }
+        tablet.server.setDoNotDisturb(true)
+        tablet.advance(to: at("2026-06-01T11:59:50Z"))
+        tablet.killDaemon()
+        tablet.advance(to: at("2026-06-01T12:00:05Z"))
+        // Back inside the grace window: the missed call goes at once, to a server it asks first.
+        try tablet.startDaemon()
+        tablet.advance(seconds: 1)
+        #expect(tablet.server.notified.map(\.summary) == ["Lunch"])
+        #expect(tablet.server.notified.map(\.held) == [false], "held by a Do Not Disturb she did not choose")
+        #expect(tablet.server.cards.filter { !$0.held }.map(\.summary) == ["Lunch"], "not in her sight")
+        #expect(tablet.bells == 1)
+    }
+
+    @Test func aCallPostedAgainAsTheSessionBusComesBackWaitsForTheNewServerToSayWhoItIs() throws {
+        let tablet = try tablet("dnd-bus-back", at: "2026-06-01T11:58:00Z")
+        defer { tablet.remove() }
+        tablet.server.setDoNotDisturb(true)
+        tablet.advance(to: at("2026-06-01T11:59:00Z"))
+        tablet.sessionBus(up: false)
+        tablet.advance(to: at("2026-06-01T11:59:58Z"))
+        // The bus is back two seconds before the minute, and the daemon's reconnect waits out its
+        // backoff: the call fails unsent at its minute and is posted again after the reconnect.
+        tablet.sessionBus(up: true)
+        tablet.advance(to: at("2026-06-01T12:00:30Z"))
+        #expect(tablet.server.notified.map(\.summary) == ["Lunch"])
+        #expect(tablet.server.notified.map(\.held) == [false], "held by a Do Not Disturb she did not choose")
+        #expect(tablet.server.cards.filter { !$0.held }.map(\.summary) == ["Lunch"], "not in her sight")
+        #expect(tablet.bells == 1)
+    }
+}
