@@ -129,10 +129,6 @@ final class FreedesktopNotifier: Notifier {
     private var doNotDisturbWatch: (any DoNotDisturbFollowing)?
     /// The watch on GSettings' `show-banners`, while GNOME Shell or Phosh answers.
     private var bannersWatch: AnyObject?
-    /// Posts made while a server owns the name but has not yet said who it is (the daemon just
-    /// started, or the server just restarted): its name decides the call's urgency and whether its
-    /// Do Not Disturb is read first, so they go once the probe answers.
-    private var postsAwaitingTheServersName: [() -> Void] = []
 
     /// Subscribes to the server's signals; `ownerChanged` runs when the name changed owner, with
     /// the instance before and whether the bus said it still runs (the machine tells a restart
@@ -249,17 +245,13 @@ final class FreedesktopNotifier: Notifier {
     }
 
     /// Asks the running server for its name and capabilities, from the loop, without ever
-    /// starting a server.
-    func refresh() {
+    /// starting a server; `then` runs once the answer is in, whatever it says (also where this
+    /// notifier is gone by then).
+    func refresh(then: (() -> Void)? = nil) {
         self.server.present = true
         self.peer.probeServer { [weak self] result in
+            defer { then?() }
             guard let self else { return }
-            // Posts that waited for this answer go once it is in, whatever it says.
-            defer {
-                let waiting = self.postsAwaitingTheServersName
-                self.postsAwaitingTheServersName = []
-                for post in waiting { post() }
-            }
             switch result {
             case .success(let info):
                 self.retries = 0
@@ -411,12 +403,18 @@ final class FreedesktopNotifier: Notifier {
         // swaync's or XFCE's forgotten Do Not Disturb then holds it out of sight. It waits for the
         // probe's answer (10 s at most); the window check before the Notify covers the wait.
         if self.server.present && self.server.name == nil && self.instance != nil {
-            self.postsAwaitingTheServersName.append { [weak self] in
-                self?.postKnowingTheServer(
+            self.refresh { [weak self] in
+                guard let self else {
+                    return completion(
+                        .failure(
+                            NotifierError(
+                                message: "the connection closed before the server said who it is",
+                                failure: .serverUnavailable)))
+                }
+                self.postKnowingTheServer(
                     start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt,
                     completion: completion)
             }
-            self.refresh()
             return
         }
         self.postKnowingTheServer(
