@@ -399,9 +399,19 @@ final class FreedesktopNotifier: Notifier {
         _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
+        self.post(
+            start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt, madeFor: self.owner,
+            completion: completion)
+    }
+
+    /// The post, made while `madeFor` owned the name: an id it replaces is that owner's.
+    private func post(
+        _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
+        madeFor: String?, completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
+    ) {
         // A call made before the running server said who it is would go at the urgency of none:
         // swaync's or XFCE's forgotten Do Not Disturb then holds it out of sight. It waits for the
-        // probe's answer (10 s at most); the window check before the Notify covers the wait.
+        // probe's answer (two calls of 10 s at most); the machine's window allows for the wait.
         if self.server.present && self.server.name == nil && self.instance != nil {
             self.refresh { [weak self] in
                 guard let self else {
@@ -413,30 +423,34 @@ final class FreedesktopNotifier: Notifier {
                 }
                 self.postKnowingTheServer(
                     start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt,
-                    completion: completion)
+                    madeFor: madeFor, completion: completion)
             }
             return
         }
         self.postKnowingTheServer(
-            start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt, completion: completion)
+            start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt, madeFor: madeFor,
+            completion: completion)
     }
 
     /// The post once what the bus knows of the server is in: it waits for a server, asks whether
     /// the session could start one, or reads the server's Do Not Disturb first where that decides.
     private func postKnowingTheServer(
         _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
-        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
+        madeFor: String?, completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         if self.server.present && self.server.name == nil { self.refresh() }
         let send = { [weak self] in
-            guard let self else { return }
+            guard let self else {
+                let message = "the connection closed before it was posted"
+                return completion(.failure(NotifierError(message: message, failure: .serverUnavailable)))
+            }
             // The card's expire timeout counts from when the Notify leaves, not from when the
             // call was decided: a clock stepped meanwhile must not end it early.
             guard let now = leavesAt() else {
                 completion(.failure(NotifierError(message: "held back before it was posted", failure: .withheld)))
                 return
             }
-            self.notify(start, replacing: replacing, now: now, completion: completion)
+            self.notify(start, replacing: replacing, madeFor: madeFor, now: now, completion: completion)
         }
         // A post that waits is posted again once a server owns the name (NameOwnerChanged).
         let wait = { [weak self] (reason: String) in
@@ -461,7 +475,7 @@ final class FreedesktopNotifier: Notifier {
                     // back): the call goes to it as to any running server, once it says who it is.
                     self.post(
                         start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt,
-                        completion: completion)
+                        madeFor: madeFor, completion: completion)
                 }
             }
             return
@@ -483,13 +497,15 @@ final class FreedesktopNotifier: Notifier {
 
     /// The Notify itself.
     private func notify(
-        _ start: Start, replacing: UInt32, now: Instant,
+        _ start: Start, replacing: UInt32, madeFor: String?, now: Instant,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
         var replacing = replacing
-        if replacing != 0, let old = self.changingFrom {
-            // The name just changed owner: the id to replace is the old owner's, and the new one
-            // would take it for one of its own. It is closed where it was given instead.
+        // The name is changing owner, or changed it while the post waited: the id to replace is
+        // the old owner's, and the new one would take it for one of its own. It is closed where it
+        // was given instead.
+        let earlier = self.changingFrom ?? (madeFor != self.owner ? madeFor : nil)
+        if replacing != 0, let old = earlier {
             self.peer.close(id: replacing, server: old)
             replacing = 0
         }

@@ -138,10 +138,6 @@ struct EmbeddedWorld {
     /// When the server's Do Not Disturb last switched (monotonic): a Notify sent before and taken
     /// after was chosen for the switch as it stood.
     var doNotDisturbSwitchedAt: UInt64?
-    /// Spans (monotonic) in which the running daemon had never heard the server say who it is:
-    /// it was hung from before the daemon started until it woke. A call sent then goes at the
-    /// urgency of no known server (the known limit), which a Do Not Disturb may hold.
-    var serverUnknown: [(from: UInt64, to: UInt64?)] = []
     /// Notifies already judged, and log lines already read.
     var judged = 0
     var logRead = 0
@@ -289,7 +285,6 @@ struct EmbeddedWorld {
                 self.readAtStart()
                 self.awaitsSystemBusSocket = !self.systemBusUp
                 self.fileView = self.file.view(atStart: true, before: self.fileView, exited: self.pidLineExited)
-                if tablet.server.hung { self.serverUnknown.append((tablet.loop.monotonic, nil)) }
                 try tablet.startDaemon()
             }
         case .powerCut:
@@ -482,7 +477,6 @@ struct EmbeddedWorld {
         let tablet = self.tablet
         let cards = tablet.server.notified
         if self.seesTheDay { self.lastSawTheDay = tablet.loop.monotonic }
-        if !tablet.server.hung { self.serverAnswers() }
         // Never twice, and nothing stale, for each Notify the server took since the last step.
         // A Notify a hung server holds was sent too, while the state disk could not keep it.
         if self.stateFull { self.postedWhileFull.formUnion(tablet.server.heldNotifies) }
@@ -581,22 +575,15 @@ struct EmbeddedWorld {
         return nil
     }
 
-    /// The server answers (it woke, or another runs): a daemon that started while it hung hears
-    /// who it is before its next call.
-    mutating func serverAnswers() {
-        if let last = self.serverUnknown.last, last.to == nil {
-            self.serverUnknown[self.serverUnknown.count - 1].to = self.tablet.loop.monotonic
-        }
-    }
-
     /// Whether the daemon could not foresee that `card` would be held: the server's Do Not Disturb
     /// switched after its Notify left and before the server took it (its urgency was chosen for
-    /// the switch as it was), or the daemon had not yet heard the server say who it is.
+    /// the switch as it was), or the daemon's connection had asked the server who it is and got
+    /// only timeouts (a server hung since before they met: the known limit).
     func heldUnforeseen(_ card: FakeNotificationServer.Card) -> Bool {
         if let switched = self.doNotDisturbSwitchedAt, (card.sentMonotonic...card.postedMonotonic).contains(switched) {
             return true
         }
-        return self.serverUnknown.contains { $0.from <= card.sentMonotonic && card.sentMonotonic <= $0.to ?? .max }
+        return card.sentUnknowing
     }
 
     /// One bell per call, ever, and none for a call a respected Do Not Disturb holds: never more

@@ -212,8 +212,8 @@ struct RepostTests {
         daemon.send(.timer)
         let key = daemon.heldPosts[0]
         #expect(sends(daemon, key, last.adding(seconds: 1)))
-        #expect(sends(daemon, key, last.adding(seconds: 30)))
-        #expect(!sends(daemon, key, last.adding(seconds: 31)))
+        #expect(sends(daemon, key, last.adding(seconds: 46)))
+        #expect(!sends(daemon, key, last.adding(seconds: 47)))
         // Never at or after its card's end, whatever the wait.
         let lunchEnds = self.lunch.adding(seconds: 45 * 60)
         #expect(!sends(daemon, key, lunchEnds))

@@ -36,6 +36,10 @@ public final class FakeNotificationServer {
         /// The Notify's expire timeout, in ms (-1: the server's default; 0: never): the server's
         /// own backstop, counted from when the card went up.
         public var expireTimeout: Int32 = -1
+        /// Whether the connection that sent it had asked the server who it is and got no answer
+        /// yet but timeouts (a server hung since before they met): the daemon chose its urgency
+        /// knowing no server.
+        public var sentUnknowing = false
     }
 
     /// What it says of itself (`GetServerInformation`, `GetCapabilities`).
@@ -133,7 +137,7 @@ public final class FakeNotificationServer {
     /// A Notify: the card goes up (held out of sight where its Do Not Disturb holds that urgency)
     /// and its id goes back, unless the caller's connection is gone or the bus gave up waiting.
     fileprivate func notify(
-        _ call: NotifyCall, from connection: Connection, sentAt: Instant, sentMonotonic: UInt64,
+        _ call: NotifyCall, from connection: Connection, sentAt: Instant, sentMonotonic: UInt64, unknowing: Bool,
         answered: @escaping (Result<Notifications.Answer, BusError>) -> Void, gaveUp: @escaping () -> Bool
     ) {
         let replacing = call.replacesID
@@ -150,7 +154,7 @@ public final class FakeNotificationServer {
             id: id, summary: call.summary, body: call.body, at: call.start?.at ?? Instant(seconds: 0), held: holds,
             sentAt: sentAt, sentMonotonic: sentMonotonic, postedAt: self.now, postedMonotonic: self.clock().monotonic,
             expiresAt: call.start?.expiresAt ?? Self.forever, orphaned: gaveUp() || !connection.open,
-            expireTimeout: call.expireTimeout)
+            expireTimeout: call.expireTimeout, sentUnknowing: unknowing)
         self.cards.append(card)
         self.notified.append(card)
         connection.reply(answered, .success(Notifications.Answer(id: id, server: self.uniqueName)))
@@ -400,6 +404,9 @@ extension FakeNotificationServer {
         }
         /// The bus dropped it: every call fails at once, as sd-bus's do on a closed connection.
         private(set) var dropped = false
+        /// Probes of the server this connection sent that were answered, and that failed.
+        private var probesAnswered = 0
+        private var probesFailed = 0
 
         /// The bus went away: what is on its way still arrives, then Disconnected; after that every
         /// call fails with ENOTCONN before it leaves.
@@ -547,7 +554,11 @@ extension FakeNotificationServer {
 
         func probeServer(completion: @escaping (Result<ServerDescription, BusError>) -> Void) {
             guard !self.dropped else { return completion(.failure(Self.notConnected)) }
-            self.server.call(from: self, timeout: 10_000_000, reply: completion) { FakeNotificationServer.description }
+            let counted = { [weak self] (result: Result<ServerDescription, BusError>) in
+                if case .success = result { self?.probesAnswered += 1 } else { self?.probesFailed += 1 }
+                completion(result)
+            }
+            self.server.call(from: self, timeout: 10_000_000, reply: counted) { FakeNotificationServer.description }
         }
 
         func post(
@@ -568,6 +579,7 @@ extension FakeNotificationServer {
             let server = self.server
             let sentAt = server.now
             let sentMonotonic = self.loop.now(CLOCK_MONOTONIC)
+            let unknowing = self.probesAnswered == 0 && self.probesFailed > 0
             // Once the bus said NoReply, the server's late answer reaches nobody.
             var gaveUp = false
             var handled = false
@@ -585,7 +597,7 @@ extension FakeNotificationServer {
                 {
                     handled = true
                     server.notify(
-                        call, from: self, sentAt: sentAt, sentMonotonic: sentMonotonic,
+                        call, from: self, sentAt: sentAt, sentMonotonic: sentMonotonic, unknowing: unknowing,
                         answered: { result in if !gaveUp { answered(result) } }, gaveUp: { gaveUp })
                 },
                 exited: { [weak self] in
