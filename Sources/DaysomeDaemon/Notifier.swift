@@ -34,7 +34,8 @@ protocol Notifier: AnyObject {
     var instance: String? { get }
     /// Posts a call, in place of the call `replacing` still on screen (0 for none); `completion`
     /// gets the server's id or why it failed. A post may wait on the loop for an answer that
-    /// decides it (is there a display to start a server for, is a Do Not Disturb on): `leavesAt`
+    /// decides it (is there a display to start a server for, which server runs, is a Do Not
+    /// Disturb on): `leavesAt`
     /// is asked just before the Notify goes out, and says the time it leaves at, or nil where it
     /// may not leave any more (her return meanwhile, or a clock stepped out of its window): then
     /// nothing is sent at all, and it fails as `withheld`.
