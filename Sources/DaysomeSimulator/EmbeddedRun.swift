@@ -586,17 +586,35 @@ struct EmbeddedWorld {
         return card.sentUnknowing
     }
 
-    /// One bell per call, ever, and none for a call a respected Do Not Disturb holds: never more
-    /// rings than calls a server showed (a wiped card posted again is silent), past what a power
-    /// cut on full disks may call twice.
+    /// One bell per call, ever, heard with its card and never alone, and none for a call a respected
+    /// Do Not Disturb holds out of sight: each ring is the call's the log last said was delivered (the machine rings right after it
+    /// records the delivery). A power cut on full disks may call one twice (the known limit).
     func oneBellPerCall() -> SimViolation? {
-        let notified = self.tablet.server.notified
-        let shown = Set(notified.filter { !$0.held || self.heldUnforeseen($0) }.map(Self.call))
-        let unproven = notified.filter { self.unprovable.contains(Self.call($0)) }.count
-        guard self.tablet.bells > shown.count + unproven else { return nil }
-        return self.broke(
-            "one-bell",
-            "the bell rang \(self.tablet.bells) times for \(shown.count) calls a server showed: \(shown.sorted())")
+        let tablet = self.tablet
+        var rung: [String: Int] = [:]
+        for after in tablet.ringsAfter {
+            guard
+                let start = tablet.log[..<min(after, tablet.log.count)].last(where: {
+                    $0.fields["DAYSOME_EVENT"] == "delivered"
+                })?.fields["DAYSOME_START"]
+            else {
+                return self.broke("one-bell", "the bell rang before any call was delivered")
+            }
+            rung[start, default: 0] += 1
+        }
+        for (start, rings) in rung.sorted(by: { $0.key < $1.key }) {
+            let cards = tablet.server.notified.filter { $0.at.rfc3339 == start }
+            if cards.contains(where: { self.unprovable.contains(Self.call($0)) }) { continue }
+            if rings > 1 { return self.broke("one-bell", "the bell rang \(rings) times for the call at \(start)") }
+            if cards.isEmpty {
+                return self.broke("one-bell", "the bell rang for the call at \(start), whose card no server took")
+            }
+            if cards.allSatisfy({ $0.held && !self.heldUnforeseen($0) }) {
+                return self.broke(
+                    "one-bell", "the bell rang for the call at \(start), which a Do Not Disturb held out of sight")
+            }
+        }
+        return nil
     }
 
     /// The cards on her screen a daemon can take down now: the running server's while it answers,

@@ -33,6 +33,9 @@ public final class EmbeddedTablet {
     public private(set) var log: [(priority: LogPriority, message: String, fields: [String: String])] = []
     /// Each ring of the bell.
     public private(set) var bells = 0
+    /// How many log lines there were at each ring: the call it rang for is the last one the log
+    /// says was delivered before it (the machine rings right after it records the delivery).
+    public private(set) var ringsAfter: [Int] = []
     /// Each request to bring the day back, with its reason.
     public private(set) var returns: [String] = []
     /// What the daemons told their service manager (sd_notify), the newest 16.
@@ -85,7 +88,11 @@ public final class EmbeddedTablet {
         }
         let loop = ManualLoop(realtime: self.loop.realtime, monotonic: self.loop.monotonic)
         self.loop = loop
-        let bell = RecordingBell { [weak self] in self?.bells += 1 }
+        let bell = RecordingBell { [weak self] in
+            guard let self else { return }
+            self.bells += 1
+            self.ringsAfter.append(self.log.count)
+        }
         let returner = RecordingReturner { [weak self] reason in self?.returns.append(reason) }
         var peers = ManagerPeers(loop: loop, eventLoop: nil)
         let server = self.server
