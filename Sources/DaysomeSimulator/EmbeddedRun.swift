@@ -577,8 +577,8 @@ struct EmbeddedWorld {
 
     /// Whether the daemon could not foresee that `card` would be held: the server's Do Not Disturb
     /// switched after its Notify left and before the server took it (its urgency was chosen for
-    /// the switch as it was), or the daemon's connection had asked the server who it is and got
-    /// only timeouts (a server hung since before they met: the known limit).
+    /// the switch as it was), or the daemon's connection had asked the running server instance
+    /// who it is and got only timeouts (an instance hung since before they met: the known limit).
     func heldUnforeseen(_ card: FakeNotificationServer.Card) -> Bool {
         if let switched = self.doNotDisturbSwitchedAt, (card.sentMonotonic...card.postedMonotonic).contains(switched) {
             return true

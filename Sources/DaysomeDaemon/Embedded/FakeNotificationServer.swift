@@ -36,9 +36,9 @@ public final class FakeNotificationServer {
         /// The Notify's expire timeout, in ms (-1: the server's default; 0: never): the server's
         /// own backstop, counted from when the card went up.
         public var expireTimeout: Int32 = -1
-        /// Whether the connection that sent it had asked the server who it is and got no answer
-        /// yet but timeouts (a server hung since before they met): the daemon chose its urgency
-        /// knowing no server.
+        /// Whether the connection that sent it had asked this server instance who it is and got
+        /// no answer yet but timeouts (an instance hung since before they met): the daemon chose
+        /// its urgency without its word.
         public var sentUnknowing = false
     }
 
@@ -404,9 +404,10 @@ extension FakeNotificationServer {
         }
         /// The bus dropped it: every call fails at once, as sd-bus's do on a closed connection.
         private(set) var dropped = false
-        /// Probes of the server this connection sent that were answered, and that failed.
-        private var probesAnswered = 0
-        private var probesFailed = 0
+        /// The server instances (unique names) that answered a probe this connection sent, and
+        /// those that let one time out.
+        private var probesAnswered: Set<String> = []
+        private var probesFailed: Set<String> = []
 
         /// The bus went away: what is on its way still arrives, then Disconnected; after that every
         /// call fails with ENOTCONN before it leaves.
@@ -554,8 +555,13 @@ extension FakeNotificationServer {
 
         func probeServer(completion: @escaping (Result<ServerDescription, BusError>) -> Void) {
             guard !self.dropped else { return completion(.failure(Self.notConnected)) }
+            let asked = self.server.uniqueName ?? ""
             let counted = { [weak self] (result: Result<ServerDescription, BusError>) in
-                if case .success = result { self?.probesAnswered += 1 } else { self?.probesFailed += 1 }
+                if case .success = result {
+                    self?.probesAnswered.insert(asked)
+                } else {
+                    self?.probesFailed.insert(asked)
+                }
                 completion(result)
             }
             self.server.call(from: self, timeout: 10_000_000, reply: counted) { FakeNotificationServer.description }
@@ -579,7 +585,8 @@ extension FakeNotificationServer {
             let server = self.server
             let sentAt = server.now
             let sentMonotonic = self.loop.now(CLOCK_MONOTONIC)
-            let unknowing = self.probesAnswered == 0 && self.probesFailed > 0
+            let running = server.uniqueName ?? ""
+            let unknowing = !self.probesAnswered.contains(running) && self.probesFailed.contains(running)
             // Once the bus said NoReply, the server's late answer reaches nobody.
             var gaveUp = false
             var handled = false
