@@ -131,8 +131,9 @@ struct EmbeddedWorld {
     var unreachableReplaced: Set<UInt32> = []
     /// Whether the display file was written while no daemon ran: a return the next start replays.
     var fileWrittenWhileDown = false
-    /// When she last saw the day, after a step: a post still out then is taken back, and its card
-    /// comes down whenever the server answers, away or not.
+    /// When she last saw the day as far as the daemon can know, after a step: a post still out
+    /// then is taken back, and its card comes down whenever the server answers, away or not. A
+    /// lock the daemon stopped hearing (its bus went) hides no return from it.
     /// By the tablet's monotonic clock, which no clock step moves.
     var lastSawTheDay: UInt64?
     /// When the server's Do Not Disturb last switched (monotonic): a Notify sent before and taken
@@ -476,7 +477,7 @@ struct EmbeddedWorld {
     mutating func check(after step: SimStep) -> SimViolation? {
         let tablet = self.tablet
         let cards = tablet.server.notified
-        if self.seesTheDay { self.lastSawTheDay = tablet.loop.monotonic }
+        if self.seesTheDayAsTheDaemonCanKnow { self.lastSawTheDay = tablet.loop.monotonic }
         // Never twice, and nothing stale, for each Notify the server took since the last step.
         // A Notify a hung server holds was sent too, while the state disk could not keep it.
         if self.stateFull { self.postedWhileFull.formUnion(tablet.server.heldNotifies) }
