@@ -35,10 +35,10 @@ protocol Notifier: AnyObject {
     /// Posts a call, in place of the call `replacing` still on screen (0 for none); `completion`
     /// gets the server's id or why it failed. A post may wait on the loop for an answer that
     /// decides it (is there a display to start a server for, which server runs, is a Do Not
-    /// Disturb on): `leavesAt`
-    /// is asked just before the Notify goes out, and says the time it leaves at, or nil where it
-    /// may not leave any more (her return meanwhile, or a clock stepped out of its window): then
-    /// nothing is sent at all, and it fails as `withheld`.
+    /// Disturb on): `leavesAt` is asked just before the Notify goes out, and says the time it
+    /// leaves at, or nil where it may not leave any more (her return meanwhile, or a clock stepped
+    /// out of its window): then nothing is sent at all, and it fails as `withheld`. Whatever
+    /// happens meanwhile, `completion` runs once.
     /// Without `mayStartServer` a post never has the bus start a server: it waits for one.
     func post(
         _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
@@ -467,7 +467,7 @@ final class FreedesktopNotifier: Notifier {
             return
         case .askWhetherTheSessionHasADisplay:
             self.sessionHasDisplay { [weak self] display in
-                guard let self else { return }
+                guard let self else { return wait("the connection closed before it was posted") }
                 switch PostRoute.afterAsking(sessionHasDisplay: display, serverOwnsTheName: self.instance != nil) {
                 case .wait(let reason): wait(reason)
                 case .send, .askWhetherTheSessionHasADisplay:
