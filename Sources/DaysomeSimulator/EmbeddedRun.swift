@@ -587,9 +587,10 @@ struct EmbeddedWorld {
         return card.sentUnknowing
     }
 
-    /// One bell per call, ever, heard with its card and never alone, and none for a call a respected
-    /// Do Not Disturb holds out of sight: each ring is the call's the log last said was delivered (the machine rings right after it
-    /// records the delivery). A power cut on full disks may call one twice (the known limit).
+    /// One bell per call, ever, heard with its card and never alone, and none for a call a
+    /// respected Do Not Disturb holds out of sight. Each ring is the call's that the log last said
+    /// was delivered (the machine rings right after it records the delivery). A power cut on full
+    /// disks may call one twice (the known limit).
     func oneBellPerCall() -> SimViolation? {
         let tablet = self.tablet
         var rung: [String: Int] = [:]
