@@ -490,8 +490,11 @@ struct EmbeddedWorld {
             }
             // Judged when the daemon sent it: a hung server may put it up hours later, and the
             // daemon then takes it down (checked below).
+            // A post decided inside the window may leave after its own wait on the loop (the
+            // machine's allowance: the user manager, a hung server's probe, its switch's read).
             let again = made > 1
-            if (!again && card.sentAt < card.at) || (!again && card.sentAt > card.at.adding(seconds: self.grace)) {
+            let lastToLeave = card.at.adding(seconds: self.grace + DaemonMachine.longestWaitBeforeANotify)
+            if (!again && card.sentAt < card.at) || (!again && card.sentAt > lastToLeave) {
                 return self.broke("nothing-stale", "the call at \(card.at.rfc3339) was sent at \(card.sentAt.rfc3339)")
             }
             let inForce = self.households.lastIndex { $0.since <= card.sentMonotonic } ?? 0

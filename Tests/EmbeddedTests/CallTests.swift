@@ -327,3 +327,37 @@ struct ForgottenDoNotDisturbTests {
         #expect(tablet.bells == 1)
     }
 }
+
+/// A post decided inside the grace window may leave after its own wait on the loop (the machine's
+/// allowance), and history then says what happened instead of claiming the window. Found by the
+/// simulator (seed 1804400000197; in the corpus).
+@Suite("A post's own wait at its window's end, on the embedded daemon")
+struct WaitAtTheWindowsEndTests {
+    @Test func aCallDecidedAtTheGraceWindowsEndLeavesAfterItsWaitForAHungServerAndHistorySaysSo() throws {
+        let tablet = try tablet("wait-window-end", at: "2026-06-01T11:50:00Z")
+        defer { tablet.remove() }
+        // Started while the server hangs: the daemon has never heard who it is.
+        tablet.server.hang()
+        tablet.killDaemon()
+        try tablet.startDaemon()
+        tablet.advance(seconds: 60)
+        let grace = try #require(try tablet.status().daemon?.grace)
+        // Lunch is decided five seconds before its window ends, and waits for the probe's answer.
+        tablet.jumpClock(to: at("2026-06-01T12:00:00Z").adding(seconds: Int64(grace) - 5))
+        tablet.advance(seconds: 30)
+        tablet.server.wake()
+        tablet.advance(seconds: 1)
+        let sent = try #require(tablet.server.notified.first?.sentAt)
+        let lateness = sent.seconds - at("2026-06-01T12:00:00Z").seconds
+        #expect(lateness > Int64(grace), "it left inside the window: nothing to show")
+        #expect(lateness <= Int64(grace) + 46, "it left \(lateness) s after its minute")
+        let delivered = tablet.events(.delivered)
+        #expect(delivered.count == 1, "\(tablet.history())")
+        #expect(
+            delivered.first?.reason?.hasPrefix(
+                "\(lateness) s after its minute: decided inside the \(grace) s grace window, it waited "
+                    + "for the notification server to answer before it left") == true,
+            "\(String(describing: delivered.first?.reason))")
+        #expect(tablet.events(.dropped).isEmpty, "\(tablet.history())")
+    }
+}

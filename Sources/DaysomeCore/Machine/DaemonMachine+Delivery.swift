@@ -129,8 +129,15 @@ extension DaemonMachine {
         let sent = sentAt ?? now
         let lateness = sent.seconds - call.key.at.seconds
         let answer = now.seconds - sent.seconds
+        // A post decided inside the window may leave after its own wait (the machine's allowance,
+        // `longestWaitBeforeANotify`): history says so rather than claim the window.
+        let late =
+            lateness <= self.config.grace
+            ? "\(lateness) s after its minute, within the grace window"
+            : "\(lateness) s after its minute: decided inside the \(self.config.grace) s grace window, it waited "
+                + "for the notification server to answer before it left"
         let words = [
-            lateness > 1 ? "\(lateness) s after its minute, within the grace window" : nil,
+            lateness > 1 ? late : nil,
             answer > 1 ? "the notification server answered \(answer) s after it was posted" : nil,
         ].compactMap { $0 }
         let reason = posted?.reason ?? (words.isEmpty ? nil : words.joined(separator: "; "))

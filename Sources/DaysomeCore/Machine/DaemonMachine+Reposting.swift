@@ -221,7 +221,7 @@ extension DaemonMachine {
     /// whether the session has a display (sd-bus's 25 s default timeout), then the probe of a
     /// server that took the name meanwhile and has not said who it is (two calls of 10 s at most),
     /// then a Do Not Disturb read (0.5 s).
-    static let longestWaitBeforeANotify: Int64 = 46
+    public static let longestWaitBeforeANotify: Int64 = 46
 
     /// The last instant `call` may go out to a server, first or again: rule 2's grace window, and
     /// never at or after its card's end.
