@@ -400,112 +400,80 @@ final class FreedesktopNotifier: Notifier {
         _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
         completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
     ) {
-        self.post(
-            start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt, madeFor: self.owner,
-            completion: completion)
+        let post = PendingPost(
+            start: start, replacing: replacing, leavesAt: leavesAt, madeFor: self.owner, completion: completion)
+        self.follow(
+            PostRoute.whenPosting(
+                serverOwnsTheName: self.instance != nil, serverHasSaidWhoItIs: self.serverHasSaidWhoItIs,
+                mayStartServer: mayStartServer),
+            post)
     }
 
-    /// The post, made while `madeFor` owned the name: an id it replaces is that owner's.
-    private func post(
-        _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
-        madeFor: String?, completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
-    ) {
-        // A call made before the running server said who it is would go at the urgency of none:
-        // swaync's or XFCE's forgotten Do Not Disturb then holds it out of sight. It waits for the
-        // probe's answer (two calls of 10 s at most); the machine's window allows for the wait.
-        if self.server.present && self.server.name == nil && self.instance != nil {
-            self.refresh { [weak self] in
-                guard let self else {
-                    return completion(
-                        .failure(
-                            NotifierError(
-                                message: "the connection closed before the server said who it is",
-                                failure: .serverUnavailable)))
-                }
-                self.postKnowingTheServer(
-                    start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt,
-                    madeFor: madeFor, completion: completion)
-            }
-            return
-        }
-        self.postKnowingTheServer(
-            start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt, madeFor: madeFor,
-            completion: completion)
-    }
+    /// Whether the running server has said who it is. One gone with its bus (`serverGone`) cannot
+    /// be asked: the Notify's own failure says so.
+    private var serverHasSaidWhoItIs: Bool { self.server.name != nil || !self.server.present }
 
-    /// The post once what the bus knows of the server is in: it waits for a server, asks whether
-    /// the session could start one, or reads the server's Do Not Disturb first where that decides.
-    private func postKnowingTheServer(
-        _ start: Start, replacing: UInt32, mayStartServer: Bool, leavesAt: @escaping () -> Instant?,
-        madeFor: String?, completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
-    ) {
-        if self.server.present && self.server.name == nil { self.refresh() }
-        let send = { [weak self] in
-            guard let self else {
-                let message = "the connection closed before it was posted"
-                return completion(.failure(NotifierError(message: message, failure: .serverUnavailable)))
-            }
-            // The card's expire timeout counts from when the Notify leaves, not from when the
-            // call was decided: a clock stepped meanwhile must not end it early.
-            guard let now = leavesAt() else {
-                completion(.failure(NotifierError(message: "held back before it was posted", failure: .withheld)))
-                return
-            }
-            self.notify(start, replacing: replacing, madeFor: madeFor, now: now, completion: completion)
-        }
-        // A post that waits is posted again once a server owns the name (NameOwnerChanged).
-        let wait = { [weak self] (reason: String) in
-            self?.server.waiting = reason
-            self?.learned()
-            completion(.failure(NotifierError(message: reason, failure: .serverUnavailable)))
-        }
-        switch PostRoute.whenPosting(serverOwnsTheName: self.instance != nil, mayStartServer: mayStartServer) {
-        case .send:
-            break
+    /// Takes `post` along its route (`PostRoute`): each question is asked on the loop, and its
+    /// answer routes the post on.
+    private func follow(_ route: PostRoute, _ post: PendingPost) {
+        switch route {
         case .wait(let reason):
-            wait(reason)
-            return
+            // A post that waits is posted again once a server owns the name (NameOwnerChanged).
+            self.server.waiting = reason
+            self.learned()
+            post.fail(reason, .serverUnavailable)
         case .askWhetherTheSessionHasADisplay:
             self.sessionHasDisplay { [weak self] display in
-                guard let self else { return wait("the connection closed before it was posted") }
-                switch PostRoute.afterAsking(sessionHasDisplay: display, serverOwnsTheName: self.instance != nil) {
-                case .wait(let reason): wait(reason)
-                case .send, .askWhetherTheSessionHasADisplay:
-                    guard self.instance != nil else { return send() }
-                    // A server took the name while the user manager was asked (the bus came
-                    // back): the call goes to it as to any running server, once it says who it is.
-                    self.post(
-                        start, replacing: replacing, mayStartServer: mayStartServer, leavesAt: leavesAt,
-                        madeFor: madeFor, completion: completion)
-                }
+                guard let self else { return post.fail(PendingPost.connectionClosed, .serverUnavailable) }
+                self.follow(
+                    PostRoute.afterAsking(
+                        sessionHasDisplay: display, serverOwnsTheName: self.instance != nil,
+                        serverHasSaidWhoItIs: self.serverHasSaidWhoItIs),
+                    post)
             }
-            return
+        case .askWhoTheServerIs:
+            self.refresh { [weak self] in
+                guard let self else { return post.fail(PendingPost.connectionClosed, .serverUnavailable) }
+                // Whatever it said: a server that does not answer is posted to as before.
+                self.follow(.send, post)
+            }
+        case .send:
+            // A Do Not Disturb is read just before a call only where the household's choice needs
+            // it; elsewhere it is read beside the call, so that status tells the server's word as
+            // of its last call without the call waiting for it.
+            // A server that sends no word when its switch moves (mako 1.7) is asked just before, so
+            // that history can say whether it holds the call.
+            if OnEveryDesktop.doNotDisturbDecides(serverName: self.server.name, respect: self.respectDoNotDisturb())
+                || self.server.doNotDisturbSource == .readBeforeCalls
+            {
+                self.readDoNotDisturb { [weak self] in
+                    guard let self else { return post.fail(PendingPost.connectionClosed, .serverUnavailable) }
+                    self.send(post)
+                }
+            } else {
+                self.send(post)
+                self.readDoNotDisturb()
+            }
         }
-        // A Do Not Disturb is read just before a call only where the household's choice needs it;
-        // elsewhere it is read beside the call, so that status tells the server's word as of its
-        // last call without the call waiting for it.
-        // A server that sends no word when its switch moves (mako 1.7) is asked just before, so
-        // that history can say whether it holds the call.
-        if OnEveryDesktop.doNotDisturbDecides(serverName: self.server.name, respect: self.respectDoNotDisturb())
-            || self.server.doNotDisturbSource == .readBeforeCalls
-        {
-            self.readDoNotDisturb(then: send)
-        } else {
-            send()
-            self.readDoNotDisturb()
-        }
+    }
+
+    /// The Notify leaves now, if the call may still go.
+    private func send(_ post: PendingPost) {
+        // The card's expire timeout counts from when the Notify leaves, not from when the call was
+        // decided: a clock stepped meanwhile must not end it early.
+        guard let now = post.leavesAt() else { return post.fail("held back before it was posted", .withheld) }
+        self.notify(post, now: now)
     }
 
     /// The Notify itself.
-    private func notify(
-        _ start: Start, replacing: UInt32, madeFor: String?, now: Instant,
-        completion: @escaping (Result<PostAnswer, NotifierError>) -> Void
-    ) {
-        var replacing = replacing
+    private func notify(_ post: PendingPost, now: Instant) {
+        let start = post.start
+        let completion = post.completion
+        var replacing = post.replacing
         // The name is changing owner, or changed it while the post waited: the id to replace is
         // the old owner's, and the new one would take it for one of its own. It is closed where it
         // was given instead.
-        let earlier = self.changingFrom ?? (madeFor != self.owner ? madeFor : nil)
+        let earlier = self.changingFrom ?? (post.madeFor != self.owner ? post.madeFor : nil)
         if replacing != 0, let old = earlier {
             self.peer.close(id: replacing, server: old)
             replacing = 0
@@ -596,5 +564,23 @@ final class FreedesktopNotifier: Notifier {
     func holdsTheBell() -> Bool {
         guard self.respectDoNotDisturb(), self.server.present else { return false }
         return self.server.doNotDisturb == .on
+    }
+}
+
+/// A post on its way to the server: the call, what it replaces, and whom it answers.
+private struct PendingPost {
+    let start: Start
+    let replacing: UInt32
+    /// Asked just before the Notify leaves: the time it leaves at, or nil where it may not.
+    let leavesAt: () -> Instant?
+    /// Who owned the server's name when the post was made: an id it replaces is that owner's.
+    let madeFor: String?
+    let completion: (Result<PostAnswer, NotifierError>) -> Void
+
+    /// Said where the notifier was dropped (its bus went) while the post waited on an answer.
+    static let connectionClosed = "the connection closed before it was posted"
+
+    func fail(_ message: String, _ failure: PostFailure) {
+        self.completion(.failure(NotifierError(message: message, failure: failure)))
     }
 }

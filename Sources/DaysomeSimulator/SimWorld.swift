@@ -477,10 +477,13 @@ public struct SimWorld: Sendable {
         }
         // The model's session has a display: a post that may start a server has the bus start
         // one (D-Bus activation).
+        // Its server says who it is at once (the model has no probe to wait on).
         var route = PostRoute.whenPosting(
-            serverOwnsTheName: self.server.up, mayStartServer: daemon.machine.mayStartAServer(for: key))
+            serverOwnsTheName: self.server.up, serverHasSaidWhoItIs: true,
+            mayStartServer: daemon.machine.mayStartAServer(for: key))
         if route == .askWhetherTheSessionHasADisplay {
-            route = PostRoute.afterAsking(sessionHasDisplay: true, serverOwnsTheName: self.server.up)
+            route = PostRoute.afterAsking(
+                sessionHasDisplay: true, serverOwnsTheName: self.server.up, serverHasSaidWhoItIs: true)
         }
         if case .wait(let reason) = route {
             self.deliver(.event(.postFailed(key, reason: reason, failure: .serverUnavailable)))

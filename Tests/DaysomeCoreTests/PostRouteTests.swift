@@ -8,14 +8,16 @@ import Testing
 struct PostRouteTests {
     @Test("A post goes out at once where a server owns the name, whether or not it may start one")
     func aPostGoesOutWhereAServerOwnsTheName() {
-        #expect(PostRoute.whenPosting(serverOwnsTheName: true, mayStartServer: true) == .send)
-        #expect(PostRoute.whenPosting(serverOwnsTheName: true, mayStartServer: false) == .send)
+        #expect(
+            PostRoute.whenPosting(serverOwnsTheName: true, serverHasSaidWhoItIs: true, mayStartServer: true) == .send)
+        #expect(
+            PostRoute.whenPosting(serverOwnsTheName: true, serverHasSaidWhoItIs: true, mayStartServer: false) == .send)
     }
 
     @Test("A card posted again because its server left never has the bus start one: it waits for the desktop's own")
     func aRepostAfterTheServerLeftWaitsForTheDesktopsOwn() {
         #expect(
-            PostRoute.whenPosting(serverOwnsTheName: false, mayStartServer: false)
+            PostRoute.whenPosting(serverOwnsTheName: false, serverHasSaidWhoItIs: false, mayStartServer: false)
                 == .wait(reason: PostRoute.desktopsOwnReason))
         #expect(PostRoute.desktopsOwnReason.contains("waiting for the desktop's own"))
     }
@@ -23,15 +25,36 @@ struct PostRouteTests {
     @Test("A new call with no server asks for a display first: none means waiting, one means the bus starts a server")
     func aNewCallWithNoServerGoesOutOnlyWhereTheSessionHasADisplay() {
         #expect(
-            PostRoute.whenPosting(serverOwnsTheName: false, mayStartServer: true) == .askWhetherTheSessionHasADisplay)
+            PostRoute.whenPosting(serverOwnsTheName: false, serverHasSaidWhoItIs: false, mayStartServer: true)
+                == .askWhetherTheSessionHasADisplay)
         #expect(
-            PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: false)
+            PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: false, serverHasSaidWhoItIs: false)
                 == .wait(reason: PostRoute.noDisplayReason))
-        #expect(PostRoute.afterAsking(sessionHasDisplay: true, serverOwnsTheName: false) == .send)
+        #expect(
+            PostRoute.afterAsking(sessionHasDisplay: true, serverOwnsTheName: false, serverHasSaidWhoItIs: false)
+                == .send)
     }
 
     @Test("A server that took the name while the question was out takes the post, display or not")
     func aServerThatCameMeanwhileTakesThePost() {
-        #expect(PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: true) == .send)
+        #expect(
+            PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: true, serverHasSaidWhoItIs: true)
+                == .send)
+    }
+
+    @Test(
+        "A post to a server that has not said who it is asks first, also one that took the name while the display was asked about: its name decides the urgency that passes a forgotten Do Not Disturb"
+    )
+    func aPostToAServerThatHasNotSaidWhoItIsAsksFirst() {
+        for mayStart in [true, false] {
+            #expect(
+                PostRoute.whenPosting(serverOwnsTheName: true, serverHasSaidWhoItIs: false, mayStartServer: mayStart)
+                    == .askWhoTheServerIs)
+        }
+        for display in [true, false] {
+            #expect(
+                PostRoute.afterAsking(sessionHasDisplay: display, serverOwnsTheName: true, serverHasSaidWhoItIs: false)
+                    == .askWhoTheServerIs)
+        }
     }
 }

@@ -4,8 +4,14 @@
 
 /// What a post handed to the notifier does.
 public enum PostRoute: Equatable, Sendable {
-    /// A server owns the name, or the bus may start one for the post: the Notify goes out.
+    /// A server owns the name and has said who it is, or the bus may start one for the post: the
+    /// Notify goes out.
     case send
+    /// A server owns the name but has not said who it is yet (the daemon just started, or the
+    /// server or the bus just came back). Its name decides the call's urgency: at the urgency of
+    /// no known server, swaync's or XFCE's forgotten Do Not Disturb holds the call out of sight.
+    /// Ask it first (a probe, 10 s a call at most), then send, whatever it said.
+    case askWhoTheServerIs
     /// No server owns the name. The post may have the bus start one, but only a session with a
     /// display can run one: ask the user manager's environment first (`afterAsking`).
     case askWhetherTheSessionHasADisplay
@@ -26,14 +32,20 @@ public enum PostRoute: Equatable, Sendable {
     /// away (`DaemonMachine.mayStartAServer` false) never has the bus start one: the desktop starts
     /// its own again, and one the bus started first would take the name, so that the desktop's
     /// own then fails to.
-    public static func whenPosting(serverOwnsTheName: Bool, mayStartServer: Bool) -> PostRoute {
-        if serverOwnsTheName { return .send }
+    public static func whenPosting(
+        serverOwnsTheName: Bool, serverHasSaidWhoItIs: Bool, mayStartServer: Bool
+    ) -> PostRoute {
+        if serverOwnsTheName { return serverHasSaidWhoItIs ? .send : .askWhoTheServerIs }
         return mayStartServer ? .askWhetherTheSessionHasADisplay : .wait(reason: Self.desktopsOwnReason)
     }
 
     /// The route once the user manager said whether the session has a display. A server that
-    /// took the name while the question was out takes the post either way.
-    public static func afterAsking(sessionHasDisplay: Bool, serverOwnsTheName: Bool) -> PostRoute {
-        sessionHasDisplay || serverOwnsTheName ? .send : .wait(reason: Self.noDisplayReason)
+    /// took the name while the question was out (the bus came back) takes the post either way,
+    /// once it has said who it is.
+    public static func afterAsking(
+        sessionHasDisplay: Bool, serverOwnsTheName: Bool, serverHasSaidWhoItIs: Bool
+    ) -> PostRoute {
+        if serverOwnsTheName { return serverHasSaidWhoItIs ? .send : .askWhoTheServerIs }
+        return sessionHasDisplay ? .send : .wait(reason: Self.noDisplayReason)
     }
 }
