@@ -465,9 +465,11 @@ struct EmbeddedWorld {
     }
 
     /// She sees the day as far as the daemon can know: logind's word lost with its bus (a lock
-    /// made or ended meanwhile) is no word the daemon could have followed.
+    /// made or ended meanwhile) is no word the daemon could have followed, and an unreadable line
+    /// keeps the word before it (a garbled file under a lock that ends is her return, as the
+    /// design says).
     var seesTheDayAsTheDaemonCanKnow: Bool {
-        self.file.inFront(exited: self.pidLineExited) && !self.lockersHeard.values.contains(true)
+        self.fileView == .foreground && !self.lockersHeard.values.contains(true)
     }
 
     func broke(_ rule: String, _ message: String) -> SimViolation {
