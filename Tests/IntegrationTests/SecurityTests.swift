@@ -3,7 +3,8 @@
 // DaemonPathsTests', beside daysomed's other refusals), and nothing from a household (labels full
 // of shell metacharacters, command substitutions and unit-name-hostile text) ever reaches a shell
 // or a command line: the programs the daemon runs (the chime player, the program that brings the
-// day back) are recorded with their argv and environment.
+// day back) are recorded with their argv and environment. The same daemon's next call, a label of
+// markup, reaches the server whole and is shown escaped (rule 4: only the family's words).
 
 import DaysomeCore
 import DaysomeTestSupport
@@ -80,7 +81,9 @@ struct SecurityTests {
         #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr.suffix(800))")
     }
 
-    @Test func hostileLabelsNeverReachAShellOrTheProgramsTheDaemonRuns() async throws {
+    @Test func hostileLabelsNeverReachAShellOrTheProgramsTheDaemonRunsAndMarkupReachesTheServerIntactAndEscaped()
+        async throws
+    {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         let marks = try session.directory.makeDirectory("marks")
@@ -96,11 +99,16 @@ struct SecurityTests {
         chmod(recorder, 0o700)
         let minute = nextMinute(leaving: 6)
         let time = try clockTime(minute, zone: "UTC")
-        let items = hostileLabels.enumerated().map { index, label in
+        var items = hostileLabels.enumerated().map { index, label in
             TestItem(
                 id: "hostile-\(index)", label: label.replacing("@MARK@", with: marks),
                 detail: label.replacing("@MARK@", with: marks), time: time)
         }
+        // Fixtures/households/hostile-labels.json's markup item, a minute later: a call of its own.
+        items.append(
+            TestItem(
+                id: "markup", label: "<b>Fish & chips</b> <i>", detail: "a < b > c & d",
+                time: try clockTime(minute + 60, zone: "UTC")))
         var text = householdText(items: items)
         text = try replacingOnce(
             text, "\"notifyInOtherApps\": true", with: "\"notifyInOtherApps\": true, \"bringDayBack\": true")
@@ -129,6 +137,22 @@ struct SecurityTests {
         #expect(leftovers.isEmpty, "a label ran as a command: \(leftovers)")
         // The labels reached the server whole, as text.
         #expect(shown.first?.summary.contains("HOSTILE $(touch") == true, "\(shown)")
+
+        // The markup label at the next minute: dunst gets it literally and shows it escaped.
+        let planned = try await session.plannedStart(at: minute + 60)
+        #expect(planned.itemIds == ["markup"])
+        await pause(untilWall: Double(minute + 60))
+        _ = try await poll("the markup call to be shown", timeout: 10) {
+            try await session.displayedCount() > 0 ? true : nil
+        }
+        try await session.signal("foreground")
+        let markup = try await poll("dunst's history to hold the markup call", timeout: 3) {
+            try await session.shownHistory().first { $0.appName == "Daysome" && !$0.summary.contains("HOSTILE") }
+        }
+        #expect(markup.summary == "<b>Fish & chips</b> <i>")
+        let visible = try #require(markup.visibleText, "dunst could not render the markup: \(markup.message)")
+        #expect(visible == "<b>Fish & chips</b> <i>\n\(planned.heading)\na < b > c & d", "\(markup.message)")
+        #expect(!readFile(log).contains("HOSTILE"), "household text reached a program the daemon runs")
         #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr)")
     }
 }
