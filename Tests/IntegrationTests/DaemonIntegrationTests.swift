@@ -4,6 +4,7 @@
 // for a minute boundary wait for it together.
 
 import DaysomeCore
+import DaysomeFiles
 import DaysomeTestSupport
 import Glibc
 import Testing
@@ -170,8 +171,14 @@ struct DaemonIntegrationTests {
     }
 
     /// An idle daemon sleeps until its next deadline: no wakeup at all between starts; with a
-    /// service manager's watchdog, only its pings. One world, a daemon for each.
-    @Test func idleDaemonMakesNoWakeupsBetweenStartsAndWithAWatchdogWakesOnlyForItsPings() async throws {
+    /// service manager's watchdog, only its pings. One world, a daemon for each. Then what the
+    /// daemon's peers may leave behind cannot hold the second up, take it down or clear its lay:
+    /// a control client that hangs up before its answer, one that says nothing, and a display
+    /// whose pid is a zombie (after the idle windows, which they would wake).
+    @Test
+    func idleDaemonMakesNoWakeupsBetweenStartsWithAWatchdogWakesOnlyForItsPingsAndNoPeerHoldsItUpOrClearsItsLay()
+        async throws
+    {
         let session = try await TestWorld.start([.sessionBus, .notificationServer])
         defer { session.stop() }
         try replaceFile(session.household, try await self.quietHousehold(session))
@@ -205,41 +212,46 @@ struct DaemonIntegrationTests {
         #expect(messages.allSatisfy { $0 == "WATCHDOG=1" }, "other notifications while idle: \(messages)")
         #expect(wakeups >= pings - 1 && wakeups <= pings + 2, "\(wakeups) wakeups for \(pings) pings")
         #expect(!daemon.poll(), "daysomed exited: \(session.daemonStderr)")
-    }
 
-    // MARK: Rule 4 and the server: hostile labels
+        // What its peers leave behind, on the same daemon once its idle windows are measured.
+        let path = session.runtimeDirectory + "/control"
+        for _ in 0..<20 {
+            // Says its line and hangs up before the answer: the daemon's reply meets a closed peer.
+            let client = try connectControl(path)
+            _ = "fire 1\n".withCString { write(client, $0, strlen($0)) }
+            close(client)
+        }
+        await pause(0.5)
+        #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1)) after clients hung up")
+        #expect(try await session.status().running == true)
 
-    @Test func hostileLabelsReachTheServerIntactAndEscaped() async throws {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let minute = nextMinute(leaving: 10)
-        var text = try fixtureText("hostile-labels.json")
-        let zone = "Europe/London"
-        for (index, original) in ["12:00", "12:10", "12:20", "12:30"].enumerated() {
-            text = try replacingOnce(text, "\"time\": \"\(original)\"", with: "\"time\": \"@\(index)@\"")
-        }
-        for index in 0..<4 {
-            // The markup item at the minute, the others ten minutes and more away.
-            let at = index == 0 ? minute : minute + Int64(600 + 60 * index)
-            text = try replacingOnce(text, "@\(index)@", with: try clockTime(at, zone: zone))
-        }
-        try replaceFile(session.household, text)
-        try await session.startDaemon()
-        try await session.expectQueued(at: minute)
-        let planned = try await session.plannedStart(at: minute)
-        #expect(planned.itemIds == ["markup"])
+        // Ten clients connect and say nothing: read in turn on the loop, each would hold it up.
+        let silent = try (0..<10).map { _ in try connectControl(path) }
+        defer { for client in silent { close(client) } }
+        let asked = monotonicSeconds()
+        let client = try connectControl(path)
+        defer { close(client) }
+        _ = "hello\n".withCString { write(client, $0, strlen($0)) }
+        let answer = readLine(client, timeoutSeconds: 5)
+        let waited = monotonicSeconds() - asked
+        #expect(answer == "error: unknown request\n", "answer \(answer ?? "none")")
+        #expect(waited < 1, "the answer took \(waited) s behind silent clients")
+        // A client that never finishes its line is closed unanswered at its own deadline.
+        #expect(readLine(silent[0], timeoutSeconds: 5) == "", "a silent client was answered or kept open")
+        #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1))")
 
-        await pause(untilWall: Double(minute))
-        _ = try await poll("the call to be shown", timeout: 10) {
-            try await session.displayedCount() > 0 ? true : nil
-        }
-        try await session.signal("foreground")
-        let shown = try await poll("dunst's history to hold the call", timeout: 3) {
-            try await session.shownHistory().first { $0.appName == "Daysome" }
-        }
-        #expect(shown.summary == "<b>Fish & chips</b> <i>")
-        let visible = try #require(shown.visibleText, "dunst could not render the markup: \(shown.message)")
-        #expect(visible == "<b>Fish & chips</b> <i>\n\(planned.heading)\na < b > c & d", "\(shown.message)")
+        // A display that has exited but is not reaped yet: its pid still opens a pidfd, and it is
+        // away without a flip that would clear the lay.
+        let lay = try #require(try await session.pending().lay)
+        let zombie = try SpawnedProcess("/bin/true", [], environment: [:])
+        defer { zombie.stop() }
+        await pause(0.3)
+        try writeFile(session.displayState + ".new", "foreground pid=\(zombie.pid)\n")
+        #expect(rename(session.displayState + ".new", session.displayState) == 0)
+        await pause(1)
+        #expect(try await session.pending().lay == lay, "the zombie's line flipped the display and replaced the lay")
+        #expect(!(try await session.history()).contains { $0.event == "cleared" && $0.lay == lay })
+        #expect(session.daemonStderr.contains("has exited; the display is away"), "\(session.daemonStderr)")
     }
 
     // MARK: Rule 10: the PIN and the note
@@ -301,4 +313,31 @@ struct DaemonIntegrationTests {
 
     /// Starts a daemon, SIGKILLs it ten seconds before `minute` and starts it again `downtime`
     /// seconds after, both with `grace`. Returns the minute and the start planned at it.
+}
+
+/// A connected stream socket to the daemon's control socket.
+private func connectControl(_ path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let connected = try UnixSocketAddress(path: path).connect(fd)
+    guard connected == 0 else {
+        close(fd)
+        throw HarnessError("connect \(path): \(errnoText(errno))")
+    }
+    return fd
+}
+
+/// What `fd` sends until its first newline or end of file: "" when it closes without a word, nil
+/// when nothing ends within `timeoutSeconds`.
+private func readLine(_ fd: Int32, timeoutSeconds: Int) -> String? {
+    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var line: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 512)
+    while !line.contains(0x0A) {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 { return nil }
+        if count == 0 { break }
+        line += buffer[0..<count]
+    }
+    return String(decoding: line, as: UTF8.self)
 }

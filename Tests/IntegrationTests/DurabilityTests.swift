@@ -1,67 +1,18 @@
 // The edges of the daemon's life at the process boundary, with the real daysomed (wheel
-// backend, a private bus, Xvfb and dunst): control clients that hang up or say nothing and a
-// display pid that is a zombie, on one daemon; and the durability protocol read off the daemon's
-// own system calls. A restart with a broken household is BadInputTests', in the household's life.
-// The kept household's contents, corrupt state files, a restarted server's ids and a household
-// directory that does not exist yet are on the embedded daemon (EmbeddedTests).
+// backend, a private bus, Xvfb and dunst): the durability protocol read off the daemon's own
+// system calls. Control clients that hang up or say nothing and a display pid that is a zombie
+// are DaemonIntegrationTests', on the idle daemon they must not wake. A restart with a broken
+// household is BadInputTests', in the household's life. The kept household's contents, corrupt
+// state files, a restarted server's ids and a household directory that does not exist yet are on
+// the embedded daemon (EmbeddedTests).
 
 import DaysomeCore
-import DaysomeFiles
 import DaysomeTestSupport
 import Glibc
 import Testing
 
 @Suite("Durability at the process boundary")
 struct DurabilityTests {
-    /// What the daemon's peers may leave behind cannot hold it up, take it down or clear its lay:
-    /// a control client that hangs up before its answer, one that says nothing, and a display
-    /// whose pid is a zombie.
-    @Test func aClientThatHangsUpOrSaysNothingOrADisplayPidThatIsAZombieNeitherStopsTheDaemonNorClearsItsLay()
-        async throws
-    {
-        let session = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { session.stop() }
-        let (daemon, _) = try await session.startDaemonOnTheGoodHousehold()
-        let path = session.runtimeDirectory + "/control"
-        for _ in 0..<20 {
-            // Says its line and hangs up before the answer: the daemon's reply meets a closed peer.
-            let client = try connectControl(path)
-            _ = "fire 1\n".withCString { write(client, $0, strlen($0)) }
-            close(client)
-        }
-        await pause(0.5)
-        #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1)) after clients hung up")
-        #expect(try await session.status().running == true)
-
-        // Ten clients connect and say nothing: read in turn on the loop, each would hold it up.
-        let silent = try (0..<10).map { _ in try connectControl(path) }
-        defer { for client in silent { close(client) } }
-        let asked = monotonicSeconds()
-        let client = try connectControl(path)
-        defer { close(client) }
-        _ = "hello\n".withCString { write(client, $0, strlen($0)) }
-        let answer = readLine(client, timeoutSeconds: 5)
-        let waited = monotonicSeconds() - asked
-        #expect(answer == "error: unknown request\n", "answer \(answer ?? "none")")
-        #expect(waited < 1, "the answer took \(waited) s behind silent clients")
-        // A client that never finishes its line is closed unanswered at its own deadline.
-        #expect(readLine(silent[0], timeoutSeconds: 5) == "", "a silent client was answered or kept open")
-        #expect(!daemon.poll(), "daysomed exited (\(daemon.waitStatus ?? -1))")
-
-        // A display that has exited but is not reaped yet: its pid still opens a pidfd, and it is
-        // away without a flip that would clear the lay.
-        let lay = try #require(try await session.pending().lay)
-        let zombie = try SpawnedProcess("/bin/true", [], environment: [:])
-        defer { zombie.stop() }
-        await pause(0.3)
-        try writeFile(session.displayState + ".new", "foreground pid=\(zombie.pid)\n")
-        #expect(rename(session.displayState + ".new", session.displayState) == 0)
-        await pause(1)
-        #expect(try await session.pending().lay == lay, "the zombie's line flipped the display and replaced the lay")
-        #expect(!(try await session.history()).contains { $0.event == "cleared" && $0.lay == lay })
-        #expect(session.daemonStderr.contains("has exited; the display is away"), "\(session.daemonStderr)")
-    }
-
     /// The call is kept in lay.json (synced) before its Notify, so a power cut never calls twice;
     /// history says `delivered` only once the server took it, so it never claims a call unseen.
     @Test func everyStateFileRenameIsSyncedTheCallIsKeptBeforeItsNotifyAndHistorySaysDeliveredOnlyAfterIt()
@@ -146,31 +97,4 @@ private func realPath(_ path: String) -> String {
     guard let resolved = realpath(path, nil) else { return path }
     defer { free(resolved) }
     return String(cString: resolved)
-}
-
-/// A connected stream socket to the daemon's control socket.
-private func connectControl(_ path: String) throws -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    let connected = try UnixSocketAddress(path: path).connect(fd)
-    guard connected == 0 else {
-        close(fd)
-        throw HarnessError("connect \(path): \(errnoText(errno))")
-    }
-    return fd
-}
-
-/// What `fd` sends until its first newline or end of file: "" when it closes without a word, nil
-/// when nothing ends within `timeoutSeconds`.
-private func readLine(_ fd: Int32, timeoutSeconds: Int) -> String? {
-    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var line: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 512)
-    while !line.contains(0x0A) {
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 { return nil }
-        if count == 0 { break }
-        line += buffer[0..<count]
-    }
-    return String(decoding: line, as: UTF8.self)
 }
