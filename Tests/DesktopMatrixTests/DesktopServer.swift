@@ -69,6 +69,10 @@ struct Expected: Sendable {
     /// With its Do Not Disturb on, another app's normal card is held: the switch took, and only
     /// critical passes (checked where the daemon chooses critical for that reason).
     var holdsOtherAppsNormalCard = false
+    /// Whether history's `delivered` line for the call through Do Not Disturb says `held`, where
+    /// the matrix checks it, and then that the next call, with the switch off, is shown and says
+    /// nothing of it. nil: not checked (the daemon cannot tell the switch, or nothing holds).
+    var historySaysHeld: Bool? = nil
 }
 
 /// One notification server under test.
@@ -87,6 +91,8 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
     /// How its user switches its Do Not Disturb on.
     let doNotDisturb: DoNotDisturbSwitch
     let expected: Expected
+    /// A stand-in for a name `DAYSOME_DESKTOPS` spells that no server has: its case fails.
+    var misspelled = false
 
     var description: String { self.id }
     var testDescription: String { self.id }
@@ -97,7 +103,7 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
         // Paused dunst 1.9 holds every urgency (no pause levels before 1.10): held, not shown.
         expected: Expected(
             overFullscreen: true, throughDoNotDisturb: false, reportedDoNotDisturb: "on",
-            urgencyThroughDoNotDisturb: "normal"))
+            urgencyThroughDoNotDisturb: "normal", historySaysHeld: true))
     static let xfce = DesktopServer(
         id: "xfce4-notifyd", package: "xfce4-notifyd",
         executable: "/usr/lib/x86_64-linux-gnu/xfce4/notifyd/xfce4-notifyd", arguments: [],
@@ -107,7 +113,7 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
         // xfconfd and chooses critical.
         expected: Expected(
             overFullscreen: true, throughDoNotDisturb: true, reportedDoNotDisturb: "on",
-            urgencyThroughDoNotDisturb: "critical", holdsOtherAppsNormalCard: true))
+            urgencyThroughDoNotDisturb: "critical", holdsOtherAppsNormalCard: true, historySaysHeld: false))
     static let notificationDaemon = DesktopServer(
         id: "notification-daemon", package: "notification-daemon",
         executable: "/usr/lib/notification-daemon/notification-daemon", arguments: [],
@@ -165,7 +171,7 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
         // key, which the daemon follows in the settings backend's file.
         expected: Expected(
             overFullscreen: true, throughDoNotDisturb: false, reportedDoNotDisturb: "on",
-            urgencyThroughDoNotDisturb: "normal"))
+            urgencyThroughDoNotDisturb: "normal", historySaysHeld: true))
 
     static let mako = DesktopServer(
         id: "mako", package: "mako-notifier", executable: "/usr/bin/mako", arguments: [], screen: .sway,
@@ -176,7 +182,7 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
         // since mako 1.7 says nothing when they change, status says unknown, and what it read.
         expected: Expected(
             overFullscreen: false, throughDoNotDisturb: false, reportedDoNotDisturb: "unknown",
-            urgencyThroughDoNotDisturb: "normal", reportedLastRead: "on"))
+            urgencyThroughDoNotDisturb: "normal", reportedLastRead: "on", historySaysHeld: true))
     /// mako as docs/desktops.md tells a carer to set it up: Daysome's cards on the overlay layer.
     static let makoOverlay = DesktopServer(
         id: "mako-overlay", package: "mako-notifier", executable: "/usr/bin/mako", arguments: [], screen: .sway,
@@ -193,7 +199,7 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
         // holds normal popups and lets critical ones through; the daemon reads it (`GetDnd`).
         expected: Expected(
             overFullscreen: true, throughDoNotDisturb: true, reportedDoNotDisturb: "on",
-            urgencyThroughDoNotDisturb: "critical", holdsOtherAppsNormalCard: true))
+            urgencyThroughDoNotDisturb: "critical", holdsOtherAppsNormalCard: true, historySaysHeld: false))
 
     static let plasma = DesktopServer(
         id: "plasma", package: "plasma-workspace", executable: "/usr/bin/plasmashell", arguments: [],
@@ -213,17 +219,35 @@ struct DesktopServer: Sendable, CustomTestStringConvertible, CustomStringConvert
     /// The servers to run: all of them, or those `DAYSOME_DESKTOPS` names (comma-separated ids),
     /// to try one server at a time while working on it.
     static var selected: [DesktopServer] {
-        guard let names = getenv("DAYSOME_DESKTOPS").map({ String(cString: $0) }), !names.isEmpty else {
-            return Self.all
-        }
-        let wanted = names.split(separator: ",").map(String.init)
+        guard let wanted = Self.wanted else { return Self.all }
         return Self.all.filter { wanted.contains($0.id) }
     }
 
-    /// Names in `DAYSOME_DESKTOPS` that no server of the matrix has: a typo would run no server
-    /// and pass, so a test fails on it.
-    static var unknownSelected: [String] {
-        let names = getenv("DAYSOME_DESKTOPS").map { String(cString: $0) } ?? ""
-        return names.split(separator: ",").map(String.init).filter { name in !Self.all.contains { $0.id == name } }
+    /// The selected servers, and a stand-in whose case fails for each name in `DAYSOME_DESKTOPS`
+    /// that no server has, or for a selection that names none: a typo would otherwise run no
+    /// server and pass.
+    static var selectedOrMisspelled: [DesktopServer] {
+        guard let wanted = Self.wanted else { return Self.all }
+        let unknown = wanted.filter { name in !Self.all.contains { $0.id == name } }
+        let named = Self.selected + unknown.map(Self.misspelled)
+        return named.isEmpty ? [Self.misspelled("")] : named
+    }
+
+    /// The ids `DAYSOME_DESKTOPS` names; nil where it is unset or empty (every server).
+    private static var wanted: [String]? {
+        guard let names = getenv("DAYSOME_DESKTOPS").map({ String(cString: $0) }), !names.isEmpty else {
+            return nil
+        }
+        return names.split(separator: ",").map(String.init)
+    }
+
+    private static func misspelled(_ name: String) -> DesktopServer {
+        DesktopServer(
+            id: name, package: "", executable: "", arguments: [], screen: .dunst, serverName: "", urgency: "",
+            doNotDisturb: .none,
+            expected: Expected(
+                overFullscreen: false, throughDoNotDisturb: false, reportedDoNotDisturb: "",
+                urgencyThroughDoNotDisturb: ""),
+            misspelled: true)
     }
 }

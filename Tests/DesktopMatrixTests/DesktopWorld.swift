@@ -258,13 +258,27 @@ final class DesktopWorld: RunsTools {
 
     // MARK: The daemon
 
-    /// Starts daysomed on this world's bus and waits until its status names the server.
+    /// Where the daemon's display command writes the time it ran: each time the day was
+    /// brought back (a line of `date +%s.%N`).
+    var broughtBackLog: String { "\(self.directory.path)/brought-back" }
+
+    /// The times the day was brought back, as the display command logged them.
+    var timesBroughtBack: [Double] {
+        readFile(self.broughtBackLog).split(separator: "\n").compactMap { Double(String($0)) }
+    }
+
+    /// Starts daysomed on this world's bus and waits until its status names the server. Its
+    /// display command stands in for the day display: it only logs when it was brought back.
     func startDaemon(household text: String) async throws {
         try writeFile(self.household, text)
+        let command = try self.directory.write(
+            "bring-back-display", "#!/bin/sh\n/bin/date +%s.%N >> '\(self.broughtBackLog)'\n")
+        guard chmod(command, 0o700) == 0 else { throw HarnessError("chmod \(command): \(errno)") }
         let log = "\(self.directory.path)/daysomed.log"
         let process = try SpawnedProcess(
             self.daysomed,
-            ["--household", self.household, "--notifier", "freedesktop"] + self.daemonPaths,
+            ["--household", self.household, "--notifier", "freedesktop", "--display-command", command]
+                + self.daemonPaths,
             environment: self.environment, stderrPath: log)
         self.processes.append(process)
         self.daemon = process
@@ -295,6 +309,16 @@ final class DesktopWorld: RunsTools {
     func signal(_ state: String) async throws {
         let result = try await self.ctl(["signal", state] + self.daemonPaths)
         guard result.status == 0 else { throw HarnessError("\(result)") }
+    }
+
+    /// History's `delivered` line for `item` (JSON), once the daemon has written it.
+    func deliveredLine(_ item: String, timeout: Double = 20) async throws -> JSONObject {
+        try await poll("\(item) delivered", timeout: timeout, interval: 0.2) { () -> JSONObject? in
+            let lines = try await self.ctlJSON(["history", "--json"] + self.daemonPaths)["history"]?.arrayValue
+            return (lines ?? []).compactMap(\.objectValue).first {
+                $0["event"]?.stringValue == "delivered" && $0["itemIds"]?.arrayValue?.first?.stringValue == item
+            }
+        }
     }
 
     /// `status --json` through the core's type, as daysomectl reads it.

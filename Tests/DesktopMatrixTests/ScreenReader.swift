@@ -57,23 +57,30 @@ extension DesktopWorld {
         return nil
     }
 
-    /// Clicks the card as she would: the body, or (xfce4-notifyd) its button.
-    func click() async throws {
+    /// Clicks the card as she would: the body, or (xfce4-notifyd) its button. Returns the wall
+    /// time just before the click itself left (after the card was found on screen).
+    @discardableResult
+    func click() async throws -> Double {
+        let tapped: Double
         switch self.server.screen {
         case .gnomeShell:
+            tapped = wallSeconds()
             let clicked = try await self.probe("Click")
             guard clicked.contains("true") else { throw HarnessError("no banner to click: \(clicked)") }
         case .dunst:
+            tapped = wallSeconds()
             let result = try await self.dunstctl(["action", "0"])
             guard result.status == 0 else { throw HarnessError("\(result)") }
         case .phosh:
             // The banner at the top of its (portrait, cropped) output.
+            tapped = wallSeconds()
             let result = try await self.run(
                 try findExecutable("xdotool", package: "xdotool"), ["mousemove", "180", "90", "click", "1"])
             guard result.status == 0 else { throw HarnessError("\(result)") }
         case .sway:
             // A tap on the card, through sway's pointer on Xvfb.
             guard let card = try await self.litCentre() else { throw HarnessError("no card on sway's screen to click") }
+            tapped = wallSeconds()
             let result = try await self.run(
                 try findExecutable("xdotool", package: "xdotool"),
                 ["mousemove", String(card.x), String(card.y), "click", "1"])
@@ -84,10 +91,12 @@ extension DesktopWorld {
             guard let card = try await self.cardWindow() else { throw HarnessError("no card window to click") }
             let x = card.x + card.width / 2
             let y = card.y + (fromBottom.map { card.height - $0 } ?? card.height / 2)
+            tapped = wallSeconds()
             let result = try await self.run(
                 try findExecutable("xdotool", package: "xdotool"), ["mousemove", String(x), String(y), "click", "1"])
             guard result.status == 0 else { throw HarnessError("\(result)") }
         }
+        return tapped
     }
 
     /// A PNG of the whole screen at `path`, without timestamps (so an unchanged picture is an

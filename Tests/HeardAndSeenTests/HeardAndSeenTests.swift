@@ -235,35 +235,6 @@ struct HeardAndSeenTests {
         #expect(returnedHistory.contains { $0.event == "withdrawn" && $0.at == rfc3339(minute) }, "\(returnedHistory)")
     }
 
-    @Test
-    func aClickOnTheCallBringsTheDayBackAtOnce() async throws {
-        let world = try await TestWorld.start([.sessionBus, .notificationServer])
-        defer { world.stop() }
-        let log = "\(world.directory.path)/brought-back"
-        let command = try writeDisplayCommand(world, log: log)
-        let minute = nextMinute(leaving: 15)
-        // bringDayBack off: only her click may bring the day back.
-        let daemon = try await world.startDaemon(
-            householdText: household(callAt: minute), arguments: ["--display-command", command])
-        try await world.expectQueued(daemon, at: minute)
-        await pause(untilWall: Double(minute))
-        _ = try await poll("dunst to show the call", timeout: 5, interval: 0.05) { () -> Bool? in
-            try await world.displayedCount() == 1 ? true : nil
-        }
-
-        // What a click does in dunst: the notification's default action, if it offers one.
-        let clicked = wallSeconds()
-        let click = try await world.dunstctl(["action", "0"])
-        #expect(click.status == 0, "\(click)")
-        await pause(untilWall: clicked + 2)
-        let times = timesLogged(log)
-        report("clicked: brought back \(times.map { signedSeconds($0 - clicked) }) after the click")
-        #expect(times.count == 1, "the display command ran \(times.count) times; \(daemon.stderr)")
-        if let time = times.first {
-            #expect(time - clicked < 1, "brought back \(time - clicked) s after the click")
-        }
-    }
-
     /// The day comes back three seconds after a call, by the display command (started as a
     /// program should be, and reaped), and the screen saver is asked to wake the screen.
     @Test func theDayComesBackThreeSecondsAfterACallAndAScreenSaverServiceIsAskedToWakeTheScreen() async throws {

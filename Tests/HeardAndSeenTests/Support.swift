@@ -33,18 +33,6 @@ func writeScript(_ world: TestWorld, _ name: String, _ text: String) throws -> S
     return path
 }
 
-/// A display command that appends the time it ran (`date +%s.%N`) to `log`, and nothing else.
-func writeDisplayCommand(_ world: TestWorld, log: String) throws -> String {
-    try writeScript(
-        world, "bring-back-display",
-        """
-        #!/bin/sh
-        # Stands in for the day display: says when it was brought back.
-        /bin/date +%s.%N >> '\(log)'
-
-        """)
-}
-
 /// A program (python3, so nothing clears the signal mask it inherits, as a shell does at start-up)
 /// that appends the time it ran and the signals it was started with blocked (`SigBlk`, hex) to
 /// `log`, then exits with `status`.
