@@ -101,6 +101,31 @@ struct TakeoverTests {
         daemon.send(.display(.foreground))
         #expect(daemon.actions.contains(.close(key, notificationId: 7, server: self.first)))
     }
+
+    /// Seed 1804800000063, shrunk to 4 steps: the server hung, the tablet slept across tea's
+    /// minute, and the server restarted at once (the new one took the name before the daemon read
+    /// that the old one went). The post left as the new server owned the name, and its reply came
+    /// before the bus's word that the old one was gone.
+    @Test(
+        "A card the new server gave before the bus said the old one went is on a running server: never posted again, and kept"
+    )
+    func aCardTheNewServerGaveBeforeTheBusSaidTheOldOneWentIsNotPostedAgain() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)
+        daemon.send(.serverIdentified(self.first))
+        daemon.holdReplies = true
+        daemon.run(until: self.lunch)
+        let key = DeliveryKey(lay: 1, at: self.lunch)
+        #expect(daemon.heldPosts == [key])
+        daemon.send(.posted(key, notificationId: 1, server: self.second))
+        daemon.send(.serverOwnerChanged(previous: self.first, previousRuns: false, answering: self.second))
+        #expect(daemon.posts.count == 1, "posted again on the server that had just shown it")
+        #expect(daemon.machine.persisted.delivered.map(\.server) == [self.second], "the id was forgotten")
+        #expect(daemon.events(.delivered).count == 1, "\(daemon.history)")
+        #expect(!daemon.history.contains { $0.reason?.contains("restarted") == true }, "\(daemon.history)")
+        // Her return closes it there.
+        daemon.send(.display(.foreground))
+        #expect(daemon.actions.contains(.close(key, notificationId: 1, server: self.second)))
+    }
 }
 
 @Suite("Signals of two servers that share ids")

@@ -274,8 +274,10 @@ extension DaemonMachine {
     /// closed any more, and the new server shows none of our cards. A card still inside its life,
     /// within rule 2's window and with the display away, is posted again once on the new server;
     /// the rest are forgotten, and history says why. A post still in flight is kept: its reply
-    /// comes from whoever answers now (a server the post itself started, on a first boot).
-    mutating func serverRestarted(now: Instant) -> [MachineAction] {
+    /// comes from whoever answers now (a server the post itself started, on a first boot). So is a
+    /// card the instance `answering` now gave already: a post that left as the new server took the
+    /// name is answered by it, and its reply may come before the bus has said the old one went.
+    mutating func serverRestarted(now: Instant, answering: String?) -> [MachineAction] {
         // A post that got no answer in time went with the server: it can be posted again now.
         // Posts to a server another took the name over from, and its cards, stay with it.
         var actions: [MachineAction] = []
@@ -286,6 +288,7 @@ extension DaemonMachine {
         }
         let wiped = self.persisted.delivered.filter {
             $0.notificationId != nil && !self.takenOver.contains($0.server ?? "")
+                && ($0.server == nil || $0.server != answering)
         }
         guard !wiped.isEmpty else { return actions }
         actions += [.log(.notice, "Notification server restarted; forgetting its notification ids"), .persist]

@@ -296,10 +296,10 @@ public struct DaemonMachine: Sendable {
             // Gone, or nobody could tell: ids restart with the server, none of ours can be closed
             // any more, and the new server shows none of them. A post still in flight is kept:
             // its reply comes from whoever answers now (a server the post itself started, on a
-            // first boot). One that got no answer in time went with the server that left: it may
-            // be posted again. Then the instance that answers now is identified: calls waiting
-            // for it go out.
-            actions += self.serverRestarted(now: now)
+            // first boot), and so is a card the instance answering now gave already. One that got
+            // no answer in time went with the server that left: it may be posted again. Then the
+            // instance that answers now is identified: calls waiting for it go out.
+            actions += self.serverRestarted(now: now, answering: answering)
             actions += self.identifyServer(answering, now: now)
         case .serverInstanceGone(let instance):
             actions += self.serverInstanceGone(instance, now: now)
