@@ -139,6 +139,7 @@ struct SecurityTests {
         #expect(shown.first?.summary.contains("HOSTILE $(touch") == true, "\(shown)")
 
         // The markup label at the next minute: dunst gets it literally and shows it escaped.
+        try await session.expectQueued(at: minute + 60)
         let planned = try await session.plannedStart(at: minute + 60)
         #expect(planned.itemIds == ["markup"])
         await pause(untilWall: Double(minute + 60))
