@@ -299,11 +299,9 @@ struct DesktopMatrixTests {
                 #expect(shownAfter - posted < 2.5, "shown \(seconds(shownAfter - posted)) after it was posted")
             }
             if saysHeld {
-                #expect(
-                    water["held"]?.stringValue?.contains("Do Not Disturb was on when it took the call") == true,
-                    "\(water)")
+                #expect(water.held?.contains("Do Not Disturb was on when it took the call") == true, "\(water)")
             } else {
-                #expect(water["held"] == nil, "\(water)")
+                #expect(water.held == nil, "\(water)")
             }
             let off = try await world.switchDoNotDisturbOff()
             await pause(untilWall: Double(minute + 300))
@@ -311,14 +309,14 @@ struct DesktopMatrixTests {
             let milkSeen = try? await poll("the milk call on screen", timeout: 10, interval: 0.2) {
                 try await world.shownCard(title: "A glass of milk")
             }
-            #expect(milk["held"] == nil, "\(milk)")
+            #expect(milk.held == nil, "\(milk)")
             #expect(milkSeen != nil, "the switch off, yet the call is not on screen")
             let text = try await world.ctl(["history"] + world.daemonPaths).stdout
             #expect(text.contains("held: ") == saysHeld, "\(text)")
             finding(
                 server,
-                "history: water held \(water["held"]?.stringValue ?? "-"); with the switch off (\(off)): milk held "
-                    + "\(milk["held"]?.stringValue ?? "-"), on screen: \(milkSeen ?? "no")")
+                "history: water held \(water.held ?? "-"); with the switch off (\(off)): milk held "
+                    + "\(milk.held ?? "-"), on screen: \(milkSeen ?? "no")")
         }
         // Only her click brought the day back: the household does not bring it back after a call.
         #expect(world.timesBroughtBack.count == 1, "the day brought back \(world.timesBroughtBack.count) times")

@@ -273,7 +273,7 @@ final class DesktopWorld: RunsTools {
         try writeFile(self.household, text)
         let command = try self.directory.write(
             "bring-back-display", "#!/bin/sh\n/bin/date +%s.%N >> '\(self.broughtBackLog)'\n")
-        guard chmod(command, 0o700) == 0 else { throw HarnessError("chmod \(command): \(errno)") }
+        guard chmod(command, 0o700) == 0 else { throw HarnessError("chmod \(command) failed: \(errnoText(errno))") }
         let log = "\(self.directory.path)/daysomed.log"
         let process = try SpawnedProcess(
             self.daysomed,
@@ -311,12 +311,13 @@ final class DesktopWorld: RunsTools {
         guard result.status == 0 else { throw HarnessError("\(result)") }
     }
 
-    /// History's `delivered` line for `item` (JSON), once the daemon has written it.
-    func deliveredLine(_ item: String, timeout: Double = 20) async throws -> JSONObject {
-        try await poll("\(item) delivered", timeout: timeout, interval: 0.2) { () -> JSONObject? in
+    /// History's `delivered` line for `item`, read through the core's type, once the daemon has
+    /// written it.
+    func deliveredLine(_ item: String, timeout: Double = 20) async throws -> HistoryRecord {
+        try await poll("\(item) delivered", timeout: timeout, interval: 0.2) { () -> HistoryRecord? in
             let lines = try await self.ctlJSON(["history", "--json"] + self.daemonPaths)["history"]?.arrayValue
-            return (lines ?? []).compactMap(\.objectValue).first {
-                $0["event"]?.stringValue == "delivered" && $0["itemIds"]?.arrayValue?.first?.stringValue == item
+            return try (lines ?? []).map { try HistoryRecord(json: $0) }.first {
+                $0.event == .delivered && $0.itemIds == [item]
             }
         }
     }
