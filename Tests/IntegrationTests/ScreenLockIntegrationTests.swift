@@ -173,40 +173,6 @@ struct ScreenLockIntegrationTests {
         #expect(lost.count == 1, "\(session.daemonStderr)")
     }
 
-    /// Phosh locks only through org.gnome.ScreenSaver (no LockedHint), and gsd's proxy answers
-    /// NotSupported for org.freedesktop.ScreenSaver: the GNOME screensaver is followed on its own,
-    /// asked at start-up and heard on its signal.
-    @Test func theGnomeScreensaverLockingIsAwayAndItsUnlockLetsTheFileDecide() async throws {
-        let (session, world) = try await start { world in
-            try await world.startScreenSaver(notSupported: true)
-            try await world.startScreenSaver(gnome: true)
-        }
-        defer {
-            world.stop()
-            session.stop()
-        }
-        try await self.watched(session, .gnomeScreenSaver)
-        let proxy = try #require(try await self.source(session, .screenSaver))
-        #expect(proxy.watched == false)
-        #expect(proxy.detail?.contains("NotSupported") == true, "\(proxy)")
-        #expect(try await session.pending().starts.isEmpty)
-
-        try await world.setScreenSaverActive(true, gnome: true)
-        let laid = try await self.seconds(until: true, session, limit: 1)
-        print("[ScreenLock] org.gnome.ScreenSaver ActiveChanged(true): laid \(Int(laid * 1_000)) ms later")
-        #expect(try await self.lock(session).decidedBy == .gnomeScreenSaver)
-        #expect(try await self.source(session, .logind)?.locked == false, "LockedHint was set")
-        let text = try await session.ctl(["status"] + session.daemonPaths)
-        #expect(
-            text.stdout.contains("Lockers watched: logind, gnomeScreenSaver; decided by gnomeScreenSaver"),
-            "\(text.stdout)")
-
-        try await world.setScreenSaverActive(false, gnome: true)
-        let cleared = try await self.seconds(until: false, session, limit: 1)
-        print(
-            "[ScreenLock] org.gnome.ScreenSaver ActiveChanged(false): nothing pending \(Int(cleared * 1_000)) ms later")
-    }
-
     /// Probing never starts a server (no D-Bus auto-start): asking the screensaver whether it is
     /// active must not start one that the bus could activate.
     @Test func askingTheScreensaverNeverStartsOne() async throws {
@@ -244,8 +210,12 @@ struct ScreenLockIntegrationTests {
 
     /// With no system bus the file decides, and the daemon says why once; a system bus that comes
     /// later (its socket made where the daemon's address names it) is followed at once, and its
-    /// lock heard; with a system bus that has no logind, the file alone decides too.
-    @Test func withNoSystemBusTheFileDecidesUntilOneComesAndALockOverItIsHeardAndWithoutLogindTheFileAloneDecides()
+    /// lock heard. Then Phosh's lockers, asked by the next daemon at its start: Phosh locks only
+    /// through org.gnome.ScreenSaver (no LockedHint), and gsd's proxy answers NotSupported for
+    /// org.freedesktop.ScreenSaver, so the GNOME screensaver is followed on its own. Last, with a
+    /// system bus that has no logind, the file alone decides.
+    @Test
+    func withNoSystemBusTheFileDecidesUntilOneComesPhoshsGnomeScreensaverAloneLocksAndWithoutLogindTheFileAloneDecides()
         async throws
     {
         let (session, world) = try await start(systemBus: false)
@@ -279,6 +249,33 @@ struct ScreenLockIntegrationTests {
         _ = try await self.seconds(until: true, session, limit: 1)
         try await world.setLocked(false)
         _ = try await self.seconds(until: false, session, limit: 1)
+
+        // Phosh's lockers, started before the next daemon: it asks both at its start.
+        try await session.killDaemon()
+        let proxy = try await world.startScreenSaver(notSupported: true)
+        let gnome = try await world.startScreenSaver(gnome: true)
+        try await session.startDaemon(environment: world.daemonEnvironment)
+        try await self.watched(session, .gnomeScreenSaver)
+        let answer = try #require(try await self.source(session, .screenSaver))
+        #expect(answer.watched == false)
+        #expect(answer.detail?.contains("NotSupported") == true, "\(answer)")
+        #expect(try await session.pending().starts.isEmpty)
+        try await world.setScreenSaverActive(true, gnome: true)
+        let gnomeLaid = try await self.seconds(until: true, session, limit: 1)
+        print("[ScreenLock] org.gnome.ScreenSaver ActiveChanged(true): laid \(Int(gnomeLaid * 1_000)) ms later")
+        #expect(try await self.lock(session).decidedBy == .gnomeScreenSaver)
+        #expect(try await self.source(session, .logind)?.locked == false, "LockedHint was set")
+        let lockers = try await session.ctl(["status"] + session.daemonPaths)
+        #expect(
+            lockers.stdout.contains("Lockers watched: logind, gnomeScreenSaver; decided by gnomeScreenSaver"),
+            "\(lockers.stdout)")
+        try await world.setScreenSaverActive(false, gnome: true)
+        let gnomeCleared = try await self.seconds(until: false, session, limit: 1)
+        print(
+            "[ScreenLock] org.gnome.ScreenSaver ActiveChanged(false): nothing pending \(Int(gnomeCleared * 1_000)) ms "
+                + "later")
+        gnome.stop()
+        proxy.stop()
 
         // A system bus without logind, for the next daemon.
         try await session.killDaemon()
