@@ -177,7 +177,14 @@ struct HeardAndSeenTests {
         #expect(masksLogged(failed) == ["0000000000000000"], "started with signals blocked: \(masksLogged(failed))")
     }
 
-    @Test func theDayComesBackByItsUnitOverSdBus() async throws {
+    /// The day comes back three seconds after a call, by the display command (started as a
+    /// program should be, and reaped) or by its unit, which the user manager starts over sd-bus;
+    /// the screen saver is asked to wake the screen; and her return within those three seconds
+    /// cancels bringing it back and takes the call away. Three daemons on one user manager's bus,
+    /// one call each at the same minute.
+    @Test func theDayComesBackThreeSecondsAfterACallByItsCommandOrItsUnitAndTheScreenSaverIsAskedToWakeTheScreen()
+        async throws
+    {
         let world = try TestWorld()
         defer { world.stop() }
         // Two displays as units of one user manager: one stays away, one returns a second after
@@ -201,45 +208,6 @@ struct HeardAndSeenTests {
                 """)
         }
         try await world.startUserManager()
-        let minute = nextMinute(leaving: 15)
-        let text = household(callAt: minute, bringDayBack: true)
-        let away = try await world.startDaemon(
-            "away", notifier: "log", householdText: text, arguments: ["--display-unit", "daysome-display-test.service"])
-        let returned = try await world.startDaemon(
-            "returned", notifier: "log", householdText: text,
-            arguments: ["--display-unit", "daysome-display-returned.service"])
-        try await world.expectQueued(away, at: minute)
-        try await world.expectQueued(returned, at: minute)
-        let means = try await world.status(away).daemon?.bringDayBack.means
-        #expect(means == "unit daysome-display-test.service")
-
-        await pause(untilWall: Double(minute) + 1)
-        try await world.signal("foreground", to: returned, awaitSeen: true)
-        await pause(untilWall: Double(minute) + 7)
-        let started = timesLogged(logs["daysome-display-test.service"]!)
-        let startedAfterReturn = timesLogged(logs["daysome-display-returned.service"]!)
-        report("unit started \(started.map { signedSeconds($0 - Double(minute)) }) after the minute of the call")
-        #expect(
-            started.count == 1,
-            "started \(started.count) times; \(away.stderr); \(world.directory.read("manager-1.log"))"
-        )
-        // Three seconds, and then the manager forking and running the unit's command: tens of
-        // milliseconds on a quiet machine, up to 0.9 s seen with this whole suite on two cores.
-        if let time = started.first {
-            #expect(time - Double(minute) >= 2.9 && time - Double(minute) <= 5.0, "after \(time - Double(minute)) s")
-        }
-        #expect(startedAfterReturn.isEmpty, "started after a return: \(startedAfterReturn); \(returned.stderr)")
-        // A return within three seconds cancels bringing it back, and takes the call away.
-        let returnedHistory = try await world.history(returned)
-        #expect(returnedHistory.contains { $0.event == "delivered" && $0.at == rfc3339(minute) }, "\(returnedHistory)")
-        #expect(returnedHistory.contains { $0.event == "withdrawn" && $0.at == rfc3339(minute) }, "\(returnedHistory)")
-    }
-
-    /// The day comes back three seconds after a call, by the display command (started as a
-    /// program should be, and reaped), and the screen saver is asked to wake the screen.
-    @Test func theDayComesBackThreeSecondsAfterACallAndAScreenSaverServiceIsAskedToWakeTheScreen() async throws {
-        let world = try await TestWorld.start(.sessionBus)
-        defer { world.stop() }
         let python = try findExecutable("python3", package: "python3-dbus")
         let calls = "\(world.directory.path)/simulate-user-activity"
         let script = try world.directory.write("screensaver.py", fakeScreenSaver)
@@ -256,22 +224,33 @@ struct HeardAndSeenTests {
         let log = "\(world.directory.path)/brought-back"
         let command = try writeInspectingProgram(world, "bring-back-display", log: log)
         let minute = nextMinute(leaving: 15)
+        let text = household(callAt: minute, bringDayBack: true)
         let daemon = try await world.startDaemon(
-            notifier: "log", householdText: household(callAt: minute, bringDayBack: true),
-            arguments: ["--display-command", command])
-        try await world.expectQueued(daemon, at: minute)
+            notifier: "log", householdText: text, arguments: ["--display-command", command])
+        let away = try await world.startDaemon(
+            "away", notifier: "log", householdText: text, arguments: ["--display-unit", "daysome-display-test.service"])
+        let returned = try await world.startDaemon(
+            "returned", notifier: "log", householdText: text,
+            arguments: ["--display-unit", "daysome-display-returned.service"])
+        for each in [daemon, away, returned] { try await world.expectQueued(each, at: minute) }
         let bringBack = try await world.status(daemon).daemon?.bringDayBack
         #expect(bringBack?.ready == true, "\(String(describing: bringBack))")
+        let means = try await world.status(away).daemon?.bringDayBack.means
+        #expect(means == "unit daysome-display-test.service")
 
-        await pause(untilWall: Double(minute) + 6)
-        let woken = timesLogged(calls)
+        await pause(untilWall: Double(minute) + 1)
+        try await world.signal("foreground", to: returned, awaitSeen: true)
+        await pause(untilWall: Double(minute) + 7)
+
+        // By the command: once, three seconds after the minute, and the screen woken with it.
+        let woken = timesLogged(calls, by: daemon.process.pid)
         let times = timesLogged(log)
         let delivered = try await world.history(daemon).filter { $0.event == "delivered" }
         report(
             "SimulateUserActivity \(woken.map { signedSeconds($0 - Double(minute)) }), brought back "
                 + "\(times.map { signedSeconds($0 - Double(minute)) }) after the minute of the call")
         #expect(delivered.map(\.at) == [rfc3339(minute)], "\(delivered)")
-        #expect(woken.count == 1, "asked \(woken.count) times; daysomed said: \(daemon.stderr)")
+        #expect(woken.count == 1, "asked \(woken.count) times; daysomed said: \(daemon.stderr); \(readFile(calls))")
         if let time = woken.first {
             #expect(time - Double(minute) >= 2.9 && time - Double(minute) <= 4.0, "after \(time - Double(minute)) s")
         }
@@ -284,5 +263,27 @@ struct HeardAndSeenTests {
         #expect(masksLogged(log) == ["0000000000000000"], "started with signals blocked: \(masksLogged(log))")
         let zombies = children(of: daemon.process.pid).filter { $0.state == "Z" }
         #expect(zombies.isEmpty, "daysomed leaves zombies: \(zombies)")
+
+        // By its unit: started once by the user manager, and the screen woken with it.
+        let started = timesLogged(logs["daysome-display-test.service"]!)
+        let wokenForTheUnit = timesLogged(calls, by: away.process.pid)
+        #expect(wokenForTheUnit.count == 1, "asked \(wokenForTheUnit.count) times for the unit: \(readFile(calls))")
+        let startedAfterReturn = timesLogged(logs["daysome-display-returned.service"]!)
+        report("unit started \(started.map { signedSeconds($0 - Double(minute)) }) after the minute of the call")
+        #expect(
+            started.count == 1,
+            "started \(started.count) times; \(away.stderr); \(world.directory.read("manager-1.log"))"
+        )
+        // Three seconds, and then the manager forking and running the unit's command: tens of
+        // milliseconds on a quiet machine, up to 0.9 s seen with this whole suite on two cores.
+        if let time = started.first {
+            #expect(time - Double(minute) >= 2.9 && time - Double(minute) <= 5.0, "after \(time - Double(minute)) s")
+        }
+        // A return within three seconds cancels bringing it back, and takes the call away.
+        #expect(startedAfterReturn.isEmpty, "started after a return: \(startedAfterReturn); \(returned.stderr)")
+        #expect(timesLogged(calls, by: returned.process.pid).isEmpty, "the returned daemon woke the screen")
+        let returnedHistory = try await world.history(returned)
+        #expect(returnedHistory.contains { $0.event == "delivered" && $0.at == rfc3339(minute) }, "\(returnedHistory)")
+        #expect(returnedHistory.contains { $0.event == "withdrawn" && $0.at == rfc3339(minute) }, "\(returnedHistory)")
     }
 }

@@ -66,6 +66,15 @@ func timesLogged(_ path: String) -> [Double] {
     }
 }
 
+/// The times on the lines of `path` whose second field is `pid` (the fake screen saver's callers).
+func timesLogged(_ path: String, by pid: pid_t) -> [Double] {
+    readFile(path).split(separator: "\n").compactMap { line in
+        let fields = line.split(separator: " ")
+        guard fields.count == 2, fields[1] == "\(pid)" else { return nil }
+        return Double(String(fields[0]))
+    }
+}
+
 /// The blocked-signal masks an inspecting program logged, one per run.
 func masksLogged(_ path: String) -> [String] {
     readFile(path).split(separator: "\n").compactMap { line in
@@ -74,7 +83,8 @@ func masksLogged(_ path: String) -> [String] {
 }
 
 /// A fake org.freedesktop.ScreenSaver (python3-dbus): appends the time of every
-/// SimulateUserActivity call to its log, and writes `<log>.ready` once it owns its name.
+/// SimulateUserActivity call and the caller's pid to its log, and writes `<log>.ready` once it owns
+/// its name.
 let fakeScreenSaver = """
     import sys, time
     import dbus, dbus.service
@@ -86,12 +96,15 @@ let fakeScreenSaver = """
     INTERFACE = "org.freedesktop.ScreenSaver"
 
     class ScreenSaver(dbus.service.Object):
-        @dbus.service.method(INTERFACE, in_signature="", out_signature="")
-        def SimulateUserActivity(self):
+        @dbus.service.method(INTERFACE, in_signature="", out_signature="", sender_keyword="sender")
+        def SimulateUserActivity(self, sender=None):
+            now = time.time()
+            pid = driver.GetConnectionUnixProcessID(sender)
             with open(log, "a") as out:
-                out.write("%.6f\\n" % time.time())
+                out.write("%.6f %d\\n" % (now, pid))
 
     bus = dbus.SessionBus()
+    driver = dbus.Interface(bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus"), "org.freedesktop.DBus")
     name = dbus.service.BusName(INTERFACE, bus, do_not_queue=True)
     saver = ScreenSaver(bus, "/org/freedesktop/ScreenSaver")
     with open(log + ".ready", "w") as out:
