@@ -9,6 +9,7 @@
 
 import DaysomeCore
 import Glibc
+import Testing
 
 /// One test's world: its run directory, the services it started and the daemons it runs.
 public final class TestWorld: ShowsNotifications {
@@ -132,7 +133,8 @@ public final class TestWorld: ShowsNotifications {
 
     /// Stops every process this world started, newest first, by pid; the user managers last (each
     /// stops what it started itself: its bus, the daysome- units, a daemon run as a unit), then
-    /// what a killed manager left behind, and removes the managers' cgroups.
+    /// what a killed manager left behind, and removes the managers' cgroups: one left behind is
+    /// the failure of the test that stops the world (a later world's manager would share it).
     public func stop() {
         for process in self.processes.reversed() {
             process.stop()
@@ -152,6 +154,10 @@ public final class TestWorld: ShowsNotifications {
         self.orphans.removeAll()
         for cgroup in self.cgroups {
             removeCgroup(cgroup)
+        }
+        let left = self.cgroups.filter { access($0, F_OK) == 0 }
+        if !left.isEmpty {
+            Issue.record("the world stopped and left its cgroups behind: \(left)")
         }
         self.cgroups.removeAll()
     }

@@ -57,6 +57,24 @@ extension TestWorld {
             () -> Bool? in
             try await self.nameHasOwner("org.freedesktop.systemd1") ? true : nil
         }
+        // What lets worlds run side by side: this manager runs in the cgroup made for it (named
+        // after this world's own directory), not in the test process's, where two worlds' units
+        // would share cgroups. It moves itself into a scope under it.
+        let own = cgroups.first.map { "/" + basename(of: $0) } ?? "no cgroup made"
+        let group = trackingCgroup(of: process.pid) ?? "none"
+        guard group == own || group.hasPrefix(own + "/") else {
+            throw HarnessError(
+                "systemd --user (pid \(process.pid)) runs in cgroup \(group), not in \(own): worlds side by side "
+                    + "would share their units' cgroups")
+        }
+    }
+
+    /// The process-tracking cgroup of `pid`: the `name=systemd` line of /proc/<pid>/cgroup on
+    /// cgroup v1, the `0::` line on v2.
+    public func trackingCgroup(of pid: pid_t) -> String? {
+        let lines = readFile("/proc/\(pid)/cgroup").split(separator: "\n")
+        let line = lines.first { $0.contains(":name=systemd:") } ?? lines.first { $0.hasPrefix("0::") }
+        return line.map { String($0[$0.index(after: $0.lastIndex(of: ":")!)...]) }
     }
 
     /// Creates a cgroup of this world's (one per hierarchy that tracks processes), remembers it
