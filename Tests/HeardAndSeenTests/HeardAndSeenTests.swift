@@ -18,8 +18,14 @@ let loudRMS = 0.02
 struct HeardAndSeenTests {
     // MARK: The chime
 
-    @Test func theBellIsHeardAtTheStartsMinute() async throws {
-        let world = try await TestWorld.start(.soundServer)
+    /// The bell at a call's minute; then, in the same sound world with dunst, `try` plays it (away:
+    /// with a sample call; in front: alone), a paused notification server keeps it silent only where
+    /// Do Not Disturb is respected, and a player that reaches no sound server gives way to the next.
+    /// A daemon for each.
+    @Test func theBellIsHeardAtTheStartsMinuteAndOnTryUnlessAPausedServerIsRespectedAndAFailingPlayerGivesWay()
+        async throws
+    {
+        let world = try await TestWorld.start([.soundServer, .sessionBus, .notificationServer])
         defer { world.stop() }
         // The daemon finds its player itself, on a PATH that holds only paplay (pw-play, its first
         // choice, would talk to a PipeWire this world does not run).
@@ -30,7 +36,7 @@ struct HeardAndSeenTests {
         }
         let minute = nextMinute(leaving: 8)
         let daemon = try await world.startDaemon(
-            notifier: "log", householdText: household(callAt: minute), environment: ["PATH": players])
+            "minute", notifier: "log", householdText: household(callAt: minute), environment: ["PATH": players])
         try await world.expectQueued(daemon, at: minute)
         let chime = try await world.status(daemon).daemon?.chime
         #expect(chime?.player == "\(players)/paplay", "\(String(describing: chime))")
@@ -53,14 +59,16 @@ struct HeardAndSeenTests {
 
         let delivered = try await world.history(daemon).filter { $0.event == "delivered" }
         #expect(delivered.map(\.at) == [rfc3339(minute)], "\(delivered)")
+
+        try await self.tryPlaysTheBellAPausedServerSilencesItWhereRespectedAndAFailingPlayerGivesWay(
+            world, players: players)
     }
 
-    /// `try` plays the bell (away: with a sample call; in front: alone); a paused notification
-    /// server keeps it silent only where Do Not Disturb is respected; and a player that reaches no
-    /// sound server gives way to the next. One sound world, a daemon for each.
-    @Test func tryPlaysTheBellAPausedServerSilencesItWhereRespectedAndAFailingPlayerGivesWay() async throws {
-        let world = try await TestWorld.start([.soundServer, .sessionBus, .notificationServer])
-        defer { world.stop() }
+    /// `try` away and in front; a paused server; a failing player (whose PATH, `players`, holds
+    /// paplay already). Nothing else in the world is due for half an hour.
+    private func tryPlaysTheBellAPausedServerSilencesItWhereRespectedAndAFailingPlayerGivesWay(
+        _ world: TestWorld, players: String
+    ) async throws {
         // A household whose only call is half an hour away: nothing but `try` makes a sound here.
         let daemon = try await world.startDaemon(householdText: household(callAt: nextMinute(leaving: 1_800)))
         let recording = try await world.startRecording()
@@ -140,13 +148,8 @@ struct HeardAndSeenTests {
 
         // pw-play comes first, but this machine's server is PulseAudio: it fails, as the real one
         // does with no PipeWire to reach, and paplay plays.
-        let players = "\(world.directory.path)/bin"
         let failed = "\(world.directory.path)/pw-play.log"
         try writeInspectingProgram(world, "bin/pw-play", log: failed, status: 1)
-        let paplay = try findExecutable("paplay", package: "pulseaudio-utils")
-        guard symlink(paplay, "\(players)/paplay") == 0 else {
-            throw HarnessError("symlink \(players)/paplay failed: \(errnoText(errno))")
-        }
         let falling = try await world.startDaemon(
             "players", notifier: "log", householdText: household(callAt: nextMinute(leaving: 1_800)),
             environment: ["PATH": players])
