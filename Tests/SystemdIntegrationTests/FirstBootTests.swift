@@ -12,12 +12,15 @@ import Testing
 @Suite("First boot and lost state, through the real unit")
 struct FirstBootTests {
     /// A first boot: neither the household's directory nor the state directory exists yet. Then
-    /// the unit as shipped, with a household, verified, started, ready and hardened.
+    /// the unit as shipped, with a household, verified, started, ready and hardened. Then the unit
+    /// stopped cleanly before a call's minute: the manager's timer brings it back to make the call.
     /// Debian 12 ships the user manager's systemd-tmpfiles-setup.service disabled: a user whose
     /// manager starts after the install (a kiosk lingered then, a second user's first login) got
     /// no state directory from user-tmpfiles.d, and the unit's read-only home refused it.
     // real-process twin of EmbeddedTests.FirstHouseholdTests.aMissingHouseholdDirectoryIsWatchedAndLaidTheMomentTheAppWritesIt
-    @Test func theUnitsFirstBootLaysWithinASecondOfTheFirstHouseholdThenTheShippedUnitRunsHardened() async throws {
+    @Test func theUnitsFirstBootLaysWithinASecondThenTheShippedUnitRunsHardenedAndTheManagersFireBringsItBackToCall()
+        async throws
+    {
         let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
         let state = session.home + "/.local/state/daysome"
@@ -142,6 +145,64 @@ struct FirstBootTests {
         _ = try await poll("the locked display to be away", timeout: 1, interval: 0.02) { () -> Bool? in
             try await unitStatus().display?.rawValue == "away" ? true : nil
         }
+        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
+
+        // The manager as the backstop: a start whose daemon is down at its minute is called once
+        // the manager's fire brings the unit back. The tablet unlocked, the display away.
+        try await lockWorld.setLocked(false)
+        #expect(try await session.ctl(["signal", "away"] + unitPaths).status == 0)
+        try await self.aStartWhoseDaemonIsDownAtItsMinuteIsCalledOnceTheManagersFireBringsTheUnitBack(session)
+    }
+
+    /// The unit stopped cleanly keeps its week in the manager; at the minute the manager's timer
+    /// starts daysomed.service again, and the call is made once.
+    private func aStartWhoseDaemonIsDownAtItsMinuteIsCalledOnceTheManagersFireBringsTheUnitBack(
+        _ session: TestWorld
+    ) async throws {
+        let minute = nextMinute(leaving: 8)
+        let household = session.directory.path + "/unit-household.json"
+        try writeFile(
+            household, oneItemHousehold(label: "Soup time", detail: "Soup and a roll", time: utcClockTime(minute)))
+        _ = try installUnit(session, household: household)
+        #expect(try await session.systemctl(["daemon-reload"]).status == 0)
+        #expect(try await session.systemctl(["start", "daysomed.service"]).status == 0)
+        let (found, _) = try await session.waitUntilManagerHoldsThePlan(
+            within: 10, household: household, layRecord: { unitLayRecord(session) })
+        #expect(found.instants.contains(rfc3339(minute)))
+        // A clean stop keeps the week in the manager: nothing is left to call at the minute but its timer.
+        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
+        #expect(try await session.daysomeUnits("daysome-*.timer").count == 1)
+        guard wallSeconds() < Double(minute) - 1 else {
+            throw HarnessError("the daemon was stopped only \(wallSeconds() - Double(minute)) s before the minute")
+        }
+
+        let history = session.home + "/.local/state/daysome/history.jsonl"
+        let delivered: JSONObject
+        do {
+            delivered = try await poll("the call for \(rfc3339(minute)) in the history", timeout: 80) {
+                () -> JSONObject? in
+                readFile(history).split(separator: "\n").compactMap {
+                    (try? JSONParser.parse(String($0)))?.objectValue
+                }.first { $0["event"]?.stringValue == "delivered" && $0["at"]?.stringValue == rfc3339(minute) }
+            }
+        } catch {
+            throw HarnessError(
+                "\(error); history: \(readFile(history)); manager log: "
+                    + String(session.directory.read("manager-1.log").suffix(4_000)))
+        }
+        let calledAt = try #require(
+            delivered["time"]?.stringValue.flatMap { TimeParsing.instant($0, zone: Zone(name: "UTC", rules: .utc)) })
+        print(
+            "[FirstBootTests] daemon down at \(rfc3339(minute)): called at \(calledAt.rfc3339) "
+                + "(\(delivered["reason"]?.stringValue ?? "no reason"))")
+        #expect(calledAt.seconds >= minute && calledAt.seconds <= minute + 10, "\(delivered)")
+        let active = try await session.systemctl(["is-active", "daysomed.service"])
+        #expect(active.stdout.hasPrefix("active"), "the fire did not bring daysomed.service back: \(active)")
+        await pause(1)
+        let calls = readFile(history).split(separator: "\n").filter {
+            $0.contains(#""event":"delivered""#) && $0.contains(rfc3339(minute))
+        }
+        #expect(calls.count == 1, "\(calls)")
         #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
     }
 }

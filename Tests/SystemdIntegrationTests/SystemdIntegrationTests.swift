@@ -223,58 +223,6 @@ struct SystemdIntegrationTests {
             history.filter { $0.event == "laid" }.count - laidBeforeTheFlips >= 21,
             "the flips laid nothing: \(session.daemonStderr)")
     }
-
-    // MARK: The manager as the backstop
-
-    @Test func aStartWhoseDaemonIsDownAtItsMinuteIsCalledOnceTheManagersFireBringsTheUnitBack() async throws {
-        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
-        defer { session.stop() }
-        let minute = nextMinute(leaving: 8)
-        let household = session.directory.path + "/unit-household.json"
-        try writeFile(
-            household, oneItemHousehold(label: "Soup time", detail: "Soup and a roll", time: utcClockTime(minute)))
-        _ = try installUnit(session, household: household)
-        #expect(try await session.systemctl(["daemon-reload"]).status == 0)
-        #expect(try await session.systemctl(["start", "daysomed.service"]).status == 0)
-        let (found, _) = try await session.waitUntilManagerHoldsThePlan(
-            within: 10, household: household, layRecord: { unitLayRecord(session) })
-        #expect(found.instants.contains(rfc3339(minute)))
-        // A clean stop keeps the week in the manager: nothing is left to call at the minute but its timer.
-        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
-        #expect(try await session.daysomeUnits("daysome-*.timer").count == 1)
-        guard wallSeconds() < Double(minute) - 1 else {
-            throw HarnessError("the daemon was stopped only \(wallSeconds() - Double(minute)) s before the minute")
-        }
-
-        let history = session.home + "/.local/state/daysome/history.jsonl"
-        let delivered: JSONObject
-        do {
-            delivered = try await poll("the call for \(rfc3339(minute)) in the history", timeout: 80) {
-                () -> JSONObject? in
-                readFile(history).split(separator: "\n").compactMap {
-                    (try? JSONParser.parse(String($0)))?.objectValue
-                }.first { $0["event"]?.stringValue == "delivered" && $0["at"]?.stringValue == rfc3339(minute) }
-            }
-        } catch {
-            throw HarnessError(
-                "\(error); history: \(readFile(history)); manager log: "
-                    + String(session.directory.read("manager-1.log").suffix(4_000)))
-        }
-        let calledAt = try #require(
-            delivered["time"]?.stringValue.flatMap { TimeParsing.instant($0, zone: Zone(name: "UTC", rules: .utc)) })
-        print(
-            "[SystemdIntegrationTests] daemon down at \(rfc3339(minute)): called at \(calledAt.rfc3339) "
-                + "(\(delivered["reason"]?.stringValue ?? "no reason"))")
-        #expect(calledAt.seconds >= minute && calledAt.seconds <= minute + 10, "\(delivered)")
-        let active = try await session.systemctl(["is-active", "daysomed.service"])
-        #expect(active.stdout.hasPrefix("active"), "the fire did not bring daysomed.service back: \(active)")
-        await pause(1)
-        let calls = readFile(history).split(separator: "\n").filter {
-            $0.contains(#""event":"delivered""#) && $0.contains(rfc3339(minute))
-        }
-        #expect(calls.count == 1, "\(calls)")
-        #expect(try await session.systemctl(["stop", "daysomed.service"]).status == 0)
-    }
 }
 
 /// Writes systemd/daysomed.service into the session's user unit directory, running the built
