@@ -9,7 +9,12 @@
 
 import DaysomeCore
 import Glibc
+
+// The package's release build (scripts/build-deb) compiles this library too, where the Testing
+// module is not there to import: there the cgroup check below is left out.
+#if canImport(Testing)
 import Testing
+#endif
 
 /// One test's world: its run directory, the services it started and the daemons it runs.
 public final class TestWorld: ShowsNotifications {
@@ -156,9 +161,15 @@ public final class TestWorld: ShowsNotifications {
             removeCgroup(cgroup)
         }
         let left = self.cgroups.filter { access($0, F_OK) == 0 }
+        #if canImport(Testing)
         if !left.isEmpty {
-            Issue.record("the world stopped and left its cgroups behind: \(left)")
+            let inside = left.map { cgroup in
+                let pids = readFile("\(cgroup)/cgroup.procs").split(separator: "\n")
+                return "\(cgroup) holding [\(pids.joined(separator: ", "))]"
+            }
+            Issue.record("the world stopped and left its cgroups behind: \(inside.joined(separator: "; "))")
         }
+        #endif
         self.cgroups.removeAll()
     }
 

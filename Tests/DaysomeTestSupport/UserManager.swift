@@ -169,11 +169,16 @@ func stopManager(_ process: SpawnedProcess, deadline: Double = 10) {
 }
 
 /// Removes a cgroup and the cgroups under it, deepest first (rmdir only: their files go with them).
-/// A cgroup is busy until its last process is gone, and what a killed manager left behind was only
-/// just signalled: each rmdir is retried for up to `deadline` seconds while it says EBUSY.
-public func removeCgroup(_ path: String, deadline: Double = 3) {
+/// A cgroup is busy until its last process is gone. Every process still in it is the world's own
+/// (its manager's, or what a killed manager left behind, grandchildren too): each is SIGKILLed by
+/// the pid its `cgroup.procs` lists, and each rmdir retried for up to `deadline` seconds while it
+/// says EBUSY.
+public func removeCgroup(_ path: String, deadline: Double = 5) {
     for entry in directoryEntries(path) where entry.isDirectory {
         removeCgroup("\(path)/\(entry.name)", deadline: deadline)
+    }
+    for pid in readFile("\(path)/cgroup.procs").split(separator: "\n").compactMap({ pid_t(String($0)) }) {
+        kill(pid, SIGKILL)
     }
     let end = monotonicSeconds() + deadline
     while rmdir(path) != 0 && errno == EBUSY && monotonicSeconds() < end {

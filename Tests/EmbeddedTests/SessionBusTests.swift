@@ -2,7 +2,7 @@
 // notification server goes with it and its cards, and the daemon's connection drops. Calls due
 // meanwhile wait, and the daemon reconnects on its backoff (1 s, doubling to 5 s), hears a new
 // bus (every server instance on the old one gone) and posts what is still due, once. The real
-// bus's restart stays in the fault storm and `aRealStartAtTheNextMinute…` (SystemdIntegrationTests).
+// bus's restart stays in the fault storm and `theSeedsLayIs…ARealStartAtTheNextMinute…` (SystemdIntegrationTests).
 
 import DaysomeCore
 import DaysomeDaemon

@@ -12,7 +12,8 @@ import Testing
 
 @Suite("A call the bus could not start a server for", .timeLimit(.minutes(4)))
 struct ServerActivationTests {
-    @Test func aCallWhoseServerFailedToStartIsPostedAgainAndShownWithinSecondsNeverDropped() async throws {
+    @Test(.timeLimit(.minutes(2)))
+    func aCallWhoseServerFailedToStartIsPostedAgainAndShownWithinSecondsNeverDropped() async throws {
         let world = try TestWorld()
         defer { world.stop() }
         let services = try world.directory.makeDirectory("services")

@@ -89,34 +89,40 @@ struct StateDirectoryFaultTests {
 
         // The next call, laid and saved; then the disk turns read-only, the call is made, and the
         // power goes: the runtime directory's copy of the call goes with it, and lay.json still
-        // holds the lay as it was before the call. Lunch's card is closed first: the next card shown
-        // must be the next call's.
-        #expect(try await session.dunstctl(["close-all"]).status == 0)
-        let next = nextMinute(leaving: 10)
+        // holds the lay as it was before the call. Lunch's card (and the drink's, had its minute
+        // come) is closed once the household no longer plans them: the next card shown must be the
+        // next call's.
+        let next = nextMinute(leaving: 20)
         let recorder = try await BusRecorder.start(
             address: try #require(session.busAddress), log: session.directory.path + "/bus-monitor.log")
         defer { recorder.stop() }
         try replaceFile(session.household, try nextMinutesHousehold(next))
         try await session.expectQueued(at: next)
+        #expect(try await session.dunstctl(["close-all"]).status == 0)
         let planned = try await session.plannedStart(at: next)
         _ = try await poll("lay.json to hold the lay of the next call", timeout: 5) { () -> Bool? in
             try layNumber(in: state) == (try await session.pending().lay) ? true : nil
         }
         try disk.remountReadOnly()
+        guard wallSeconds() < Double(next) - 1 else {
+            throw HarnessError("the disk turned read-only only \(wallSeconds() - Double(next)) s before the call")
+        }
+        #expect(try await session.displayedCount() == 0, "a card is shown before the next call's minute")
         func calls() -> Int {
             recorder.notifications().filter { $0.appName == "Daysome" && $0.summary == planned.title }.count
         }
         let shownReadOnly = try await session.firstShown(after: next)
         #expect(shownReadOnly != nil, "nothing shown while the disk was read-only: \(session.daemonStderr)")
+        #expect((shownReadOnly ?? 0) >= 0, "shown \(shownReadOnly ?? 0) s before its minute")
         // The bus monitor logs the Notify a moment after dunst shows it.
         _ = try await poll("the bus monitor to log the call's Notify", timeout: 3) { calls() >= 1 ? true : nil }
         #expect(calls() == 1)
         try await session.killDaemon()
         #expect(try await session.run("/bin/rm", ["-rf", session.runtimeDirectory]).status == 0)
-        try await session.startDaemon()
+        let rebooted = try await session.startDaemon()
         await pause(1.5)
         #expect(calls() == 1, "lunch was called again after a power cut on a read-only disk")
-        #expect(session.daemonStderr.contains("never twice"), "the drop is not told: \(session.daemonStderr)")
+        #expect(rebooted.stderr.contains("never twice"), "the drop is not told: \(rebooted.stderr)")
         #expect(try await session.pending().lay != nil, "the restart laid nothing")
         print("[StateDirectoryFaultTests] read-only disk and a power cut inside grace: \(calls()) call")
     }
