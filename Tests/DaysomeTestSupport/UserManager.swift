@@ -69,14 +69,6 @@ extension TestWorld {
         }
     }
 
-    /// The process-tracking cgroup of `pid`: the `name=systemd` line of /proc/<pid>/cgroup on
-    /// cgroup v1, the `0::` line on v2.
-    public func trackingCgroup(of pid: pid_t) -> String? {
-        let lines = readFile("/proc/\(pid)/cgroup").split(separator: "\n")
-        let line = lines.first { $0.contains(":name=systemd:") } ?? lines.first { $0.hasPrefix("0::") }
-        return line.map { String($0[$0.index(after: $0.lastIndex(of: ":")!)...]) }
-    }
-
     /// Creates a cgroup of this world's (one per hierarchy that tracks processes), remembers it
     /// for `stop()`, and returns the ones made.
     private func makeCgroups() -> [String] {
@@ -184,4 +176,12 @@ public func removeCgroup(_ path: String, deadline: Double = 5) {
     while rmdir(path) != 0 && errno == EBUSY && monotonicSeconds() < end {
         usleep(10_000)
     }
+}
+
+/// The process-tracking cgroup of `pid`: the `name=systemd` line of /proc/<pid>/cgroup on cgroup
+/// v1, the `0::` line on v2.
+private func trackingCgroup(of pid: pid_t) -> String? {
+    let lines = readFile("/proc/\(pid)/cgroup").split(separator: "\n")
+    let line = lines.first { $0.contains(":name=systemd:") } ?? lines.first { $0.hasPrefix("0::") }
+    return line.map { String($0[$0.index(after: $0.lastIndex(of: ":")!)...]) }
 }

@@ -69,8 +69,8 @@ struct ServerActivationTests {
         #expect(late < 10, "taken \(late) s after its minute")
     }
 
-    /// A session bus whose activatable server would start now, for the two tests below: the
-    /// service only leaves a mark, as dunst aborting with no X display did at boot.
+    /// A session bus whose activatable server would start now, for the test below: the service
+    /// only leaves a mark, as dunst aborting with no X display did at boot.
     private func worldWithAServerThatMustNotBeStarted() async throws -> (TestWorld, marker: String) {
         let world = try TestWorld()
         let services = try world.directory.makeDirectory("services")
