@@ -52,6 +52,9 @@ final class Manager {
     /// Set once the first decision is made: a lock source's word before it is only recorded.
     var decided = false
     var reloadHousehold: (any LoopSource)?
+    /// Runs once the loop has nothing else to dispatch: every event that queued while it could
+    /// not run has been read, and the starts held meanwhile are judged (`.caughtUp`).
+    var caughtUp: (any LoopSource)?
     /// With `--backend systemd`: the manager that holds the starts.
     var systemd: SystemdBackend?
     var control: ControlSocket?
@@ -387,6 +390,8 @@ final class Manager {
                 self.returner?.bringBack(reason: reason)
             case .readDisplay:
                 self.handle(.display(self.readDisplay(startup: false) ?? self.machine.screenLock.file))
+            case .judgeWhenCaughtUp:
+                try? self.caughtUp?.setEnabled(.oneshot)
             }
         }
         flushRecords()

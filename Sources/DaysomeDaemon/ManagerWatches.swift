@@ -7,6 +7,9 @@ import Glibc
 import SystemdKit
 
 extension Manager {
+    /// sd-event's SD_EVENT_PRIORITY_IDLE: dispatched only when nothing else is ready.
+    static let idlePriority: Int64 = 100
+
     func watch() throws {
         let paths = self.options.paths
         self.wheelTimer = try self.loop.timer(
@@ -35,6 +38,12 @@ extension Manager {
             self?.householdChanged()
         }
         try self.reloadHousehold?.setEnabled(.off)
+        self.caughtUp = try self.loop.deferred(description: "caught-up") { [weak self] in
+            self?.handle(.caughtUp)
+        }
+        try self.caughtUp?.setEnabled(.off)
+        // Last of all that is ready: a lock read in the same wake-up as a return counts.
+        try self.caughtUp?.setPriority(Self.idlePriority)
         self.watchHouseholdDirectory()
         self.clockWatch = try self.loop.clockJumps(description: "clock-jump") { [weak self] in
             self?.handle(.clockChanged(reason: "the clock jumped"))

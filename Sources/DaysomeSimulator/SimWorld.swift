@@ -333,6 +333,8 @@ public struct SimWorld: Sendable {
         if case .posted = event { self.answering = true }
         self.execute(actions)
         self.answering = false
+        // The model's events come one at a time: nothing more has queued once one is handled.
+        if actions.contains(.judgeWhenCaughtUp) { self.handle(.caughtUp) }
     }
 
     mutating func identifyServer() {

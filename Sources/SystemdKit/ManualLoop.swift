@@ -160,6 +160,7 @@ public final class ManualLoop: Loop {
     /// Timers due now, and sources triggered, run in priority order (then the order they were
     /// added in) until none is ready: one settled moment of the daemon.
     public func runPending() {
+        guard !self.stalled else { return }
         var rounds = 0
         while let next = self.ready().first {
             rounds += 1
@@ -172,10 +173,26 @@ public final class ManualLoop: Loop {
         }
     }
 
+    /// While true the loop dispatches nothing (the daemon is stopped or starved): events and timers
+    /// queue, and `resume` dispatches them in one burst, by priority, as sd-event does at SIGCONT.
+    public private(set) var stalled = false
+
+    /// Stops dispatching until `resume`.
+    public func stall() {
+        self.stalled = true
+    }
+
+    /// Dispatches everything that queued during the stall.
+    public func resume() {
+        self.stalled = false
+        self.runPending()
+    }
+
     /// Moves both clocks on by `usec`, firing every timer on the way at its own time, in order.
     public func advance(by usec: UInt64) {
         let target = self.monotonic + usec
-        while let (source, offset) = self.nextTimer(), self.monotonic + offset <= target {
+        // Stalled, nothing fires on the way: what fell due is dispatched at `resume`.
+        while !self.stalled, let (source, offset) = self.nextTimer(), self.monotonic + offset <= target {
             _ = source
             self.move(by: offset)
             self.runPending()

@@ -45,10 +45,32 @@ extension DaemonMachine {
     }
 
     /// Rule 2 for starts that are due: at most the latest is delivered, and only while away,
-    /// within the grace window and before its card would have left the display.
+    /// within the grace window and before its card would have left the display. One whose minute
+    /// came before a display write read since is not called; while the display is in front they
+    /// are held until the loop caught up (DaemonMachine+CaughtUp.swift).
     mutating func handleDue(_ due: [Start], now: Instant, lay: UInt64) -> [MachineAction] {
-        guard let latest = due.max(by: { $0.at < $1.at }) else { return [] }
         var actions: [MachineAction] = []
+        var callable: [Start] = []
+        for start in due {
+            if let written = self.displayWrittenAfter(start, now: now) {
+                actions.append(self.writtenAfterItsMinute(start, written: written, lay: lay, now: now))
+            } else {
+                callable.append(start)
+            }
+        }
+        guard let latest = callable.max(by: { $0.at < $1.at }) else {
+            return actions.isEmpty ? [] : actions + [.persist]
+        }
+        if self.display != .away {
+            // Read with a return: what queued with it (a lock) may still change what she sees.
+            actions += self.hold(callable, lay: lay)
+            if var record = self.persisted.lay, record.number == lay {
+                record.handledThrough = max(record.handledThrough, latest.at)
+                self.persisted.lay = record
+            }
+            return actions + [.persist]
+        }
+        let due = callable
         for start in due where start.at != latest.at {
             actions.append(
                 .record(
@@ -57,13 +79,7 @@ extension DaemonMachine {
                         reason: "a later start was due as well: never a burst")))
         }
         let lateness = now.seconds - latest.at.seconds
-        if self.display != .away {
-            actions.append(
-                .record(
-                    HistoryRecord(
-                        time: now, event: .dropped, lay: lay, at: latest.at, itemIds: latest.itemIds,
-                        reason: "display in the foreground")))
-        } else if lateness > self.config.grace {
+        if lateness > self.config.grace {
             actions.append(
                 .record(
                     HistoryRecord(

@@ -105,8 +105,14 @@ extension DaemonMachine {
                     "The display state changed at \(written.rfc3339) while the daemon was stopped; treating it as a return, then an away"
                 )
             ]
-            let returned = self.start(display: .foreground, household: household, lastGood: lastGood, now: now)
-            actions = replayed + MachineAction.unpublished(returned) + self.handle(.display(display), now: now)
+            // Whether what was called before the restart is on record holds for the whole
+            // start-up: the starts the return held are judged after the away, inside it.
+            self.callsBeforeRestartUnproven = !stateProven
+            defer { self.callsBeforeRestartUnproven = false }
+            let returned = self.started(display: .foreground, household: household, lastGood: lastGood, now: now)
+            actions =
+                replayed + MachineAction.unpublished(returned) + self.handle(.display(display), now: now)
+                + self.handle(.caughtUp, now: now)
         } else {
             actions = self.start(
                 display: display, household: household, lastGood: lastGood, stateProven: stateProven, now: now)

@@ -40,6 +40,8 @@ public struct DaemonMachine: Sendable {
     /// (the state directory refuses writes and nothing of this boot kept a copy), so nothing
     /// owed from before the restart is called: it may have been called already (never twice).
     var callsBeforeRestartUnproven = false
+    /// Starts that fell due before a return was read, held until the loop caught up (`.caughtUp`).
+    var owed: [OwedStart] = []
     /// Server instances another took the name over from while they still ran: their cards stay on
     /// their screens and their ids are closed there, until they leave the bus.
     var takenOver: Set<String> = []
@@ -116,11 +118,21 @@ public struct DaemonMachine: Sendable {
         display: DisplayState, household: Result<LoadedHousehold, HouseholdFileError>,
         lastGood: LoadedHousehold? = nil, stateProven: Bool = true, now: Instant
     ) -> [MachineAction] {
+        self.callsBeforeRestartUnproven = !stateProven
+        defer { self.callsBeforeRestartUnproven = false }
+        // Nothing more queued: the lockers were asked before the file was read.
+        return self.started(display: display, household: household, lastGood: lastGood, now: now)
+            + self.handle(.caughtUp, now: now)
+    }
+
+    /// The start-up decision, before the starts it held are judged (`start`, `startAfterRestart`).
+    mutating func started(
+        display: DisplayState, household: Result<LoadedHousehold, HouseholdFileError>,
+        lastGood: LoadedHousehold?, now: Instant
+    ) -> [MachineAction] {
         let before = self.persisted
         self.decidedStart = true
         self.inHand.fromBeforeRestart = Set(self.persisted.delivered.map(\.key))
-        self.callsBeforeRestartUnproven = !stateProven
-        defer { self.callsBeforeRestartUnproven = false }
         let actions = self.startUp(display: display, household: household, lastGood: lastGood, now: now)
         return Self.persistingOnce(actions, changed: self.persisted != before)
     }
@@ -143,6 +155,8 @@ public struct DaemonMachine: Sendable {
         actions += self.acceptHousehold(household, now: now).actions
         self.display = display
         if display == .foreground {
+            // What fell due while no daemon ran is held and named (`judgeOwed`), never lost unsaid.
+            actions += self.owedSinceTheLastStart(lastGood: lastGood, now: now)
             actions += self.clear(now: now, reason: "display in the foreground at start-up")
             return actions + self.finish(now: now)
         }
@@ -154,17 +168,9 @@ public struct DaemonMachine: Sendable {
         {
             actions += self.resume(lay, now: now)
         } else {
-            if let lay = self.persisted.lay {
-                // Rule 2 before the lay is replaced: what fell due while the daemon was down is
-                // delivered within the grace window or dropped and recorded, as the lay's own
-                // household planned it (the kept copy, when it is that household).
-                let planned = lastGood?.digest == lay.householdDigest ? lastGood : self.household
-                if let plannedFrom = planned?.load.household, plannedFrom.settings.notifyInOtherApps {
-                    let owed = Planner.plan(
-                        plannedFrom, after: lay.handledThrough, through: max(now, lay.handledThrough))
-                    actions += self.handleDue(owed.starts, now: now, lay: lay.number)
-                }
-            }
+            // Rule 2 before the lay is replaced: what fell due while the daemon was down is
+            // delivered within the grace window or dropped and recorded.
+            actions += self.owedSinceTheLastStart(lastGood: lastGood, now: now)
             let reason =
                 self.household == nil
                 ? "the household file cannot be used and no earlier household is kept"
@@ -173,6 +179,16 @@ public struct DaemonMachine: Sendable {
             actions += self.newLay(now: now, reason: "display away at start-up")
         }
         return actions + self.finish(now: now)
+    }
+
+    /// The remembered lay's starts whose minute passed while no daemon ran, as the lay's own
+    /// household planned them (the kept copy, when it is that household), handed to rule 2.
+    private mutating func owedSinceTheLastStart(lastGood: LoadedHousehold?, now: Instant) -> [MachineAction] {
+        guard let lay = self.persisted.lay else { return [] }
+        let planned = lastGood?.digest == lay.householdDigest ? lastGood : self.household
+        guard let plannedFrom = planned?.load.household, plannedFrom.settings.notifyInOtherApps else { return [] }
+        let owed = Planner.plan(plannedFrom, after: lay.handledThrough, through: max(now, lay.handledThrough))
+        return self.handleDue(owed.starts, now: now, lay: lay.number)
     }
 
     // MARK: Events
@@ -231,6 +247,8 @@ public struct DaemonMachine: Sendable {
         switch event {
         case .display(.foreground):
             self.display = .foreground
+            // What fell due before this return was read is held until the loop caught up.
+            actions += self.settleDue(now: now)
             actions += self.clear(now: now, reason: "display returned")
         case .display(.away):
             guard self.display != .away || self.persisted.lay == nil else { return [] }
@@ -303,6 +321,8 @@ public struct DaemonMachine: Sendable {
             actions += self.identifyServer(answering, now: now)
         case .serverInstanceGone(let instance):
             actions += self.serverInstanceGone(instance, now: now)
+        case .caughtUp:
+            actions += self.judgeOwed(now: now)
         }
         return actions + self.finish(now: now)
     }

@@ -99,6 +99,9 @@ public enum MachineEvent: Sendable {
     case timersLost
     /// She clicked a call (its `default` action): bring the day back.
     case clicked(notificationId: UInt32, server: String? = nil)
+    /// The loop has read everything that queued while it could not run (a stall, a stop, a busy
+    /// iteration): the starts held by `.judgeWhenCaughtUp` are judged by what she sees now.
+    case caughtUp
 }
 
 extension MachineEvent {
@@ -150,6 +153,9 @@ public enum MachineAction: Sendable, Equatable {
     /// Read the display's state file again and hand its word to `displayRead` (an unreadable
     /// line keeps the file's last word): the lock changed, and the file decides again.
     case readDisplay
+    /// Starts fell due before a return was read: hand `.caughtUp` once the loop has read every
+    /// event that queued meanwhile (a lock 0.1 s after the return may still be unread).
+    case judgeWhenCaughtUp
 }
 
 /// Syslog priorities, as the journal takes them.

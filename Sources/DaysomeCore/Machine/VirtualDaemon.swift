@@ -61,6 +61,8 @@ public struct VirtualDaemon: Sendable {
                 break
             }
         }
+        // Events come here one at a time: nothing more has queued once one is handled.
+        if actions.contains(.judgeWhenCaughtUp) { self.send(.caughtUp) }
     }
 
     /// The virtual server answers a post with a fresh id.

@@ -1,0 +1,146 @@
+// Starts whose minute passed while the daemon could not run (a stall, a SIGSTOP, a kill), with a
+// display write or a lock in between (DaemonMachine+CaughtUp.swift). What queued is read in one
+// burst, in the order read: each start is judged by what she could see at its minute, where the
+// file's time tells it, and by what she sees once everything that queued was read. None is given
+// up without a word (rule 2); none is called over the day (rule 1).
+
+import Testing
+
+@testable import DaysomeCore
+
+@Suite("Starts due while the daemon could not run")
+struct StartsDueWhileTheDaemonCouldNotRunTests {
+    let leftAt = instant("2026-06-01T11:50:00Z")
+    let lunch = instant("2026-06-01T12:00:00Z")
+    var resumed: Instant { self.lunch.adding(seconds: 60) }
+    var lockedAt: UInt64 { UInt64(self.lunch.seconds) * 1_000_000 }
+    let household = LoadedHousehold(
+        load: HouseholdLoad(household: lunchAndTea(), problems: []), digest: 1,
+        loadedAt: instant("2026-06-01T08:00:00Z"))
+
+    /// She left the day at 11:50 and the daemon laid lunch (12:00).
+    func laidAtTen() -> DaemonMachine {
+        var machine = DaemonMachine(config: MachineConfig(), persisted: PersistedState(), now: self.leftAt)
+        _ = machine.startAfterRestart(
+            file: .away, fileWrittenAt: self.leftAt, household: .success(self.household), lastGood: nil,
+            stateProven: true, now: self.leftAt)
+        #expect(machine.laidStarts.first?.at == self.lunch)
+        return machine
+    }
+
+    func posted(_ actions: [MachineAction]) -> [Instant] {
+        actions.compactMap { if case .post(let key, _) = $0 { key.at } else { nil } }
+    }
+
+    func dropped(_ actions: [MachineAction]) -> [HistoryRecord] {
+        actions.compactMap {
+            if case .record(let record) = $0, record.event == .dropped { return record }
+            return nil
+        }
+    }
+
+    @Test("A return and a lock read in one burst after a stall: lunch, due while she was locked, is called")
+    func aReturnThenALockReadInOneBurstCallsTheStartDueWhileLocked() {
+        var machine = self.laidAtTen()
+        // Stalled through lunch: "foreground" written at 11:59:59, the locker locked at 12:00:00,
+        // both read at 12:01 in the order read.
+        var actions = machine.displayRead(.foreground, writtenAt: self.lunch.adding(seconds: -1), now: self.resumed)
+        #expect(actions.contains(.judgeWhenCaughtUp), "held until everything that queued is read")
+        #expect(self.posted(actions).isEmpty && self.dropped(actions).isEmpty)
+        #expect(machine.lockSaid(.gnomeScreenSaver, true, at: self.lockedAt).last == .readDisplay)
+        actions += machine.displayRead(.foreground, writtenAt: self.lunch.adding(seconds: -1), now: self.resumed)
+        #expect(machine.display == .away)
+        actions += machine.handle(.caughtUp, now: self.resumed)
+        #expect(self.posted(actions) == [self.lunch], "called inside its grace window, as without the stall")
+    }
+
+    @Test("A start due while she was away, read with her return after a stall, is named in history, never posted")
+    func aStartDueBeforeAReturnReadAfterAStallIsNamedInHistory() {
+        var machine = self.laidAtTen()
+        // Away through lunch; back at 12:00:30; the daemon runs again at 12:01.
+        var actions = machine.displayRead(.foreground, writtenAt: self.lunch.adding(seconds: 30), now: self.resumed)
+        actions += machine.handle(.caughtUp, now: self.resumed)
+        #expect(self.posted(actions).isEmpty, "never over the day (rule 1)")
+        #expect(self.dropped(actions).map(\.at) == [self.lunch])
+        #expect(self.dropped(actions).first?.reason?.contains("after this start's minute") == true)
+    }
+
+    @Test("A return read with no lock behind it: the start held is dropped with why, once the loop caught up")
+    func aStartHeldByAReturnIsDroppedWithWhyWhenNothingElseQueued() {
+        var machine = self.laidAtTen()
+        // The return came at 11:59:59, before lunch's minute: she saw the day at it.
+        var actions = machine.displayRead(.foreground, writtenAt: self.lunch.adding(seconds: -1), now: self.resumed)
+        actions += machine.handle(.caughtUp, now: self.resumed)
+        #expect(self.posted(actions).isEmpty)
+        #expect(
+            self.dropped(actions).map(\.reason) == [
+                "she was back at the day display before the daemon could call it"
+            ])
+    }
+
+    @Test("She came back and left again while the daemon stalled: the start before her leaving is not called")
+    func aDisplayWriteAfterItsMinuteMeansSheMayHaveSeenTheDay() {
+        var machine = self.laidAtTen()
+        // "away" written again at 12:00:40 (she came back and left during the stall): the file
+        // changed after lunch's minute, so she may have seen the day at it (rule 3).
+        var actions = machine.displayRead(.away, writtenAt: self.lunch.adding(seconds: 40), now: self.resumed)
+        actions += machine.handle(.timer, now: self.resumed)
+        #expect(self.posted(actions).isEmpty)
+        #expect(self.dropped(actions).map(\.at) == [self.lunch])
+        // With no write after the minute, a stall inside grace still calls it.
+        var quiet = self.laidAtTen()
+        #expect(self.posted(quiet.handle(.timer, now: self.resumed)) == [self.lunch])
+    }
+
+    @Test("The issue's kill variant: foreground written, locked, lunch due, restarted while locked: lunch is called")
+    func aRestartWhileLockedCallsTheStartThatFellDueWhileLocked() {
+        let before = self.laidAtTen()
+        // Killed at 11:51; "foreground" at 11:59:59, locked at 12:00; started at 12:02, still locked.
+        let now = self.lunch.adding(seconds: 120)
+        var machine = DaemonMachine(config: MachineConfig(), persisted: before.persisted, now: now)
+        _ = machine.lockSaid(.gnomeScreenSaver, true, at: self.lockedAt)
+        var actions = machine.startAfterRestart(
+            file: .foreground, fileWrittenAt: self.lunch.adding(seconds: -1), household: .success(self.household),
+            lastGood: nil, stateProven: true, now: now)
+        #expect(self.posted(actions) == [self.lunch], "neither posted nor named before the fix")
+        // Her unlock: the file decides again, and the call is taken away.
+        actions = machine.lockSaid(.gnomeScreenSaver, false, at: self.lockedAt + 180_000_000)
+        actions += machine.displayRead(
+            .foreground, writtenAt: self.lunch.adding(seconds: -1), now: now.adding(seconds: 60))
+        #expect(machine.display == .foreground)
+        #expect(machine.persisted.delivered.isEmpty)
+    }
+
+    @Test("Away for the whole minute and back before the daemon started: the start is named in history")
+    func aStartDueWhileNoDaemonRanAndSheWasBackIsNamedInHistory() {
+        let before = self.laidAtTen()
+        let now = self.lunch.adding(seconds: 120)
+        var machine = DaemonMachine(config: MachineConfig(), persisted: before.persisted, now: now)
+        let actions = machine.startAfterRestart(
+            file: .foreground, fileWrittenAt: self.lunch.adding(seconds: 90), household: .success(self.household),
+            lastGood: nil, stateProven: true, now: now)
+        #expect(self.posted(actions).isEmpty)
+        #expect(self.dropped(actions).map(\.at) == [self.lunch])
+    }
+
+    @Test("Unproven state at a restart: the start the replayed return held is not called (never twice)")
+    func aStartHeldAtAnUnprovenRestartIsNeverCalled() {
+        let before = self.laidAtTen()
+        let now = self.lunch.adding(seconds: 120)
+        var machine = DaemonMachine(config: MachineConfig(), persisted: before.persisted, now: now)
+        _ = machine.lockSaid(.gnomeScreenSaver, true, at: self.lockedAt)
+        let actions = machine.startAfterRestart(
+            file: .foreground, fileWrittenAt: self.lunch.adding(seconds: -1), household: .success(self.household),
+            lastGood: nil, stateProven: false, now: now)
+        #expect(self.posted(actions).isEmpty)
+        #expect(self.dropped(actions).first?.reason?.contains("never twice") == true)
+    }
+
+    @Test("A display write stamped after now (the clock was set back since) never silences a start")
+    func aDisplayWriteFromBeforeAClockStepBackSilencesNothing() {
+        var machine = self.laidAtTen()
+        // The file says away, written "at 18:00" before the clock was set back to 11:50.
+        _ = machine.displayRead(.away, writtenAt: instant("2026-06-01T18:00:00Z"), now: self.leftAt)
+        #expect(self.posted(machine.handle(.timer, now: self.lunch)) == [self.lunch])
+    }
+}
