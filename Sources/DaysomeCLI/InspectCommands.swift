@@ -20,7 +20,7 @@ let pendingVerb = VerbSpec(
 
 let historyVerb = VerbSpec(
     "history", options: [OptionSpec("--json", nil, "Print the contract's JSON object.")] + daemonPathOptions,
-    summary: "List what happened: laid, cleared, delivered, withdrawn, expired and dropped.",
+    summary: "List what happened: laid, cleared, delivered, reposted, withdrawn, expired and dropped.",
     details: """
         Without --state-dir, the history is read from the state directory the daemon owning the
         runtime directory published (it may run with its own --state-dir). With that daemon gone,

@@ -209,7 +209,7 @@ enum ReplayReport {
             return line
         case .expired:
             return title + due
-        case .withdrawn, .dropped:
+        case .withdrawn, .dropped, .reposted:
             return title + due + reason
         }
     }

@@ -66,6 +66,7 @@ extension Manager {
     }
 
     func displayFileChanged() {
+        let hadProblem = self.displayFileProblem != nil
         guard let display = self.readDisplay(startup: false) else {
             // Nothing changes for the machine, but status now names the unusable line; and a
             // restart must not take this write, which this daemon read, for a return.
@@ -74,6 +75,9 @@ extension Manager {
             return
         }
         self.handle(.display(display))
+        // A good line clears the unreadable-line note now, also when it says what the daemon
+        // already acts on (nothing else changed, so nothing else published).
+        if hadProblem { self.publish() }
     }
 
     /// Reads the display state file. Missing means away; an unreadable line is foreground at

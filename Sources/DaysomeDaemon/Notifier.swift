@@ -491,6 +491,13 @@ final class FreedesktopNotifier: Notifier {
         // waited for however late, and a late id is closed at once where the call was taken back.
         // The bus answers NoReply if the server leaves without answering, which proves it unseen.
         let busId = self.peer.busId
+        // No server owns the name: this Notify has the bus start one (Plasma's took 40 s), and
+        // status says a call waits for it meanwhile, as it does for a call posted again.
+        let activating = self.instance == nil ? Self.waitingForActivation(since: now) : nil
+        if let activating {
+            self.server.waiting = activating
+            self.learned()
+        }
         let held = OnEveryDesktop.held(
             serverName: self.server.name, vendor: self.server.vendor, doNotDisturb: self.server.doNotDisturb,
             urgency: choice.urgency)
@@ -505,7 +512,11 @@ final class FreedesktopNotifier: Notifier {
                 expiresAt: start.expiresAt, now: now, serverName: self.server.name ?? self.lastServer.name,
                 vendor: self.server.vendor ?? self.lastServer.vendor),
             start: start)
-        self.peer.post(call, timeout: Bus.noTimeout) { result in
+        self.peer.post(call, timeout: Bus.noTimeout) { [weak self] result in
+            if let activating, let self, self.server.waiting == activating {
+                self.server.waiting = nil
+                self.learned()
+            }
             switch result {
             case .success(let answer):
                 // The id is the instance's that answered: the name may have changed owner meanwhile.
@@ -526,6 +537,11 @@ final class FreedesktopNotifier: Notifier {
 
     func noCallWaits() {
         self.server.waiting = nil
+    }
+
+    /// Status's words for a call whose Notify has the bus start a server.
+    static func waitingForActivation(since now: Instant) -> String {
+        "a call was posted at \(now.rfc3339) and waits while the bus starts a notification server for it"
     }
 
     func close(_ id: UInt32, on instance: String?) {

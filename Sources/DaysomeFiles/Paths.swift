@@ -56,7 +56,7 @@ public struct Paths: Sendable, Equatable {
     public var controlSocket: String { self.runtimeDirectory + "/control" }
     /// The lay counter and current lay, kept across boots.
     public var layFile: String { self.stateDirectory + "/lay.json" }
-    /// The bounded history of laid, cleared, delivered, withdrawn, expired and dropped.
+    /// The bounded history of laid, cleared, delivered, reposted, withdrawn, expired and dropped.
     public var historyFile: String { self.stateDirectory + "/history.jsonl" }
 }
 

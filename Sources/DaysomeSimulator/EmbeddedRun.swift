@@ -395,7 +395,7 @@ struct EmbeddedWorld {
             // server never did) was told then.
             self.wipedWhileStopped += cards.filter {
                 !$0.orphaned && !closeAsked.contains($0.id) && !unreachable.contains($0.id)
-                    && self.lastSaid(about: $0.at) == "delivered"
+                    && ["delivered", "reposted"].contains(self.lastSaid(about: $0.at))
             }
         }
         self.justWiped += cards.filter {
@@ -408,10 +408,10 @@ struct EmbeddedWorld {
     /// The journal's words for a call that is over, each with its reason.
     static let endsOfACall = ["withdrawn", "expired", "dropped"]
 
-    /// The journal's last word on the call at `start`: delivered, withdrawn, expired or dropped.
+    /// The journal's last word on the call at `start`: delivered, reposted, withdrawn, expired or dropped.
     func lastSaid(about start: Instant) -> String? {
         return self.tablet.log.last {
-            (["delivered"] + Self.endsOfACall).contains($0.fields["DAYSOME_EVENT"] ?? "")
+            (["delivered", "reposted"] + Self.endsOfACall).contains($0.fields["DAYSOME_EVENT"] ?? "")
                 && $0.fields["DAYSOME_START"] == start.rfc3339
         }?.fields["DAYSOME_EVENT"]
     }
@@ -602,7 +602,7 @@ struct EmbeddedWorld {
         for after in tablet.ringsAfter {
             guard
                 let start = tablet.log[..<min(after, tablet.log.count)].last(where: {
-                    $0.fields["DAYSOME_EVENT"] == "delivered"
+                    ["delivered", "reposted"].contains($0.fields["DAYSOME_EVENT"] ?? "")
                 })?.fields["DAYSOME_START"]
             else {
                 return self.broke("one-bell", "the bell rang before any call was delivered")

@@ -437,7 +437,9 @@ public struct SimWorld: Sendable {
             guard var daemon = self.daemon else { return }
             switch action {
             case .record(let record):
-                if record.event == .delivered, let at = record.at { delivered = DeliveryKey(lay: record.lay, at: at) }
+                if record.event == .delivered || record.event == .reposted, let at = record.at {
+                    delivered = DeliveryKey(lay: record.lay, at: at)
+                }
                 self.checkWithdrawal(record)
                 if self.verbose { self.log.append("  history \(record.json.serialized())") }
                 daemon.writes.record([record], disk: &self.disk)

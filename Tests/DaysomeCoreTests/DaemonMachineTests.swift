@@ -324,8 +324,10 @@ struct DaemonMachineTests {
         let history = daemon.actions.compactMap { action -> HistoryRecord? in
             if case .record(let record) = action { return record } else { return nil }
         }
-        let again = history.filter { $0.event == .delivered }
-        #expect(again.count == 2)
+        // One call, one `delivered` line: the card posted again is history's `reposted`.
+        #expect(history.filter { $0.event == .delivered }.count == 1)
+        let again = history.filter { $0.event == .reposted }
+        #expect(again.count == 1)
         #expect(again.last?.reason?.contains("posted again once") == true, "\(again)")
         // A second restart: once means once.
         daemon.send(.serverRestarted(answering: nil))

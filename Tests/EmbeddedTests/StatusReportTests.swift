@@ -38,6 +38,31 @@ struct StatusReportTests {
         #expect(cleared.contains("the file says foreground"), "\(cleared)")
     }
 
+    @Test func aGoodLineOfTheSameWordClearsTheUnreadableLineNoteAtOnce() throws {
+        let tablet = try tablet("display-same-word", at: "2026-06-01T10:00:00Z")
+        defer { tablet.remove() }
+        try tablet.writeDisplay("sideways")
+        #expect(try tablet.status().daemon?.displayFileProblem?.keeping == .away)
+        // "away" again: the daemon's state does not change, and the note must still go.
+        try tablet.writeDisplay("away")
+        #expect(try tablet.status().daemon?.displayFileProblem == nil, "a stale unreadable-line note")
+        #expect(!(try tablet.statusText()).contains("Display file:"))
+    }
+
+    @Test func whileLockedStatusShowsTheFilesWordAsSoonAsItIsWritten() throws {
+        let tablet = try tablet("locked-file-word", at: "2026-06-01T10:00:00Z")
+        defer { tablet.remove() }
+        tablet.lock(.gnomeScreenSaver, true)
+        #expect(try tablet.status().daemon?.lock.fileSays == .away)
+        // The display app says foreground while Phosh's lock is up: she is still away.
+        try tablet.writeDisplay("foreground")
+        #expect(try tablet.status().display == .away)
+        #expect(try tablet.status().daemon?.lock.fileSays == .foreground, "status kept the file's old word")
+        #expect(try tablet.statusText().contains("the file says foreground"))
+        try tablet.writeDisplay("away")
+        #expect(try tablet.status().daemon?.lock.fileSays == .away)
+    }
+
     @Test func fiveThousandInvalidItemsAreListedByTheirFirstFiftyAndCountedInStatusAndTheJournal() throws {
         let count = 5_000
         // Each invalid by its time (25:00 does not exist); one good item keeps the household usable.

@@ -23,8 +23,10 @@ struct ServerActivationTests {
             "flaky-server.sh",
             """
             #!/bin/sh
-            # The first start fails as MATE's quitting server did; every later one serves.
+            # The first start fails as MATE's quitting server did; every later one serves, after
+            # taking seconds to come up, as Plasma's did (40 s).
             if [ ! -e '\(failed)' ]; then : >'\(failed)'; exit 1; fi
+            sleep 3
             export DBUS_SESSION_BUS_ADDRESS="$DBUS_STARTER_ADDRESS"
             exec /usr/bin/python3 '\(packageRoot())/Tests/StandIns/slow-notifications.py' 0 '\(log)' >'\(log).out' 2>&1
             """)
@@ -40,6 +42,18 @@ struct ServerActivationTests {
         try await world.expectQueued(at: minute)
         #expect(access(failed, F_OK) != 0, "a probe started the server before any call: \(world.daemonStderr)")
 
+        // While the bus starts the server for the Notify, status says a call waits for it, not
+        // only that no server answers.
+        let waiting = try await poll(
+            "status to say a call waits while the bus starts a server", timeout: Double(minute) - wallSeconds() + 10,
+            interval: 0.05
+        ) { () -> String? in
+            let server = try await world.status().notificationServer
+            return server.present ? nil : server.waiting.flatMap { $0.contains("bus starts") ? $0 : nil }
+        }
+        print("[IntegrationTests] while the bus starts the server, status says: \(waiting)")
+        let text = try await world.ctl(["status"] + world.daemonPaths).stdout
+        #expect(text.contains("A call waits for a server: "), "\(text)")
         let seen: String
         do {
             seen = try await poll("the started server to get the call", timeout: Double(minute) - wallSeconds() + 20) {

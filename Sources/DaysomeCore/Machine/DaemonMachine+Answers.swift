@@ -16,7 +16,7 @@ extension DaemonMachine {
         let server = answeredBy ?? self.serverIdentity
         let posted = self.inHand.repost(key)
         // What history says of the post: its own reason where it came another way.
-        let told = reason.map { Repost(reason: $0) } ?? posted
+        let told = reason.map { Repost(reason: $0, again: posted?.again ?? false) } ?? posted
         let sentAt = self.inHand.sentAt(key)
         self.cancelRepost(key)
         let answer = self.inHand.answered(key)

@@ -158,8 +158,8 @@ extension DaemonMachine {
         ].compactMap { $0 }
         let reason = posted?.reason ?? (words.isEmpty ? nil : words.joined(separator: "; "))
         return HistoryRecord(
-            time: now, event: .delivered, lay: call.key.lay, at: call.key.at, itemIds: call.itemIds, reason: reason,
-            held: held)
+            time: now, event: posted?.again == true ? .reposted : .delivered, lay: call.key.lay, at: call.key.at,
+            itemIds: call.itemIds, reason: reason, held: held)
     }
 
     mutating func expire(_ key: DeliveryKey, now: Instant) -> [MachineAction] {

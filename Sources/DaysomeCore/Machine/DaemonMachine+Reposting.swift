@@ -11,6 +11,8 @@ struct Repost: Sendable {
     /// The call already rang when a server first took it: a card posted again after a server
     /// restart is the same call, and one call rings once (two bells are two calls to her).
     var rang = false
+    /// A server took this call before (its card was wiped, or hidden): history says `reposted`.
+    var again = false
 }
 
 extension DaemonMachine {
@@ -307,7 +309,7 @@ extension DaemonMachine {
             if stillPlanned, inWindow, self.display == .away, self.inHand.mayPostAgainAfterRestart(call.key) {
                 self.persisted.delivered[index].notificationId = nil
                 self.persisted.delivered[index].server = nil
-                self.inHand.keep(Repost(reason: "posted again once: \(why)", rang: true), for: call.key)
+                self.inHand.keep(Repost(reason: "posted again once: \(why)", rang: true, again: true), for: call.key)
                 actions += self.repost(call.key, now: now)
             } else {
                 self.persisted.delivered.remove(at: index)

@@ -139,9 +139,13 @@ extension DaemonMachine {
     /// for a return made while no daemon ran. It is kept by the step's own state write where the
     /// step has one: one fsync per flip, not two.
     public mutating func displayRead(_ said: DisplayState, writtenAt: Instant?, now: Instant) -> [MachineAction] {
+        let before = self.screenLock.file
         let display = self.screenLock.fileSays(said)
         let noted = self.displayWritten(at: writtenAt)
-        let actions = self.handle(.display(display), now: now)
+        var actions = self.handle(.display(display), now: now)
+        // Status shows the file's word as soon as it is written, also while a lock keeps her away
+        // and nothing else changes.
+        if self.screenLock.file != before && !actions.contains(.publish) { actions.append(.publish) }
         return actions.contains(.persist) ? actions : noted + actions
     }
 }

@@ -4,7 +4,10 @@
 /// One line of history.
 public struct HistoryRecord: Sendable, Equatable {
     public enum Event: String, Sendable {
-        case laid, cleared, delivered, withdrawn, expired, dropped
+        /// `reposted`: a card a server took before, posted again after that server wiped it, or
+        /// after a Do Not Disturb that hid it went off: the same call, never a second one. Each
+        /// call has one `delivered` line, so counting them counts calls.
+        case laid, cleared, delivered, reposted, withdrawn, expired, dropped
     }
 
     public let time: Instant
