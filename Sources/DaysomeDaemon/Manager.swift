@@ -43,6 +43,8 @@ final class Manager {
     var lastDisplayLine: DisplayStateLine?
     /// The display state file's unusable line, shown in `status` until a good line is read.
     var displayFileProblem: DisplayFileProblem?
+    /// The server's Do Not Disturb as last learned: its going off is told to the machine.
+    var lastDoNotDisturb: ServerDoNotDisturb?
     /// The STATUS= the manager was told last: told again only when it changed.
     var toldStatus: String?
     /// Follows the lockers on the buses and hands their word to the machine (LockWatch.swift).

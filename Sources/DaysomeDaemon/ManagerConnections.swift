@@ -95,6 +95,10 @@ extension Manager {
     /// answers when that changed (a server a post activated on a first boot stamps its ids too).
     func serverLearned() {
         self.syncServerIdentity()
+        // A switch that went off: what it kept out of sight is the machine's to show again.
+        let doNotDisturb = self.notifier?.server.doNotDisturb
+        if self.lastDoNotDisturb == .on && doNotDisturb == .off { self.handle(.doNotDisturbWentOff) }
+        self.lastDoNotDisturb = doNotDisturb
         self.publish()
     }
 

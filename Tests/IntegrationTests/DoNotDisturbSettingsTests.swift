@@ -13,8 +13,10 @@ import Testing
 
 @Suite("GNOME's and Phosh's Do Not Disturb followed in dconf")
 struct DoNotDisturbSettingsTests {
-    @Test("Phosh's Do Not Disturb switched in dconf with no call: status says on, then off, within two seconds")
-    func phoshsSwitchInDconfIsFollowedWithNoCall() async throws {
+    @Test(
+        "Phosh's Do Not Disturb switched in dconf: status says on, then off, within two seconds, and a call it hid is "
+            + "shown once when it goes off")
+    func phoshsSwitchInDconfIsFollowedAndACallItHidIsShownOnceWhenItGoesOff() async throws {
         let world = try TestWorld()
         defer { world.stop() }
         let dconf = "/usr/libexec/dconf-service"
@@ -64,5 +66,43 @@ struct DoNotDisturbSettingsTests {
             "[IntegrationTests] Phosh's show-banners in dconf: status followed on in \(Int(on.seconds * 1_000)) ms, "
                 + "off in \(Int(off.seconds * 1_000)) ms")
         #expect(try await world.history().allSatisfy { $0.event != "delivered" }, "a call went out")
+
+        // A call Phosh's switch hid (it hides every card, critical ones too), which the household
+        // does not ask to be held: shown once when the switch goes off inside its window.
+        let minute = nextMinute(leaving: 5)
+        try replaceFile(world.household, try nextMinutesHousehold(minute))
+        _ = try await poll("the new household's call to be laid", timeout: 3) { () -> Bool? in
+            try await world.pending().starts.contains { $0.at == rfc3339(minute) } ? true : nil
+        }
+        _ = try await world.run(gsettings, ["set", "org.gnome.desktop.notifications", "show-banners", "false"])
+        _ = try await follows("on", since: wallSeconds())
+        let at = rfc3339(minute)
+        _ = try await poll("the call to be taken, out of sight", timeout: Double(minute) - wallSeconds() + 5) {
+            () -> Bool? in
+            try await world.history().contains { $0.event == "delivered" && $0.at == at } ? true : nil
+        }
+        let switchedOff = wallSeconds()
+        _ = try await world.run(gsettings, ["set", "org.gnome.desktop.notifications", "show-banners", "true"])
+        let log = "\(world.directory.path)/phosh-stand-in.log"
+        _ = try await poll("the hidden card closed and the call posted again", timeout: 3, interval: 0.05) {
+            () -> Bool? in
+            let lines = readFile(log).split(separator: "\n")
+            return lines.contains("close 1") && lines.contains { $0.hasPrefix("notify 2 Soup time") } ? true : nil
+        }
+        print(
+            "[IntegrationTests] Phosh's switch off: the hidden call shown again \(Int((wallSeconds() - switchedOff) * 1_000)) ms later"
+        )
+        let history = try await poll("history to say reposted", timeout: 3) { () -> [HistoryEvent]? in
+            let events = try await world.history()
+            return events.contains { $0.event == "reposted" && $0.at == at } ? events : nil
+        }
+        #expect(history.filter { $0.event == "delivered" && $0.at == at }.count == 1, "one call: \(history)")
+        // Once: the switch on and off again shows it no more.
+        _ = try await world.run(gsettings, ["set", "org.gnome.desktop.notifications", "show-banners", "false"])
+        _ = try await follows("on", since: wallSeconds())
+        _ = try await world.run(gsettings, ["set", "org.gnome.desktop.notifications", "show-banners", "true"])
+        _ = try await follows("off", since: wallSeconds())
+        await pause(0.5)
+        #expect(readFile(log).split(separator: "\n").filter { $0.hasPrefix("notify ") }.count == 2, "\(readFile(log))")
     }
 }

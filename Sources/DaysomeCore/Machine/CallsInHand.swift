@@ -46,6 +46,9 @@ struct CallsInHand: Sendable {
     /// The last few ids the server closed itself, with the instance that said so: a click that
     /// arrives after its close still counts.
     private var closedByServer: [(id: UInt32, server: String?)] = []
+    /// Calls a server took and keeps out of sight under a Do Not Disturb the household does not
+    /// respect, with whether their bell rang: shown once when the switch goes off.
+    var hiddenByDoNotDisturb: [DeliveryKey: Bool] = [:]
 
     /// Where `key` is in its life; nil for a call the machine holds nothing of.
     func phase(of key: DeliveryKey) -> CallPhase? {

@@ -47,12 +47,19 @@ extension DaemonMachine {
             // The bell rings for a call the server took: heard and seen, never heard alone;
             // and once per call, not again for its card posted anew on a restarted server. A
             // respected Do Not Disturb holds it with the banner.
-            if ringing && self.household?.load.household.settings.chime == .bell && posted?.rang != true {
+            let rings = ringing && self.household?.load.household.settings.chime == .bell && posted?.rang != true
+            if rings {
                 if bellHeld {
                     actions.append(Self.bellHeldByDoNotDisturb)
                 } else {
                     actions.append(.chime)
                 }
+            }
+            // Out of sight under a switch the family did not choose: shown when it goes off.
+            if held != nil && !bellHeld {
+                self.inHand.hiddenByDoNotDisturb[key] = rings || posted?.rang == true
+            } else {
+                self.inHand.hiddenByDoNotDisturb[key] = nil
             }
         }
         return actions

@@ -323,6 +323,8 @@ public struct DaemonMachine: Sendable {
             actions += self.serverInstanceGone(instance, now: now)
         case .caughtUp:
             actions += self.judgeOwed(now: now)
+        case .doNotDisturbWentOff:
+            actions += self.showWhatDoNotDisturbHid(now: now)
         }
         return actions + self.finish(now: now)
     }

@@ -99,6 +99,9 @@ public enum MachineEvent: Sendable {
     case timersLost
     /// She clicked a call (its `default` action): bring the day back.
     case clicked(notificationId: UInt32, server: String? = nil)
+    /// The notification server's Do Not Disturb went from on to off: a call it kept out of sight,
+    /// which the household did not ask to be held, is shown once now, inside its window.
+    case doNotDisturbWentOff
     /// The loop has read everything that queued while it could not run (a stall, a stop, a busy
     /// iteration): the starts held by `.judgeWhenCaughtUp` are judged by what she sees now.
     case caughtUp
