@@ -13,9 +13,7 @@ import Testing
 
 @Suite("GNOME's and Phosh's Do Not Disturb followed in dconf")
 struct DoNotDisturbSettingsTests {
-    @Test(
-        "Phosh's Do Not Disturb switched in dconf: status says on, then off, within two seconds, and a call it hid is "
-            + "shown once when it goes off")
+    @Test("Phosh's Do Not Disturb in dconf is followed within two seconds, and a call it hid is shown once at its off")
     func phoshsSwitchInDconfIsFollowedAndACallItHidIsShownOnceWhenItGoesOff() async throws {
         let world = try TestWorld()
         defer { world.stop() }
