@@ -22,7 +22,9 @@ extension Manager {
                 path: directory(of: paths.displayState), mask: changes, description: "display-state"
             ) {
                 [weak self] event in
-                if event.name == displayName { self?.displayFileChanged() }
+                // Nameless is the kernel's IN_Q_OVERFLOW (sd-event hands it to every source of the
+                // instance): the write it lost may be her return, so the file is read again.
+                if event.name == displayName || event.name == nil { self?.displayFileChanged() }
             }
         } catch {
             // EMFILE here is the per-user inotify limit (fs.inotify.max_user_instances), not a file.
@@ -44,7 +46,8 @@ extension Manager {
             path: "/etc", mask: [.closeWrite, .movedTo, .create, .delete], description: "zone"
         ) {
             [weak self] event in
-            if event.name == "localtime" || event.name == "timezone" { self?.zoneChanged() }
+            // Nameless: the queue overflowed and a change of the zone may be among what it lost.
+            if event.name == "localtime" || event.name == "timezone" || event.name == nil { self?.zoneChanged() }
         }
     }
 

@@ -33,6 +33,18 @@ struct HouseholdEditTests {
         #expect(tablet.events(.laid).map(\.lay) == [first, second])
     }
 
+    /// The family's edit written while the inotify queue is full: only the nameless overflow
+    /// comes, and the household is read again on it.
+    @Test func anEditLostInAnInotifyOverflowIsStillRead() throws {
+        let tablet = try tablet("edit-overflow", at: "2026-06-01T10:00:00Z", household: Self.lunch("Lunch"))
+        defer { tablet.remove() }
+        let first = try #require(try tablet.queue().lay)
+        try tablet.writeHouseholdLostInOverflow(Self.lunch("Lunch with Sue"))
+        let after = try tablet.queue()
+        #expect(try #require(after.lay) > first)
+        #expect(after.pending.contains { $0.title == "Lunch with Sue" }, "\(after.pending)")
+    }
+
     @Test func corruptEditKeepsTheLastGoodLayAndShowsTheError() throws {
         let tablet = try tablet("corrupt", at: "2026-06-01T10:00:00Z", household: Self.lunch("Lunch"))
         defer { tablet.remove() }
