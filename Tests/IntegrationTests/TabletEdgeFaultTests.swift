@@ -1,7 +1,8 @@
 // At the edges of a tablet's life, on the real daemon (the log notifier, no bus): what the kernel
-// does when it runs short (an inotify queue that overflows while the loop is stopped). Each test
-// times the daemon from outside on the wall clock, as the issue measured it: no virtual clock has
-// a kernel queue to fill. The suite's name puts it in scripts/test's faults phase, where no
+// does when it runs short (an inotify queue that overflows while the loop is stopped, a process
+// at its descriptor limit) and what inotify does not see (an edit behind a symlink). Each test
+// times the daemon from outside on the wall clock, as the issue measured it: the embedded world
+// has no kernel queue to fill, no descriptor table and no inotify of its own. The suite's name puts it in scripts/test's faults phase, where no
 // parallel test competes for the two cores it measures on.
 
 import DaysomeCore
@@ -10,7 +11,7 @@ import DaysomeTestSupport
 import Glibc
 import Testing
 
-@Suite("At a tablet's edges: the kernel's limits", .timeLimit(.minutes(2)))
+@Suite("At a tablet's edges: the kernel's limits, and what inotify does not see", .timeLimit(.minutes(2)))
 struct TabletEdgeFaultTests {
     /// Her return written while the daemon is stopped and its display watch's inotify queue
     /// overflows (files made and removed in the watched directory): the kernel drops the named
@@ -55,6 +56,34 @@ struct TabletEdgeFaultTests {
         #expect(status.display == .foreground, "the daemon still says \(String(describing: status.display))")
         #expect(try await world.pending().starts.isEmpty)
         #expect((seen ?? .infinity) < 1, "the return was read \(String(describing: seen)) s after SIGCONT")
+    }
+
+    /// The household the daemon is given is a symlink into the app's own directory, as an app
+    /// that keeps its file elsewhere links it: inotify on the link's directory never sees the app
+    /// save by rename next to the target. Within a second of that save the live queue holds the
+    /// new label, with no error in status.
+    @Test func anEditWrittenNextToASymlinkedHouseholdsTargetIsLaidWithinASecond() async throws {
+        let world = try await TestWorld.start([])
+        defer { world.stop() }
+        let app = try world.directory.makeDirectory("app-data")
+        try replaceFile(app + "/saved.json", try farAwayHousehold(label: "Lunch"))
+        guard symlink("../app-data/saved.json", world.household) == 0 else {
+            throw HarnessError("symlink \(world.household): \(errnoText(errno))")
+        }
+        try await world.startDaemon(notifier: "log")
+        #expect(try await world.pending().starts.contains { $0.title == "Lunch" })
+
+        try replaceFile(app + "/saved.json", try farAwayHousehold(label: "Lunch with Sue"))
+        let written = monotonicSeconds()
+        let laid = try? await poll("the edit behind the link to be laid", timeout: 3, interval: 0.02) {
+            try await world.pending().starts.contains { $0.title == "Lunch with Sue" }
+                ? monotonicSeconds() - written : nil
+        }
+        print(
+            "[TabletEdgeFaultTests] an edit next to the household's link target laid "
+                + (laid.map { "\(Int($0 * 1_000)) ms after it was written" } ?? "not within 3 s"))
+        #expect((laid ?? .infinity) < 1, "the edit was laid \(String(describing: laid)) s after it was written")
+        #expect(try await world.householdErrors().isEmpty)
     }
 
     /// Slow clients that connect and say nothing hold the daemon at its descriptor limit (lowered

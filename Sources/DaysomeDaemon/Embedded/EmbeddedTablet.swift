@@ -316,6 +316,13 @@ public final class EmbeddedTablet {
         self.loop.changed(path: directory(of: path), InotifyEvent(mask: .movedTo, name: basename(of: path)))
     }
 
+    /// A file of the app's own saved by rename at `path` (the target behind a household's link):
+    /// inotify tells the watches on its directory only.
+    public func saveByRename(_ path: String, _ text: String) throws {
+        try self.write(path, text)
+        self.loop.changed(path: directory(of: path), InotifyEvent(mask: .movedTo, name: basename(of: path)))
+    }
+
     /// A directory made (the app's first run makes the household's): inotify tells its parent.
     public func makeDirectory(_ path: String) throws {
         try FileIO.makeDirectories(path, mode: 0o700)
