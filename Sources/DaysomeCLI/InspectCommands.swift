@@ -197,6 +197,9 @@ func statusText(_ status: StatusSnapshot, _ daemon: StatusSnapshot.Daemon) -> St
     // The real reason, from the daemon: a broken household with nothing kept is not a switch left off.
     if let reason = daemon.notLaidReason { lines.append("Nothing is laid: " + printable(reason)) }
     lines.append(canDeliverLine(status))
+    if daemon.controlSocketAtLimit == true {
+        lines.append("Control socket: at the descriptor limit; clients wait until one closes (daysomectl fire, try)")
+    }
     // Calls go on while the state directory cannot be written; what is behind is named.
     for error in daemon.stateWriteErrors ?? [] {
         lines.append("State not saved: " + printable(error.description))

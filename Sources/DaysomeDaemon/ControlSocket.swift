@@ -3,6 +3,13 @@
 // its one connection, answers what it did. Only the owner of the runtime directory (0700) can
 // reach it. Each client is read without blocking on an IO source of its own, with a deadline of
 // its own, so a client that says nothing never holds up the loop or another client.
+//
+// At the descriptor limit `accept()` fails with EMFILE and leaves the connection queued, so the
+// level-triggered listener would be ready again at once: a busy loop. As systemd's own sockets
+// do, the listener is then not polled until a client closes (a descriptor is free again), or a
+// short backstop timer fires (a descriptor freed elsewhere); one descriptor held in reserve is
+// given up meanwhile, so the status that says so can still be written. The status says it until
+// the limit has not been met for `settle` (a flood's backlog empties for a moment between clients).
 
 import DaysomeFiles
 import Glibc
@@ -14,17 +21,37 @@ final class ControlSocket {
     static let lineLimit = 512
     /// How long a client has to say its line, in microseconds, before it is closed unanswered.
     static let deadline: UInt64 = 2_000_000
+    /// How long the listener rests at the descriptor limit when no client closes, in microseconds.
+    static let backstop: UInt64 = 500_000
+    /// How long the limit must not be met again before the status stops saying it, in microseconds.
+    static let settle: UInt64 = 2_000_000
 
     private let fd: Int32
     private let path: String
     private let loop: any Loop
     private let handler: (String) -> String
+    /// Told when `atDescriptorLimit` changes: the status says it.
+    private let limitChanged: () -> Void
     private var source: (any LoopSource)?
     /// The clients still saying their line, by descriptor.
     private var clients: [Int32: ControlClient] = [:]
+    /// Whether clients waited that could not be accepted for want of a descriptor (EMFILE,
+    /// ENFILE) within the last `settle`.
+    private(set) var atDescriptorLimit = false
+    /// Re-enables the listener after `backstop` while no client closed.
+    private var backstopTimer: (any LoopSource)?
+    /// Clears `atDescriptorLimit` once the limit was not met for `settle`; armed while `settling`.
+    private var settleTimer: (any LoopSource)?
+    private var settling = false
+    /// /dev/null, held while descriptors are free and closed at the limit: the one descriptor the
+    /// status write takes there. -1 while given up.
+    private var reserve: Int32 = -1
 
     /// Binds `path` (replacing a stale socket: the caller holds the runtime directory's lock).
-    init(path: String, loop: any Loop, handler: @escaping (String) -> String) throws(FileError) {
+    init(
+        path: String, loop: any Loop, limitChanged: @escaping () -> Void = {},
+        handler: @escaping (String) -> String
+    ) throws(FileError) {
         let address = try UnixSocketAddress(path: path, operation: "bind")
         unlink(path)
         let fd = socket(
@@ -39,19 +66,36 @@ final class ControlSocket {
         self.path = path
         self.loop = loop
         self.handler = handler
+        self.limitChanged = limitChanged
         do {
             self.source = try loop.io(fd: fd, events: .readable, description: "control") { [weak self] _ in
                 self?.acceptAll()
             }
+            self.backstopTimer = try loop.timer(
+                clock: CLOCK_MONOTONIC, at: UInt64.max, accuracy: 10_000, description: "control-backstop"
+            ) { [weak self] in
+                self?.listenAgain()
+            }
+            try self.backstopTimer?.setEnabled(.off)
+            self.settleTimer = try loop.timer(
+                clock: CLOCK_MONOTONIC, at: UInt64.max, accuracy: 100_000, description: "control-settled"
+            ) { [weak self] in
+                self?.settled()
+            }
+            try self.settleTimer?.setEnabled(.off)
         } catch {
             close(fd)
             throw FileError(path: path, errno: error.rawValue, operation: "watch")
         }
+        self.takeReserve()
     }
 
     deinit {
         self.source?.cancel()
+        self.backstopTimer?.cancel()
+        self.settleTimer?.cancel()
         for client in self.clients.values { client.close() }
+        if self.reserve >= 0 { close(self.reserve) }
         close(self.fd)
         unlink(self.path)
     }
@@ -61,7 +105,16 @@ final class ControlSocket {
         while true {
             // accept4 is a GNU extension the Glibc module does not export.
             let client = accept(self.fd, nil, nil)
-            guard client >= 0 else { return }
+            guard client >= 0 else {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                // None waits, and a descriptor was there for it: below the limit.
+                case EAGAIN: self.belowLimit()
+                // EMFILE, ENFILE, and anything else that would leave the connection queued.
+                default: self.restAtLimit()
+                }
+                return
+            }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             // An accepted socket does not inherit the listener's O_NONBLOCK on Linux.
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
@@ -115,9 +168,56 @@ final class ControlSocket {
         self.finish(client)
     }
 
-    /// Stops watching `client` and closes it.
+    /// Stops watching `client` and closes it: a descriptor free again for one that waits.
     private func finish(_ client: Int32) {
-        self.clients.removeValue(forKey: client)?.close()
+        guard let closed = self.clients.removeValue(forKey: client) else { return }
+        closed.close()
+        if self.atDescriptorLimit { self.listenAgain() }
+    }
+
+    /// At the limit: the listener rests until a client closes or the backstop fires, and the
+    /// reserve is given up so the status can say so.
+    private func restAtLimit() {
+        try? self.source?.setEnabled(.off)
+        try? self.backstopTimer?.setTime(self.loop.now(CLOCK_MONOTONIC) + Self.backstop)
+        try? self.backstopTimer?.setEnabled(.oneshot)
+        try? self.settleTimer?.setEnabled(.off)
+        self.settling = false
+        if self.reserve >= 0 {
+            close(self.reserve)
+            self.reserve = -1
+        }
+        guard !self.atDescriptorLimit else { return }
+        self.atDescriptorLimit = true
+        self.limitChanged()
+    }
+
+    /// Polls the listener again, accepting at once what waits (or learning that none does).
+    private func listenAgain() {
+        try? self.backstopTimer?.setEnabled(.off)
+        try? self.source?.setEnabled(.on)
+        self.acceptAll()
+    }
+
+    /// A descriptor was free and no client waits: the reserve is taken back, and the status
+    /// stops saying the limit once it was not met again for `settle`.
+    private func belowLimit() {
+        self.takeReserve()
+        guard self.atDescriptorLimit, !self.settling else { return }
+        self.settling = true
+        try? self.settleTimer?.setTime(self.loop.now(CLOCK_MONOTONIC) + Self.settle)
+        try? self.settleTimer?.setEnabled(.oneshot)
+    }
+
+    private func settled() {
+        self.settling = false
+        guard self.atDescriptorLimit else { return }
+        self.atDescriptorLimit = false
+        self.limitChanged()
+    }
+
+    private func takeReserve() {
+        if self.reserve < 0 { self.reserve = open("/dev/null", O_RDONLY | O_CLOEXEC) }
     }
 }
 

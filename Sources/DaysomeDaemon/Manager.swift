@@ -36,6 +36,9 @@ final class Manager {
     var householdWatch: (any LoopSource)?
     /// The directory the household watch is on: the household's own, or an ancestor while it is missing.
     var householdWatchedPath: String?
+    /// Where a household behind a symlink leads: a watch on each target's directory (canonical
+    /// path), for the names the chain gives it there (ManagerWatches.swift).
+    var householdTargetWatches: [String: any LoopSource] = [:]
     var zoneWatch: (any LoopSource)?
     var clockWatch: AnyObject?
     /// The exit watch on the display's process, for the pid `displayProcesses` watches.

@@ -9,13 +9,27 @@ import SystemdKit
 extension Manager {
     func openControlSocket() throws(DaemonError) {
         do {
-            self.control = try ControlSocket(path: self.options.paths.controlSocket, loop: self.loop) {
-                [weak self] request in
-                self?.control(request) ?? "error: stopping"
-            }
+            self.control = try ControlSocket(
+                path: self.options.paths.controlSocket, loop: self.loop,
+                limitChanged: { [weak self] in self?.controlSocketLimitChanged() },
+                handler: { [weak self] request in self?.control(request) ?? "error: stopping" })
         } catch {
             throw .setup("\(error)")
         }
+    }
+
+    /// The control socket reached its descriptor limit, or is below it again: said in the journal
+    /// and the status.
+    func controlSocketLimitChanged() {
+        if self.control?.atDescriptorLimit == true {
+            self.logger.log(
+                .warning,
+                "The control socket '\(self.options.paths.controlSocket)' is at the descriptor limit: "
+                    + "clients wait until one closes")
+        } else {
+            self.logger.log(.notice, "The control socket accepts clients again")
+        }
+        self.publish()
     }
 
     /// Answers one control request line: `fire <lay>` from a systemd timer's service, `try` from a

@@ -25,7 +25,7 @@ extension Manager {
                 ready: settings?.bringDayBack == true && self.returner?.means != nil),
             doNotDisturb: self.respectsDoNotDisturb ? "respect" : "override", lock: self.lockStatus,
             wakeSystem: .underAUserManager, stateWriteErrors: self.writes.errors,
-            displayFileProblem: self.displayFileProblem)
+            displayFileProblem: self.displayFileProblem, controlSocketAtLimit: self.control?.atDescriptorLimit)
         return StatusSnapshot(
             pid: UInt64(getpid()), display: machine.display, lay: machine.currentLay?.number,
             backend: self.options.backend.rawValue, notifyInOtherApps: machine.notifyInOtherApps,

@@ -25,7 +25,9 @@ extension Manager {
                 path: directory(of: paths.displayState), mask: changes, description: "display-state"
             ) {
                 [weak self] event in
-                if event.name == displayName { self?.displayFileChanged() }
+                // Nameless is the kernel's IN_Q_OVERFLOW (sd-event hands it to every source of the
+                // instance): the write it lost may be her return, so the file is read again.
+                if event.name == displayName || event.name == nil { self?.displayFileChanged() }
             }
         } catch {
             // EMFILE here is the per-user inotify limit (fs.inotify.max_user_instances), not a file.
@@ -45,6 +47,7 @@ extension Manager {
         // Last of all that is ready: a lock read in the same wake-up as a return counts.
         try self.caughtUp?.setPriority(Self.idlePriority)
         self.watchHouseholdDirectory()
+        self.watchHouseholdTargets()
         self.clockWatch = try self.loop.clockJumps(description: "clock-jump") { [weak self] in
             self?.handle(.clockChanged(reason: "the clock jumped"))
         }
@@ -53,7 +56,8 @@ extension Manager {
             path: "/etc", mask: [.closeWrite, .movedTo, .create, .delete], description: "zone"
         ) {
             [weak self] event in
-            if event.name == "localtime" || event.name == "timezone" { self?.zoneChanged() }
+            // Nameless: the queue overflowed and a change of the zone may be among what it lost.
+            if event.name == "localtime" || event.name == "timezone" || event.name == nil { self?.zoneChanged() }
         }
     }
 
@@ -317,6 +321,8 @@ extension Manager {
         if self.householdWatchedPath != directory(of: self.options.paths.household) || self.householdWatch == nil {
             self.watchHouseholdDirectory()
         }
+        // The link may lead elsewhere now: watched again before the read, so no edit falls between.
+        self.watchHouseholdTargets()
         self.handle(.household(self.loadHousehold()))
     }
 
@@ -327,27 +333,12 @@ extension Manager {
     /// the daemon; the missing path is reported as the household's error.
     func watchHouseholdDirectory() {
         let target = directory(of: self.options.paths.household)
-        var watched = target
-        var info = stat()
-        while watched != "/" && watched != "." && !(stat(watched, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) {
-            watched = directory(of: watched)
-        }
+        let (watched, wanted, atTarget) = Self.watchPoint(for: self.options.paths.household)
         guard watched != self.householdWatchedPath else { return }
         self.householdWatch?.cancel()
         self.householdWatch = nil
         self.householdWatchedPath = nil
-        // Only its own name matters in the watched directory: the household file's, or, in an
-        // ancestor, the next directory down the path (~/.config is busy with other apps' files).
-        let atTarget = watched == target
-        let wanted =
-            atTarget
-            ? basename(of: self.options.paths.household)
-            : String(target.dropFirst(watched == "/" ? 1 : watched.count + 1).prefix { $0 != "/" })
-        // The directory itself going away (the app removed it) sends the watch back up the path.
-        let mask: InotifyMask =
-            atTarget
-            ? [.closeWrite, .movedTo, .movedFrom, .delete, .create, .deleteSelf, .moveSelf]
-            : [.create, .movedTo, .deleteSelf, .moveSelf]
+        let mask = Self.householdMask(atTarget: atTarget)
         do {
             self.householdWatch = try self.loop.inotify(path: watched, mask: mask, description: "household") {
                 [weak self] event in
@@ -367,6 +358,86 @@ extension Manager {
         } catch {
             self.logger.log(.error, "Failed to watch '\(watched)' for the household file: \(error), ignoring")
         }
+    }
+
+    /// Where to watch for `path`: its directory, named by its own name, or while that directory
+    /// does not exist its nearest existing ancestor, named by the next directory down the path
+    /// (only that name matters there: ~/.config is busy with other apps' files).
+    static func watchPoint(for path: String) -> (directory: String, name: String, atTarget: Bool) {
+        let target = directory(of: path)
+        var watched = target
+        var info = stat()
+        while watched != "/" && watched != "." && !(stat(watched, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) {
+            watched = directory(of: watched)
+        }
+        guard watched != target else { return (watched, basename(of: path), true) }
+        return (watched, String(target.dropFirst(watched == "/" ? 1 : watched.count + 1).prefix { $0 != "/" }), false)
+    }
+
+    /// What a household watch listens for: the file's writes and renames in its own directory,
+    /// the next directory made in an ancestor; the directory itself going away (the app removed
+    /// it) sends the watch back up the path.
+    static func householdMask(atTarget: Bool) -> InotifyMask {
+        atTarget
+            ? [.closeWrite, .movedTo, .movedFrom, .delete, .create, .deleteSelf, .moveSelf]
+            : [.create, .movedTo, .deleteSelf, .moveSelf]
+    }
+
+    /// A household behind a symlink (an app that keeps its file elsewhere and links it): the
+    /// watch on the link's directory sees the link change, never an edit of its target, so each
+    /// target along the chain is watched in its own directory too (first-boot's rule for one that
+    /// does not exist yet). The chain is resolved again at every reload, so a link changed moves
+    /// the watches with it; the new ones are added before the old go, so an inode watched by both
+    /// is never unwatched in between.
+    func watchHouseholdTargets() {
+        var wanted: [String: Set<String>] = [:]
+        var masks: [String: InotifyMask] = [:]
+        var waitsForADirectory = false
+        var path = self.options.paths.household
+        // SYMLOOP_MAX: a longer chain does not open either.
+        for _ in 0..<40 {
+            guard let target = Self.linkTarget(path) else { break }
+            path = target.hasPrefix("/") ? target : directory(of: path) + "/" + target
+            let point = Self.watchPoint(for: path)
+            // Canonical: the same directory reached by two spellings is watched once.
+            let watched = Self.canonical(point.directory)
+            wanted[watched, default: []].insert(point.name)
+            masks[watched, default: []].formUnion(Self.householdMask(atTarget: point.atTarget))
+            waitsForADirectory = waitsForADirectory || !point.atTarget
+        }
+        var watches: [String: any LoopSource] = [:]
+        for (watched, names) in wanted {
+            do {
+                watches[watched] = try self.loop.inotify(
+                    path: watched, mask: masks[watched] ?? [], description: "household-target"
+                ) { [weak self] event in
+                    if event.name.map({ names.contains($0) }) ?? true { self?.scheduleHouseholdReload() }
+                }
+            } catch {
+                self.logger.log(
+                    .error, "Failed to watch '\(watched)' for the household's link target: \(error), ignoring")
+            }
+        }
+        let moved = Set(watches.keys) != Set(self.householdTargetWatches.keys)
+        for old in self.householdTargetWatches.values { old.cancel() }
+        self.householdTargetWatches = watches
+        // A target's directory made between the look and the watch: look again once it moved.
+        if moved && waitsForADirectory { self.scheduleHouseholdReload() }
+    }
+
+    /// What the symlink at `path` holds; nil where `path` is no symlink.
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `path` with every link and `..` resolved, or as it is where it cannot be.
+    static func canonical(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     func zoneChanged() {

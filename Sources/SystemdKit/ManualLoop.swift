@@ -2,10 +2,11 @@
 // test says so. `advance(by:)` moves both clocks, firing each timer at its time in order;
 // `runPending()` runs one quiet iteration's worth of ready work; `jumpRealtime(to:)` sets the
 // virtual realtime clock and fires the clock-jump watches, never touching the host's clock;
-// `changed(path:_:)` and `exited(pidfd:)` are the kernel's inotify and pidfd. Where sd-event
-// would fire an `on` timer or defer source in every iteration, this one fires it once per
-// arming (the daemon arms them oneshot). As with sd-event, a source lives while its owner keeps
-// it: the loop holds each weakly, so one dropped is gone (a long run never piles up old ones).
+// `changed(path:_:)`, `overflowed(path:)` and `exited(pidfd:)` are the kernel's inotify (an
+// event, or its queue overflowing) and pidfd. Where sd-event would fire an `on` timer or defer
+// source in every iteration, this one fires it once per arming (the daemon arms them oneshot).
+// As with sd-event, a source lives while its owner keeps it: the loop holds each weakly, so one
+// dropped is gone (a long run never piles up old ones).
 
 import Glibc
 
@@ -215,6 +216,24 @@ public final class ManualLoop: Loop {
         for source in self.live where source.enablement != .off {
             if case .inotify(let watched, let mask) = source.kind, watched == path, !mask.isDisjoint(with: event.mask) {
                 source.pending.append(.inotify(event))
+            }
+        }
+        self.runPending()
+    }
+
+    /// The kernel's inotify queue of the instance watching `path` overflowed: the events it held
+    /// are lost, and one nameless `IN_Q_OVERFLOW` takes their place. sd-event keeps one inotify
+    /// instance per priority and hands that event to every source of the instance, whatever its
+    /// mask or path; so does this loop, to every inotify source of the same priority as `path`'s.
+    public func overflowed(path: String) {
+        let watching = self.live.filter { source in
+            if case .inotify(let watched, _) = source.kind { return watched == path }
+            return false
+        }
+        let priorities = Set(watching.map(\.priority))
+        for source in self.live where source.enablement != .off && priorities.contains(source.priority) {
+            if case .inotify = source.kind {
+                source.pending.append(.inotify(InotifyEvent(mask: .queueOverflow, name: nil)))
             }
         }
         self.runPending()

@@ -200,6 +200,20 @@ struct StatusSnapshotTests {
         #expect(Content.forbiddenWords(in: text).isEmpty)
     }
 
+    @Test("A control socket at its descriptor limit reads back through the status; an older daemon's, as none")
+    func controlSocketAtLimitRoundTrip() throws {
+        var full = aStatus
+        full.daemon?.controlSocketAtLimit = true
+        let object = try #require(full.json.objectValue)
+        #expect(object["controlSocketAtLimit"]?.boolValue == true)
+        #expect(try StatusSnapshot(json: JSONParser.parse(full.json.serialized())) == full)
+        full.daemon?.controlSocketAtLimit = false
+        #expect(try StatusSnapshot(json: full.json) == full)
+        // Where there is no socket (the embedded world) or an older daemon wrote it: no key, nil.
+        #expect(aStatus.json.objectValue?["controlSocketAtLimit"] == nil)
+        #expect(try StatusSnapshot(json: aStatus.json).daemon?.controlSocketAtLimit == nil)
+    }
+
     @Test("State write errors read back through the status, and a daemon older than the key reads as none")
     func stateWriteErrorsRoundTrip() throws {
         var failing = aStatus

@@ -53,6 +53,22 @@ struct ReturnTests {
         #expect(queue.display == .away)
         #expect(queue.pending.first?.at == at("2026-06-01T12:01:00Z"), "\(queue.pending)")
     }
+    /// Her return written while the daemon's inotify queue is full: the kernel drops the named
+    /// event and queues a nameless overflow in its place. The display file is read again on it,
+    /// and the call shown over the day is taken away at once, not at the next start.
+    @Test func herReturnLostInAnInotifyOverflowStillWithdrawsTheCallAtOnce() throws {
+        let tablet = try tablet("overflow-return", at: "2026-06-01T11:59:50Z", household: Self.twoMinutes)
+        defer { tablet.remove() }
+        tablet.advance(to: at("2026-06-01T12:00:05Z"))
+        #expect(tablet.shown == ["Soup time"])
+        try tablet.writeDisplayLostInOverflow("foreground")
+        #expect(tablet.shown.isEmpty, "the call stayed over the day after her return: \(tablet.server.cards)")
+        let queue = try tablet.queue()
+        #expect(queue.display == .foreground)
+        #expect(queue.pending.isEmpty, "\(queue.pending.count) starts pending")
+        #expect(tablet.events(.withdrawn).map(\.at) == [at("2026-06-01T12:00:00Z")], "\(tablet.history())")
+    }
+
     /// Her return lands while the call's post is out (the server has not answered yet): whatever
     /// the server then shows, nothing stays on screen, and history says delivered only with withdrawn.
     @Test func aReturnWhileTheCallsPostIsOutLeavesNothingShown() throws {

@@ -85,6 +85,37 @@ import Testing
         _ = (watch, kick)
     }
 
+    /// What the daemon's watches rely on: once the kernel's queue is full, the changes that follow
+    /// are dropped, and sd-event hands each source of the instance one event with no name and the
+    /// IN_Q_OVERFLOW bit, also a source on another directory whose own events were never lost.
+    @Test func aFullInotifyQueueHandsEverySourceANamelessOverflow() throws {
+        let directory = try TestDirectory()
+        let quiet = try directory.makeDirectory("quiet")
+        let busy = try directory.makeDirectory("busy")
+        let loop = try EventLoop()
+        var busyEvents: [InotifyEvent] = []
+        var quietEvents: [InotifyEvent] = []
+        let busyWatch = try loop.addInotify(path: busy, mask: [.create, .delete]) { _, event in
+            busyEvents.append(event)
+        }
+        let quietWatch = try loop.addInotify(path: quiet, mask: [.create]) { _, event in quietEvents.append(event) }
+        // Two events a file; the queue holds max_queued_events. The loop does not run meanwhile.
+        let limit = Int(readFile("/proc/sys/fs/inotify/max_queued_events").split(separator: "\n").first ?? "") ?? 16_384
+        for index in 0..<(limit / 2 + 100) {
+            let path = "\(busy)/f\(index)"
+            close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
+            unlink(path)
+        }
+        let stop = try loop.addTimer(clock: CLOCK_MONOTONIC, after: 200_000) { _ in try? loop.exit(code: 0) }
+        #expect(try runLoop(loop) == 0)
+        let overflow = InotifyEvent(mask: .queueOverflow, name: nil)
+        #expect(
+            busyEvents.last == overflow, "\(busyEvents.count) events, the last \(String(describing: busyEvents.last))")
+        #expect(busyEvents.count <= limit + 1)
+        #expect(quietEvents == [overflow])
+        _ = (busyWatch, quietWatch, stop)
+    }
+
     @Test func ioSourceSeesPipeData() throws {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)

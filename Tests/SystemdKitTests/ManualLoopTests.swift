@@ -95,6 +95,27 @@ import Testing
         _ = (display, household, pid)
     }
 
+    /// As sd-event hands the kernel's IN_Q_OVERFLOW to every source of the overflowing instance
+    /// (one instance per priority), whatever its mask and directory.
+    @Test func anOverflowReachesEveryInotifySourceOfThatPriorityNameless() throws {
+        let loop = ManualLoop(realtime: self.start)
+        var seen: [String] = []
+        let display = try loop.inotify(path: "/run/d", mask: [.movedTo], description: "display") {
+            seen.append("display \($0.name ?? "-") \($0.mask.contains(.queueOverflow))")
+        }
+        try display.setPriority(-10)
+        let other = try loop.inotify(path: "/run/other", mask: [.closeWrite], description: "other") {
+            seen.append("other \($0.name ?? "-") \($0.mask.contains(.queueOverflow))")
+        }
+        try other.setPriority(-10)
+        let household = try loop.inotify(path: "/home/h", mask: [.closeWrite], description: "household") {
+            seen.append("household \($0.name ?? "-")")
+        }
+        loop.overflowed(path: "/run/d")
+        #expect(seen == ["display - true", "other - true"])
+        _ = household
+    }
+
     @Test func sourcesReadyTogetherRunByPriorityThenInTheOrderTheyWereAdded() throws {
         let loop = ManualLoop(realtime: self.start)
         var order: [String] = []

@@ -77,12 +77,16 @@ public struct StatusSnapshot: Sendable, Equatable {
         /// The display state file's unusable line, until a good one is written; nil from a daemon
         /// older than the key.
         public var displayFileProblem: DisplayFileProblem?
+        /// Whether clients of the control socket wait for want of a descriptor (the daemon at its
+        /// descriptor limit); nil from a daemon older than the key, or one with no control socket.
+        public var controlSocketAtLimit: Bool?
 
         public init(
             notifier: String, notLaidReason: String?, pending: Int, delivered: Int, grace: Int,
             displayStatePath: String, runtimeDirectory: String, stateDirectory: String, chime: Chime,
             bringDayBack: BringDayBack, doNotDisturb: String, lock: Lock, wakeSystem: WakeSystem,
-            stateWriteErrors: [StateWriteError]? = nil, displayFileProblem: DisplayFileProblem? = nil
+            stateWriteErrors: [StateWriteError]? = nil, displayFileProblem: DisplayFileProblem? = nil,
+            controlSocketAtLimit: Bool? = nil
         ) {
             self.notifier = notifier
             self.notLaidReason = notLaidReason
@@ -99,6 +103,7 @@ public struct StatusSnapshot: Sendable, Equatable {
             self.wakeSystem = wakeSystem
             self.stateWriteErrors = stateWriteErrors
             self.displayFileProblem = displayFileProblem
+            self.controlSocketAtLimit = controlSocketAtLimit
         }
     }
 
@@ -137,6 +142,7 @@ public struct StatusSnapshot: Sendable, Equatable {
             ]
             if let errors = daemon.stateWriteErrors { members.append(("stateWriteErrors", .array(errors.map(\.json)))) }
             members.append(("displayFileProblem", daemon.displayFileProblem?.json ?? .null))
+            if let atLimit = daemon.controlSocketAtLimit { members.append(("controlSocketAtLimit", .bool(atLimit))) }
         }
         return .object(JSONObject(members))
     }
@@ -190,6 +196,8 @@ extension StatusSnapshot.Daemon {
         // Added after 0.1.0: optional, so a newer daysomectl reads a daemon started before the upgrade.
         self.stateWriteErrors = try reader.optionalStateWriteErrors("stateWriteErrors")
         self.displayFileProblem = try reader.addedLaterObject("displayFileProblem").map(DisplayFileProblem.init)
+        self.controlSocketAtLimit =
+            reader.has("controlSocketAtLimit") ? try reader.optionalBool("controlSocketAtLimit") : nil
     }
 }
 

@@ -230,6 +230,21 @@ public final class EmbeddedTablet {
         self.loop.changed(path: directory(of: self.paths.displayState), InotifyEvent(mask: .movedTo, name: "display"))
     }
 
+    /// The display app writes its state by rename while the daemon's inotify queue is full (a
+    /// stalled loop, a busy directory): the named event is lost, and the kernel's nameless
+    /// overflow reaches every watch of the display's inotify instance instead.
+    public func writeDisplayLostInOverflow(_ line: String) throws {
+        try self.write(self.paths.displayState, line + "\n")
+        self.loop.overflowed(path: directory(of: self.paths.displayState))
+    }
+
+    /// The family's app saves the household by rename while the inotify queue is full: only the
+    /// nameless overflow reaches the household's instance.
+    public func writeHouseholdLostInOverflow(_ text: String) throws {
+        try self.write(self.paths.household, text)
+        self.loop.overflowed(path: directory(of: self.paths.household))
+    }
+
     /// The display's process exits, as its pidfd says, whether or not the pid lives on in another
     /// process (pids are reused). False where the daemon watches no display process.
     @discardableResult
@@ -298,6 +313,13 @@ public final class EmbeddedTablet {
     /// the household's or the display file's, by `plant`, which renames it there; inotify says so.
     public func plant(at path: String, _ plant: (String) throws -> Void) rethrows {
         try plant(path)
+        self.loop.changed(path: directory(of: path), InotifyEvent(mask: .movedTo, name: basename(of: path)))
+    }
+
+    /// A file of the app's own saved by rename at `path` (the target behind a household's link):
+    /// inotify tells the watches on its directory only.
+    public func saveByRename(_ path: String, _ text: String) throws {
+        try self.write(path, text)
         self.loop.changed(path: directory(of: path), InotifyEvent(mask: .movedTo, name: basename(of: path)))
     }
 
