@@ -179,7 +179,7 @@ final class ControlSocket {
     /// reserve is given up so the status can say so.
     private func restAtLimit() {
         try? self.source?.setEnabled(.off)
-        try? self.backstopTimer?.setTime(self.loop.now(CLOCK_MONOTONIC) + Self.backstop)
+        if let timer = self.backstopTimer { try? self.loop.rearm(timer, clock: CLOCK_MONOTONIC, after: Self.backstop) }
         try? self.backstopTimer?.setEnabled(.oneshot)
         try? self.settleTimer?.setEnabled(.off)
         self.settling = false
@@ -205,7 +205,7 @@ final class ControlSocket {
         self.takeReserve()
         guard self.atDescriptorLimit, !self.settling else { return }
         self.settling = true
-        try? self.settleTimer?.setTime(self.loop.now(CLOCK_MONOTONIC) + Self.settle)
+        if let timer = self.settleTimer { try? self.loop.rearm(timer, clock: CLOCK_MONOTONIC, after: Self.settle) }
         try? self.settleTimer?.setEnabled(.oneshot)
     }
 

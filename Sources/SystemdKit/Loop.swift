@@ -59,6 +59,11 @@ extension Loop {
             clock: clock, at: self.now(clock) + usec, accuracy: accuracy, description: description, handler)
     }
 
+    /// Re-arms `source`, a timer on `clock`, `usec` from the current iteration's time.
+    public func rearm(_ source: any LoopSource, clock: clockid_t, after usec: UInt64) throws(Errno) {
+        try source.setTime(self.now(clock) + usec)
+    }
+
     /// A timer at `usec` on `clock`, to the millisecond.
     public func timer(
         clock: clockid_t, at usec: UInt64, description: String, _ handler: @escaping () -> Void
