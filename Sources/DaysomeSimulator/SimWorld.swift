@@ -242,9 +242,11 @@ public struct SimWorld: Sendable {
         let read = onDisk.merging(unsaved: unsaved)
         let (persisted, caughtUp) = read.catchingUp(history: self.disk.history, now: self.now)
         var disk = self.disk
+        // The daemon's record in its lock file, which every write reaches: the marker stands for
+        // `nowhere`, the copy for `runtime copy`.
+        let kept: CallsKept = disk.unprovenMarker ? .nowhere : unsaved != nil ? .runtimeCopy : .layFile
         let proven = StateProof.proven(
-            unprovenMarker: disk.unprovenMarker, unsavedRead: unsaved != nil, sameBoot: disk.sameBoot,
-            layToResume: read.lay != nil
+            kept: kept, unsavedRead: unsaved != nil, sameBoot: disk.sameBoot, layToResume: read.lay != nil
         ) {
             writes.persist(read, disk: &disk)
             return !writes.layBehind
