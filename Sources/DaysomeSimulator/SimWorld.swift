@@ -402,7 +402,9 @@ public struct SimWorld: Sendable {
         guard let household = self.daemon?.machine.household, !household.fromKeptCopy else { return }
         let variant = Int(household.digest) - 1
         if self.disk.full {
-            if !self.disk.runtimeFull { self.disk.unsavedKeptHousehold = variant }
+            // In the runtime copy, or where the runtime directory takes nothing, in the daemon's
+            // record in its lock file: either is gone at boot.
+            self.disk.unsavedKeptHousehold = variant
         } else {
             self.disk.keptHousehold = variant
             self.disk.unsavedKeptHousehold = nil
