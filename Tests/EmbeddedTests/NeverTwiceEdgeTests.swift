@@ -12,12 +12,14 @@ import Testing
 
 @Suite("Never twice at the edges of the runtime copy and the state lock, on the embedded daemon")
 struct NeverTwiceEdgeTests {
-    @Test func aRuntimeDirectoryThatTakesNothingWhileTheStateDiskIsFullNeverLetsARestartCallTwice() throws {
-        let tablet = try tablet("edge-runtime-full", at: "2026-06-01T11:59:00Z")
+    /// The runtime directory out of inodes (ENOSPC for every new file) or read-only (EROFS).
+    @Test(arguments: [ENOSPC, EROFS])
+    func aRuntimeDirectoryThatTakesNothingWhileTheStateDiskIsFullNeverLetsARestartCallTwice(_ refusal: Int32) throws {
+        let tablet = try tablet("edge-runtime-full-\(refusal)", at: "2026-06-01T11:59:00Z")
         defer { tablet.remove() }
         // Neither lay.json, nor the runtime copy, nor any new file in the runtime directory.
         tablet.failStateDisk(ENOSPC)
-        tablet.failRuntime(ENOSPC)
+        tablet.failRuntime(refusal)
         tablet.advance(to: at("2026-06-01T12:00:05Z"))
         #expect(tablet.server.notified.count == 1)
         #expect(!FileIO.exists(tablet.paths.unsavedLayFile), "the full runtime directory took the copy")
