@@ -101,6 +101,8 @@ final class Manager {
     var leftoverTimers: (manager: SystemdManager, slots: [BusSlot], done: (any LoopSource)?)?
     /// Whether the state read at start-up is on record with everything called before the restart.
     let stateProven: Bool
+    /// The household the earlier daemon of this boot kept in its record: no file took its copy.
+    var recordedHousehold: LastGoodHousehold?
 
     /// - Parameters:
     ///   - clock: Where the time is read; nil for the loop's (a test passes its own).
@@ -127,7 +129,7 @@ final class Manager {
         }
         // A daemon of this boot ran here before: the runtime directory's records of what it
         // called are to be trusted (gone at boot with the directory).
-        let sameBoot = FileIO.exists(DaemonLock.path(in: paths.runtimeDirectory))
+        let lockExisted = FileIO.exists(DaemonLock.path(in: paths.runtimeDirectory))
         do {
             self.lock = try DaemonLock(runtimeDirectory: paths.runtimeDirectory)
         } catch {
@@ -136,8 +138,10 @@ final class Manager {
         self.clock = clock ?? LoopClock(self.loop)
         self.displayProcesses = Self.readDisplayExits(paths)
         self.publisher = Publisher(paths: paths, faults: chosen.disk ?? DiskFaults())
+        let lock = self.lock
         self.writes = StateWrites(
-            paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop, clock: self.clock)
+            paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop, clock: self.clock,
+            keepRecord: { lock.keepRecord($0.bytes) })
         // A state directory that cannot be created is reported and retried, as a read-only one is:
         // the daemon lays and calls from memory meanwhile.
         self.writes.makeDirectory(now: self.clock.instant)
@@ -146,9 +150,25 @@ final class Manager {
         } catch .taken(let taken) {
             throw .setup(taken.description)
         } catch {
-            // Not there yet (it could not be created): taken once the directory is made.
-            self.stateLock = nil
+            // Not there yet (it could not be created): the nearest directory above it stands in
+            // until it is made, so no second daemon on it calls meanwhile (StateDirectoryLock.swift).
+            do {
+                self.stateLock = try StateDirectoryLock(standingInFor: paths.stateDirectory)
+            } catch .taken(let taken) {
+                throw .setup(taken.description)
+            } catch {
+                self.logger.log(.error, "\(error); the state directory is not locked")
+                self.stateLock = nil
+            }
         }
+        // The earlier daemon's record, where it was for this state directory (as a file: `STATE/`
+        // or a link to it is the same). A record for another says nothing about this one.
+        let earlier = RuntimeRecord(bytes: lock.earlierRecord)
+        let forThisState = earlier.map { $0.stateDirectory.isSame(as: FileIdentity.of(paths.stateDirectory)) } ?? true
+        let sameBoot = lockExisted && forThisState
+        self.writes.inherit(forThisState ? earlier?.kept : nil)
+        self.recordedHousehold = forThisState ? earlier?.household : nil
+        let (legacyMarker, markerProblem) = Self.legacyMarker(paths, logger: self.logger, now: self.clock.instant)
         let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
         // A daemon killed between lay.json and its history line left the history behind: catch up first.
         let (onDisk, problems) = Publisher.readPersisted(paths, now: self.clock.instant)
@@ -161,8 +181,8 @@ final class Manager {
         let (persisted, caughtUp) = Publisher.catchUpHistory(
             read, history: HistoryFile.read(path: paths.historyFile), now: self.clock.instant)
         self.stateProven = Self.stateProven(
-            read, unsaved: unsaved != nil, sameBoot: sameBoot, paths: paths, writes: self.writes,
-            now: self.clock.instant)
+            read, kept: forThisState ? earlier?.kept : nil, legacyMarker: legacyMarker, unsaved: unsaved != nil,
+            sameBoot: sameBoot, writes: self.writes, now: self.clock.instant)
         for record in caughtUp {
             self.logger.log(.notice, "History caught up at start-up: \(record.event.rawValue) lay \(record.lay)")
         }
@@ -170,7 +190,7 @@ final class Manager {
         // timer writes them once it can.
         self.writes.record(caughtUp, now: self.clock.instant)
         self.machine = DaemonMachine(config: config, persisted: persisted, now: self.clock.instant)
-        self.stateProblems = problems
+        self.stateProblems = problems + (markerProblem.map { [$0] } ?? [])
         self.bootId = readBootId()
     }
 
@@ -264,6 +284,8 @@ final class Manager {
                 file: file, fileWrittenAt: self.displayStateWritten(), household: household, lastGood: lastGood,
                 stateProven: self.stateProven, now: self.now()))
         self.keepHousehold()
+        // From here on the record in the lock file says where this daemon's calls are kept.
+        self.writes.claim(self.machine.persisted, now: self.now())
         return self.machine.screenLock.effective
     }
 

@@ -228,6 +228,16 @@ extension Manager {
     /// trusted (reported, and set aside). The runtime directory's copy, which the state directory
     /// refused, is newer than the state directory's, and read first.
     func loadKeptHousehold() -> LoadedHousehold? {
+        // Newest of all: the household in force that neither directory could keep a copy of, in
+        // the earlier daemon's record (RuntimeRecord.swift).
+        if let copy = self.recordedHousehold,
+            let household = self.loaded(copy, from: DaemonLock.path(in: self.options.paths.runtimeDirectory))
+        {
+            self.logger.log(
+                .notice, "Read the household in force no directory could keep from the earlier daemon's record")
+            self.saveKeptCopy()
+            return household
+        }
         let unsaved = LastGoodHousehold.unsavedPath(in: self.options.paths)
         if let household = self.loadKeptHousehold(from: unsaved) {
             self.unsavedCopyDigest = household.digest
@@ -257,6 +267,11 @@ extension Manager {
                 self.logger.log(.warning, "\(error): the kept household copy stays in its older format")
             }
         }
+        return self.loaded(copy, from: path)
+    }
+
+    /// A kept copy parsed, and remembered as the copy in force; nil when it cannot be laid from.
+    private func loaded(_ copy: LastGoodHousehold, from path: String) -> LoadedHousehold? {
         switch HouseholdFile.parse(copy.bytes, file: path, environment: self.environment) {
         case .success(let parsed):
             // Its digest is the file's, so a lay made from that file resumes under its number.
@@ -295,6 +310,7 @@ extension Manager {
             try copy.save(to: path)
             unlink(unsaved)
             self.unsavedCopyDigest = nil
+            self.writes.keepInRecord(nil)
             self.writes.kept(path, nil, now: self.now())
         } catch {
             // Written again by the retry (StateWrites.swift).
@@ -304,9 +320,14 @@ extension Manager {
                 try self.publisher.faults.check(unsaved)
                 try copy.save(to: unsaved, durable: false)
                 self.unsavedCopyDigest = copy.fileDigest
+                self.writes.keepInRecord(nil)
             } catch {
+                // The runtime directory is full too: the lock file's record keeps it, written in
+                // place, so a restart with a broken file still lays the family's last good words.
+                self.writes.keepInRecord(copy)
                 self.logger.log(
-                    .warning, "\(error); a restart before '\(path)' is written would lay from the older copy there")
+                    .warning,
+                    "\(error); the household in force is kept in the daemon's record until '\(path)' is written")
             }
         }
     }

@@ -81,8 +81,15 @@ final class Publisher {
     /// Keeps the state in the runtime directory while lay.json cannot be written. tmpfs, so no
     /// sync: it only has to outlive the daemon, not the boot.
     func keepUnsaved(_ state: PersistedState) throws(FileError) {
+        // The state directory as a file too: a restart that names it `STATE/` or through a link
+        // still finds the copy its own.
+        let identity = FileIdentity.of(self.paths.stateDirectory)
         let kept = JSONValue.object(
-            JSONObject([("stateDirectory", .string(self.paths.stateDirectory)), ("state", state.json)]))
+            JSONObject([
+                ("stateDirectory", .string(self.paths.stateDirectory)),
+                ("stateDirectoryCanonical", .string(identity.canonicalPath)),
+                ("stateDirectoryNode", identity.node.map { .string($0) } ?? .null), ("state", state.json),
+            ]))
         try self.faults.check(self.paths.unsavedLayFile)
         try FileIO.writeAtomically(self.paths.unsavedLayFile, kept.serialized(pretty: true) + "\n")
     }
@@ -94,12 +101,18 @@ final class Publisher {
     }
 
     /// The state a daemon of this boot kept while lay.json could not be written, when it was
-    /// kept for this state directory; nil when there is none or it cannot be read.
+    /// kept for this state directory (compared as a file, never as a string); nil when there is
+    /// none or it cannot be read.
     static func readUnsaved(_ paths: Paths) -> PersistedState? {
         guard let bytes = try? FileIO.read(paths.unsavedLayFile, limit: 1 << 20, followLinks: false, regularOnly: true),
             let json = try? JSONParser.parse(bytes), let object = json.objectValue,
-            object["stateDirectory"]?.stringValue == paths.stateDirectory, let state = object["state"]
+            let named = object["stateDirectory"]?.stringValue, let state = object["state"]
         else { return nil }
+        // A copy from before the identity was kept has only the path it was given.
+        let kept = FileIdentity(
+            node: object["stateDirectoryNode"]?.stringValue,
+            canonicalPath: object["stateDirectoryCanonical"]?.stringValue ?? FileIdentity.canonical(named))
+        guard kept.isSame(as: FileIdentity.of(paths.stateDirectory)) else { return nil }
         return try? PersistedState(decoding: state)
     }
 

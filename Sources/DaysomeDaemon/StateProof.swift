@@ -12,18 +12,38 @@ import Glibc
 extension Manager {
     /// Whether the state read at start-up holds every call made before the restart.
     /// - Parameters:
-    ///   - unsaved: a copy kept in the runtime directory was read (and merged): it is the record.
-    ///   - sameBoot: a daemon of this boot ran on this runtime directory: it left a copy or a
-    ///     marker had lay.json fallen behind.
+    ///   - kept: where the earlier daemon of this boot recorded its calls kept (its lock file's
+    ///     record), for this state directory; nil where it left none.
+    ///   - legacyMarker: an older daemon's `lay.unproven`, a plain file.
+    ///   - unsaved: a copy kept in the runtime directory was read (and merged).
+    ///   - sameBoot: a daemon of this boot ran on this runtime directory with this state directory.
     static func stateProven(
-        _ read: PersistedState, unsaved: Bool, sameBoot: Bool, paths: Paths, writes: StateWrites, now: Instant
+        _ read: PersistedState, kept: CallsKept?, legacyMarker: Bool, unsaved: Bool, sameBoot: Bool,
+        writes: StateWrites, now: Instant
     ) -> Bool {
         StateProof.proven(
-            unprovenMarker: FileIO.exists(paths.unprovenMarkerFile), unsavedRead: unsaved, sameBoot: sameBoot,
+            kept: kept, legacyMarker: legacyMarker, unsavedRead: unsaved, sameBoot: sameBoot,
             layToResume: read.lay != nil
         ) {
             writes.persist(read, now: now)
             return !writes.layBehind
         }
+    }
+
+    /// Whether an older daemon left its `lay.unproven` marker (an empty plain file). Anything else
+    /// there is no marker: named in `status` and set aside, so it never stands for a lost call
+    /// (a directory there would otherwise outlive every restart of the boot).
+    static func legacyMarker(_ paths: Paths, logger: Logger, now: Instant) -> (Bool, HouseholdProblem?) {
+        let marker = paths.unprovenMarkerFile
+        guard FileIO.exists(marker) else { return (false, nil) }
+        if FileIO.isRegularFile(marker) { return (true, nil) }
+        let aside =
+            (try? FileIO.setAside(marker, now: now)).map { "set aside as '\($0)'" }
+            ?? (rmdir(marker) == 0 || unlink(marker) == 0 ? "removed" : "could not be set aside")
+        let problem = HouseholdProblem(
+            file: marker, itemId: nil, field: nil,
+            message: "is not the empty file a daemon leaves there, so it proves nothing; \(aside)")
+        logger.log(.warning, problem.description)
+        return (false, problem)
     }
 }

@@ -32,6 +32,19 @@ final class StateWrites {
     private var directoryMissing = false
     /// The state lay.json could not hold is kept in the runtime directory.
     private var unsavedKept = false
+    /// Where this daemon's calls are kept now: nil before its first write of lay.json.
+    private(set) var kept: CallsKept?
+    /// What the lock file's record says now (RuntimeRecord.swift): at first the earlier daemon's,
+    /// nil where there is none (it proves nothing).
+    private var recorded: CallsKept?
+    /// Set once this daemon's start has decided and been written: until then the earlier daemon's
+    /// record stands, and may only be lowered (a kill before the start's decision proves no more
+    /// than it did).
+    private var claimed = false
+    /// The household in force, kept in the record while no file could take its copy.
+    private var householdInRecord: LastGoodHousehold?
+    /// Writes the record into the lock file; false when it could not be kept.
+    private let keepRecord: (RuntimeRecord) -> Bool
     /// What failed, in the order it first failed.
     private(set) var errors: [StatusSnapshot.StateWriteError] = []
     /// Set when the list of errors changed, until `takeChanged`.
@@ -42,15 +55,67 @@ final class StateWrites {
     /// last good household in it again.
     var onDirectoryMade: () -> Void = {}
 
-    init(paths: Paths, publisher: Publisher, logger: Logger, loop: any Loop, clock: any DaemonClock) {
+    /// - Parameters:
+    ///   - keepRecord: writes the record into the lock file (DaemonLock.keepRecord).
+    init(
+        paths: Paths, publisher: Publisher, logger: Logger, loop: any Loop, clock: any DaemonClock,
+        keepRecord: @escaping (RuntimeRecord) -> Bool
+    ) {
         self.paths = paths
         self.publisher = publisher
         self.logger = logger
         self.loop = loop
         self.clock = clock
+        self.keepRecord = keepRecord
         // A copy an earlier daemon of this boot left is read at start-up, and goes once lay.json
         // holds what it held.
-        self.unsavedKept = FileIO.exists(paths.unsavedLayFile) || FileIO.exists(paths.unprovenMarkerFile)
+        self.unsavedKept = FileIO.exists(paths.unsavedLayFile) || FileIO.isRegularFile(paths.unprovenMarkerFile)
+    }
+
+    /// Where the earlier daemon of this boot recorded its calls kept, for this state directory;
+    /// nil where it left no such record. It stands until this daemon's start has decided.
+    func inherit(_ kept: CallsKept?) {
+        self.recorded = kept
+    }
+
+    /// The start has decided: from now on the record says where this daemon's calls are kept.
+    /// lay.json is written once if nothing wrote it at the start, so the record claims only what
+    /// lay.json holds.
+    func claim(_ state: PersistedState, now: Instant) {
+        self.claimed = true
+        if self.kept == nil {
+            self.persist(state, now: now)
+        } else {
+            self.syncRecord()
+        }
+    }
+
+    /// Keeps the household in force in the record while no file takes its copy; nil once one did.
+    func keepInRecord(_ household: LastGoodHousehold?) {
+        guard household?.fileDigest != self.householdInRecord?.fileDigest else { return }
+        self.householdInRecord = household
+        self.syncRecord(force: true)
+    }
+
+    /// Writes the record where it changed. Before the claim it is only ever lowered.
+    private func syncRecord(force: Bool = false) {
+        let now = self.kept ?? self.recorded ?? .nowhere
+        let value = self.claimed ? now : min(now, self.recorded ?? .nowhere)
+        guard force || value != self.recorded else { return }
+        // No record proves nothing, as `nowhere` does: nothing to write until a household must be kept.
+        guard force || self.recorded != nil || value != .nowhere else { return }
+        let record = RuntimeRecord(
+            kept: value, stateDirectory: FileIdentity.of(self.paths.stateDirectory), household: self.householdInRecord)
+        if self.keepRecord(record) {
+            self.recorded = value
+        } else {
+            // The file was left empty: it proves nothing, and says no more than that.
+            self.recorded = nil
+            self.logger.log(
+                .error,
+                "Could not keep the record of where calls are kept in '\(DaemonLock.path(in: self.paths.runtimeDirectory))': a restart in this boot will call nothing it owed"
+            )
+        }
     }
 
     /// Whether anything is waiting to be written.
@@ -97,6 +162,8 @@ final class StateWrites {
             return
         }
         self.layBehind = false
+        self.kept = .layFile
+        self.syncRecord()
         if self.unsavedKept {
             self.publisher.forgetUnsaved()
             self.unsavedKept = false
@@ -106,19 +173,25 @@ final class StateWrites {
 
     /// What lay.json could not hold is kept in the runtime directory: a daemon restarted inside
     /// the grace window reads it and never calls again what this one called (never twice).
+    /// The record in the lock file says where, before the call this write precedes is made.
     private func keepUnsaved(_ state: PersistedState) {
         do {
             try self.publisher.keepUnsaved(state)
             self.unsavedKept = true
+            self.kept = .runtimeCopy
+            self.syncRecord()
         } catch {
-            // The runtime directory is full too: a restart then cannot prove what was called, and
-            // drops what it owes instead of calling it (Manager.init, `stateProven`).
+            // The runtime directory is full too: the record says so (written in place, it needs
+            // neither an inode nor a block), and a restart in this boot calls nothing it owed.
             self.unsavedKept = true
-            let marker = open(self.paths.unprovenMarkerFile, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if marker >= 0 { close(marker) }
-            self.logger.log(
-                .error,
-                "\(error); a restart could \(marker >= 0 ? "not tell" : "not be told") what was called meanwhile")
+            let told = self.kept != .nowhere
+            self.kept = .nowhere
+            self.syncRecord()
+            if told {
+                self.logger.log(
+                    .error,
+                    "\(error); a restart in this boot will call nothing it owed: what is called now is on no disk")
+            }
         }
     }
 

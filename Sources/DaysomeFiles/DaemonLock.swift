@@ -3,12 +3,22 @@
 // however it dies, so the tool can tell a live queue from one left by a dead daemon without
 // trusting a pid. The tool only asks (`F_OFD_GETLK`) and never takes the lock, so a probe can
 // never make a starting daemon find its own lock taken.
+//
+// The lock file also holds the daemon's record of where its calls are kept (RuntimeRecord.swift),
+// written in place over space reserved when the lock was taken: a write into an open file's own
+// reserved pages needs no inode, no new block and no write access to the directory, so it is kept
+// also when the runtime directory is full, out of inodes, or made read-only under the daemon.
 
 import Glibc
 
 /// The lock that says a daemon owns a runtime directory.
 public final class DaemonLock {
     private let fd: Int32
+    /// The bytes the space reserved for the record holds (RuntimeRecord.swift).
+    public static let recordSize = 64 * 1024
+    /// What the lock file held when the lock was taken: the record of the daemon of this boot
+    /// that ran here before, empty where none did (or it could not keep one).
+    public let earlierRecord: [UInt8]
 
     /// The lock file's path in a runtime directory.
     public static func path(in runtimeDirectory: String) -> String { runtimeDirectory + "/daemon.lock" }
@@ -27,6 +37,37 @@ public final class DaemonLock {
             throw FileError(path: path, errno: saved == EACCES ? EWOULDBLOCK : saved, operation: "lock")
         }
         self.fd = fd
+        var earlier = [UInt8](repeating: 0, count: Self.recordSize)
+        let count = earlier.withUnsafeMutableBytes { pread(fd, $0.baseAddress, Self.recordSize, 0) }
+        self.earlierRecord = Array(earlier.prefix(max(0, count)))
+        // Reserved now, while there is room: each record is written over these pages. Where there
+        // is none, a record that cannot be written erases the earlier one (`keepRecord`).
+        _ = posix_fallocate(fd, 0, off_t(Self.recordSize))
+    }
+
+    /// Writes `record` over the reserved space, padded with spaces. A write that fails leaves the
+    /// file empty, never an older record that would claim more than is true. Returns whether it
+    /// was kept.
+    @discardableResult
+    public func keepRecord(_ record: [UInt8]) -> Bool {
+        guard record.count <= Self.recordSize else {
+            _ = ftruncate(self.fd, 0)
+            return false
+        }
+        let padded = record + [UInt8](repeating: 0x20, count: Self.recordSize - record.count)
+        var written = 0
+        while written < padded.count {
+            let count = padded.withUnsafeBytes {
+                pwrite(self.fd, $0.baseAddress! + written, padded.count - written, off_t(written))
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                _ = ftruncate(self.fd, 0)
+                return false
+            }
+            written += count
+        }
+        return true
     }
 
     deinit {

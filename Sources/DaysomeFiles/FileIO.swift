@@ -195,6 +195,12 @@ public enum FileIO {
         var info = stat()
         return lstat(path, &info) == 0
     }
+
+    /// Whether `path` is a regular file itself (a link to one is not).
+    public static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
 }
 
 /// The process environment as a dictionary, read once by the mains and passed down.

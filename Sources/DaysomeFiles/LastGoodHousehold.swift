@@ -58,14 +58,18 @@ public struct LastGoodHousehold: Sendable {
 
     /// Writes the copy crash-consistently; `durable` also survives a power cut (fsync).
     public func save(to path: String, durable: Bool = true) throws(FileError) {
-        let json: JSONValue = .object(
+        try FileIO.writeAtomically(path, self.json.serialized() + "\n", durable: durable)
+    }
+
+    /// The copy as its file holds it (also kept inside the daemon's runtime record).
+    public var json: JSONValue {
+        .object(
             JSONObject([
                 ("format", .number(Double(Self.format))), ("source", .string(self.source)),
                 ("since", .string(self.since.rfc3339)), ("fileDigest", .string(String(self.fileDigest, radix: 16))),
                 ("digest", .string(String(fnv1a(self.bytes), radix: 16))),
                 ("household", .string(String(decoding: self.bytes, as: UTF8.self))),
             ]))
-        try FileIO.writeAtomically(path, json.serialized() + "\n", durable: durable)
     }
 
     /// Reads the copy back. Missing is nil with no problem; anything else that cannot be trusted
@@ -81,6 +85,11 @@ public struct LastGoodHousehold: Sendable {
         guard let object = (try? JSONParser.parse(bytes))?.objectValue else {
             return (nil, StateFileProblem(field: nil, "is not a JSON object"))
         }
+        return Self.decoding(object)
+    }
+
+    /// The copy an object holds (`json`), or the problem that makes it untrustworthy.
+    public static func decoding(_ object: JSONObject) -> (copy: LastGoodHousehold?, problem: StateFileProblem?) {
         guard let format = object["format"]?.countValue, format >= 1, format <= Self.format else {
             return (nil, StateFileProblem(field: "format", "is not a format this daemon reads (1 to \(Self.format))"))
         }

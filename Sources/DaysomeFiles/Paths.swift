@@ -44,9 +44,10 @@ public struct Paths: Sendable, Equatable {
     /// in the runtime directory, which survives a restart of the daemon, so a restart inside the
     /// grace window knows what was called and never calls it again. Gone once lay.json caught up.
     public var unsavedLayFile: String { self.runtimeDirectory + "/lay.unsaved.json" }
-    /// An empty file made when neither lay.json nor its unsaved copy could be written (an empty
-    /// file needs an inode, not a block of a full tmpfs): a restart in this boot then knows it
-    /// cannot prove what was called. Gone once lay.json caught up.
+    /// The empty file an earlier daemon made when neither lay.json nor its unsaved copy could be
+    /// written: still read (a restart then proves nothing) and removed once lay.json caught up.
+    /// Today's daemon records this in its lock file instead (RuntimeRecord.swift), which needs no
+    /// new inode; anything but a plain file here is named in `status` and set aside.
     public var unprovenMarkerFile: String { self.runtimeDirectory + "/lay.unproven" }
     /// The display's processes seen exiting in this boot (`pid nanoseconds` a line): a daemon
     /// restarted after the display crashed still knows that a `foreground pid=N` line it finds was

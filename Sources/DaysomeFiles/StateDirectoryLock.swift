@@ -4,6 +4,12 @@
 // for its whole life. flock, not the runtime lock's OFD lock: a directory can only be opened
 // read-only, and flock needs no write access, so a full or read-only state disk is still
 // owned. The kernel drops it when the process dies, however it dies.
+//
+// A state directory that cannot be created yet (a read-only parent) cannot be locked itself, and
+// two daemons would each run unlocked and each call. Meanwhile the nearest existing directory on
+// its path stands in for it (`standingInFor`): held until the state directory exists and is
+// locked. Another daemon whose state directory is missing under the same directory is refused
+// then, though its state may be another: it is told which directory is held, and why.
 
 import Glibc
 
@@ -13,28 +19,54 @@ public final class StateDirectoryLock {
     private let device: dev_t
     private let inode: ino_t
 
+    /// The directory locked: the state directory, or the one standing in for it.
+    public let lockedPath: String
+
     /// Takes the lock on an existing directory.
     /// - Throws: `StateDirectoryTaken` naming the daemon that holds it, or a `FileError` when the
     ///   directory cannot be opened.
-    public init(stateDirectory: String) throws(StateDirectoryLockError) {
-        let fd = open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .file(FileError(path: stateDirectory, errno: errno, operation: "open")) }
+    public convenience init(stateDirectory: String) throws(StateDirectoryLockError) {
+        try self.init(locking: stateDirectory, for: stateDirectory)
+    }
+
+    /// Takes the lock on the nearest existing directory above a state directory that cannot be
+    /// created yet, standing in for it until it exists.
+    public convenience init(standingInFor stateDirectory: String) throws(StateDirectoryLockError) {
+        try self.init(locking: Self.nearestExistingDirectory(above: stateDirectory), for: stateDirectory)
+    }
+
+    private init(locking path: String, for stateDirectory: String) throws(StateDirectoryLockError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .file(FileError(path: path, errno: errno, operation: "open")) }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let saved = errno
             if saved == EINTR { continue }
             close(fd)
             guard saved == EWOULDBLOCK else {
-                throw .file(FileError(path: stateDirectory, errno: saved, operation: "lock"))
+                throw .file(FileError(path: path, errno: saved, operation: "lock"))
             }
             throw .taken(
                 StateDirectoryTaken(
-                    stateDirectory: stateDirectory, holder: Self.holder(of: stateDirectory, notPid: getpid())))
+                    stateDirectory: stateDirectory, holder: Self.holder(of: path, notPid: getpid()),
+                    standIn: path == stateDirectory ? nil : path))
         }
+        self.lockedPath = path
         var info = stat()
         _ = fstat(fd, &info)
         self.fd = fd
         self.device = info.st_dev
         self.inode = info.st_ino
+    }
+
+    /// The nearest directory above `path` that exists (a file standing on the way is no directory).
+    public static func nearestExistingDirectory(above path: String) -> String {
+        var components = FileIdentity.canonical(path).split(separator: "/").dropLast()
+        while true {
+            let candidate = "/" + components.joined(separator: "/")
+            var info = stat()
+            if stat(candidate, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return candidate }
+            guard components.popLast() != nil else { return "/" }
+        }
     }
 
     /// Whether the lock is on the directory now at `path`: one removed and made again under the
@@ -120,12 +152,25 @@ public struct StateDirectoryTaken: Error, CustomStringConvertible, Sendable {
 
     public let stateDirectory: String
     public let holder: Holder?
+    /// The directory held in the state directory's place while it cannot be created.
+    public let standIn: String?
+
+    public init(stateDirectory: String, holder: Holder?, standIn: String? = nil) {
+        self.stateDirectory = stateDirectory
+        self.holder = holder
+        self.standIn = standIn
+    }
 
     public var description: String {
         let who =
             self.holder.map { holder in
                 "daysomed (pid \(holder.pid)\(holder.commandLine.map { ": \($0)" } ?? ""))"
             } ?? "daysomed"
+        if let standIn = self.standIn {
+            return "another \(who) holds '\(standIn)' in place of a state directory that cannot be created there, "
+                + "maybe '\(self.stateDirectory)': two daemons on one state would each call every start; "
+                + "stop it, or make the state directory"
+        }
         return "another \(who) already uses the state directory '\(self.stateDirectory)': "
             + "two daemons on one state would each call every start; stop it, or give this one its own --state-dir"
     }

@@ -118,7 +118,8 @@ struct EmbeddedWorld {
     var stateFull = false
     var runtimeFull = false
     /// Whether a good household the daemon read found both disks full, and no step since let it
-    /// keep its copy: a kill then leaves only an older copy (the known limit).
+    /// keep its copy: only the daemon's record holds it, and a power cut then leaves only an
+    /// older copy (the known limit).
     var readUnkept = false
     /// Calls posted while the state disk was full, and those a kill then left unprovable (no disk
     /// holds them: a clock stepped back may make them due again), by call.
@@ -301,7 +302,7 @@ struct EmbeddedWorld {
             self.pidLineExited = false
             self.file = .missing
             self.keptCopyOutlivesThePowerCut()
-            self.readAtStart()
+            self.readAtStart(afterPowerCut: true)
             try tablet.startDaemon()
         case .clockStep(let seconds):
             tablet.jumpClock(to: tablet.now.adding(seconds: seconds))
@@ -316,13 +317,15 @@ struct EmbeddedWorld {
     /// A daemon starting on a broken household file lays from the last good one a daemon read:
     /// edits the family made while none ran, then broke, were never read (the known limit), so
     /// that one counts as in force from now.
-    mutating func readAtStart() {
+    mutating func readAtStart(afterPowerCut: Bool = false) {
         if self.fileVariant != 3 {
             self.lastReadGood = self.fileVariant
             // Read at the start as at an edit: with both disks full, kept on neither.
             self.readUnkept = self.stateFull && self.runtimeFull
-        } else if self.readUnkept, let kept = self.keptCopy() {
-            // The last good read was kept on neither disk: the freshest copy they hold lays.
+        } else if self.readUnkept, afterPowerCut, let kept = self.keptCopy() {
+            // The last good read was kept on neither disk, only in the daemon's record in its lock
+            // file, which the power cut took with the runtime directory: the freshest copy the
+            // disks hold lays.
             self.lastReadGood = kept
             if kept != self.households.last?.variant { self.households.append((self.tablet.loop.monotonic, kept)) }
         } else if self.lastReadGood != self.households.last?.variant {

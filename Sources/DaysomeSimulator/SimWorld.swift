@@ -242,9 +242,11 @@ public struct SimWorld: Sendable {
         let read = onDisk.merging(unsaved: unsaved)
         let (persisted, caughtUp) = read.catchingUp(history: self.disk.history, now: self.now)
         var disk = self.disk
+        // The daemon's record in its lock file, which every write reaches: the marker stands for
+        // `nowhere`, the copy for `runtime copy`.
+        let kept: CallsKept = disk.unprovenMarker ? .nowhere : unsaved != nil ? .runtimeCopy : .layFile
         let proven = StateProof.proven(
-            unprovenMarker: disk.unprovenMarker, unsavedRead: unsaved != nil, sameBoot: disk.sameBoot,
-            layToResume: read.lay != nil
+            kept: kept, unsavedRead: unsaved != nil, sameBoot: disk.sameBoot, layToResume: read.lay != nil
         ) {
             writes.persist(read, disk: &disk)
             return !writes.layBehind
@@ -402,7 +404,9 @@ public struct SimWorld: Sendable {
         guard let household = self.daemon?.machine.household, !household.fromKeptCopy else { return }
         let variant = Int(household.digest) - 1
         if self.disk.full {
-            if !self.disk.runtimeFull { self.disk.unsavedKeptHousehold = variant }
+            // In the runtime copy, or where the runtime directory takes nothing, in the daemon's
+            // record in its lock file: either is gone at boot.
+            self.disk.unsavedKeptHousehold = variant
         } else {
             self.disk.keptHousehold = variant
             self.disk.unsavedKeptHousehold = nil

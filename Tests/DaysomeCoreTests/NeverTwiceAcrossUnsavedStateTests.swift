@@ -7,6 +7,25 @@ import Testing
 
 @Suite("Never twice across a state directory that refused writes")
 struct NeverTwiceAcrossUnsavedStateTests {
+    @Test func aRestartOfTheBootProvesWhatWasCalledOnlyFromARecordThatSaysSo() {
+        func proven(_ kept: CallsKept?, copyRead: Bool = false, marker: Bool = false) -> Bool {
+            StateProof.proven(
+                kept: kept, legacyMarker: marker, unsavedRead: copyRead, sameBoot: true, layToResume: true
+            ) { true }
+        }
+        #expect(proven(.layFile))
+        #expect(proven(.runtimeCopy, copyRead: true))
+        // Nothing written, a copy not read (another directory's, or unreadable), or nowhere: no proof.
+        #expect(!proven(nil))
+        #expect(!proven(nil, copyRead: true))
+        #expect(!proven(.runtimeCopy))
+        #expect(!proven(.nowhere, copyRead: true))
+        #expect(!proven(.layFile, marker: true))
+        // A first start of the boot with nothing to resume still calls.
+        #expect(
+            StateProof.proven(kept: nil, unsavedRead: false, sameBoot: false, layToResume: false) { false })
+    }
+
     @Test("A restart inside grace whose lay.json missed the call, but whose runtime copy has it, calls nothing again")
     func theRuntimeCopyOfAnUnsavedCallKeepsItFromBeingCalledTwice() {
         var first = VirtualDaemon(lunchAndTea(), now: instant("2026-06-01T08:00:00Z"), display: .away)

@@ -1,7 +1,9 @@
 // DaemonLock in one process: OFD locks belong to the open file description, so a second open of
 // the same file in this process conflicts exactly as another process's would.
 
+import DaysomeCore
 import DaysomeFiles
+import DaysomeTestSupport
 import Glibc
 import Testing
 
@@ -108,5 +110,29 @@ func scratchDirectory() -> String {
     return template.withUnsafeMutableBufferPointer { buffer in
         guard let made = mkdtemp(buffer.baseAddress!) else { preconditionFailure("mkdtemp failed") }
         return String(cString: made)
+    }
+}
+
+@Suite("The record a daemon keeps in its lock file")
+struct RuntimeRecordTests {
+    @Test func aRecordIsKeptInPlaceAndTheNextDaemonOfTheBootReadsIt() throws {
+        let directory = try TestDirectory()
+        let runtime = try directory.makeDirectory("run")
+        var lock: DaemonLock? = try DaemonLock(runtimeDirectory: runtime)
+        #expect(lock?.earlierRecord.isEmpty == true)
+        let identity = FileIdentity.of(directory.path)
+        #expect(lock?.keepRecord(RuntimeRecord(kept: .nowhere, stateDirectory: identity).bytes) == true)
+        var info = stat()
+        #expect(stat(DaemonLock.path(in: runtime), &info) == 0)
+        #expect(Int(info.st_size) == DaemonLock.recordSize, "the record's space was not reserved")
+        lock = nil
+        let next = try DaemonLock(runtimeDirectory: runtime)
+        let read = try #require(RuntimeRecord(bytes: next.earlierRecord))
+        #expect(read.kept == .nowhere)
+        #expect(read.stateDirectory.isSame(as: identity))
+        // A torn record proves nothing.
+        #expect(
+            RuntimeRecord(bytes: Array(RuntimeRecord(kept: .layFile, stateDirectory: identity).bytes.dropLast(5)))
+                == nil)
     }
 }

@@ -48,3 +48,38 @@ struct StateDirectoryLockTests {
         }
     }
 }
+
+@Suite("The state directory as a file, and its lock before it exists")
+struct StateDirectoryIdentityTests {
+    @Test func oneDirectoryNamedWithASlashWithDotsOrThroughALinkIsOneDirectoryAndOneMissingIsItsCanonicalPath() throws {
+        let directory = try TestDirectory()
+        let state = try directory.makeDirectory("state")
+        #expect(symlink(state, directory.path + "/link") == 0)
+        let named = FileIdentity.of(state)
+        for other in [state + "/", directory.path + "/./state", directory.path + "/link", directory.path + "/link/"] {
+            #expect(FileIdentity.of(other).isSame(as: named), "\(other) is not '\(state)'")
+        }
+        #expect(!FileIdentity.of(directory.path).isSame(as: named))
+        // Not there yet: its canonical path, through the link, names it.
+        let missing = FileIdentity.of(directory.path + "/link/daysome/")
+        #expect(missing.node == nil)
+        #expect(missing.isSame(as: FileIdentity.of(FileIdentity.canonical(state) + "/daysome")))
+    }
+
+    @Test func aStateDirectoryThatCannotBeCreatedIsHeldThroughTheNearestDirectoryAboveUntilItIs() throws {
+        let directory = try TestDirectory()
+        // A file where a parent should be: nothing under it can be made.
+        try FileIO.writeAtomically(directory.path + "/blocked", "a file\n")
+        let state = directory.path + "/blocked/daysome"
+        let standIn = try StateDirectoryLock(standingInFor: state)
+        #expect(standIn.lockedPath == FileIdentity.canonical(directory.path))
+        do {
+            _ = try StateDirectoryLock(standingInFor: state)
+            Issue.record("a second daemon on the missing state directory was let run")
+        } catch .taken(let taken) {
+            #expect(taken.description.contains("holds '\(FileIdentity.canonical(directory.path))'"), "\(taken)")
+        } catch {
+            Issue.record("refused for another reason: \(error)")
+        }
+    }
+}

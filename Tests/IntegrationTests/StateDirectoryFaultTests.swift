@@ -132,12 +132,13 @@ struct StateDirectoryFaultTests {
 struct SmallDisk {
     let path: String
 
-    init(at path: String, bytes: Int) throws {
+    /// - Parameter inodes: at most this many files and directories (the root counts), nil for tmpfs's default.
+    init(at path: String, bytes: Int, inodes: Int? = nil) throws {
         self.path = path
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw HarnessError("Failed to create '\(path)': \(String(cString: strerror(errno)))")
         }
-        let result = "size=\(bytes),mode=0700".withCString { options in
+        let result = "size=\(bytes),mode=0700\(inodes.map { ",nr_inodes=\($0)" } ?? "")".withCString { options in
             mount("daysome-test", path, "tmpfs", 0, options)
         }
         guard result == 0 else {

@@ -9,6 +9,10 @@ extension DaemonMachine {
         guard household.load.household.settings.notifyInOtherApps else {
             return [.log(.info, "Not laying: notifications in other apps are off (settings.notifyInOtherApps)")]
         }
+        // Lay numbers never repeat, whatever the counter says: at the largest, nothing is laid.
+        guard self.persisted.layCounter < PersistedState.largestLayNumber else {
+            return [.log(.error, "Not laying: \(Self.noLayNumberLeft)")]
+        }
         self.persisted.layCounter += 1
         let number = self.persisted.layCounter
         self.persisted.lay = LayRecord(

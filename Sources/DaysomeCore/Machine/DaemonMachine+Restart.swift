@@ -4,25 +4,57 @@
 // Manager reads the files and the lockers and executes what comes back; the simulator runs the
 // same code against its fakes, so a restart is decided one way in both.
 
+/// Where a daemon's calls are kept, as it records it in its runtime directory before each call
+/// (RuntimeRecord in the daemon): the order is how much a restart can prove from it.
+public enum CallsKept: String, Sendable, Comparable {
+    /// Neither lay.json nor the runtime copy took the state: what was called is on no disk.
+    case nowhere
+    /// lay.json refused the state; the runtime copy holds it.
+    case runtimeCopy = "runtime copy"
+    /// lay.json holds every call made.
+    case layFile = "lay.json"
+
+    private var rank: Int {
+        switch self {
+        case .nowhere: 0
+        case .runtimeCopy: 1
+        case .layFile: 2
+        }
+    }
+
+    public static func < (lhs: CallsKept, rhs: CallsKept) -> Bool { lhs.rank < rhs.rank }
+}
+
 /// Whether the state read at start-up holds every call made before the restart (never twice).
+/// Proof is a positive record: where a daemon of this boot ran on this state directory, only its
+/// record saying where its calls are kept proves anything, so a record that could not be written
+/// (or was never written) proves nothing, whatever the runtime directory did.
 public enum StateProof {
     /// - Parameters:
-    ///   - unprovenMarker: the runtime directory holds the marker a daemon of this boot left when
-    ///     neither lay.json nor the runtime copy could take a write. It wins over a copy: a copy
-    ///     written before a later one failed is older than what was called last.
+    ///   - kept: where the daemon of this boot that ran here before recorded its calls kept; nil
+    ///     when it left no record (it could not write one, or predates the record).
+    ///   - legacyMarker: the runtime directory holds the empty `lay.unproven` an older daemon
+    ///     made when neither lay.json nor the runtime copy could take a write.
     ///   - unsavedRead: a copy kept in the runtime directory was read (and merged): it is the record.
-    ///   - sameBoot: a daemon of this boot ran on this runtime directory: it left a copy or a marker
-    ///     had lay.json fallen behind.
+    ///   - sameBoot: a daemon of this boot ran on this runtime directory with this state directory.
     ///   - layToResume: the state read holds a lay.
     ///   - stateDirectoryTakesAWrite: asked only on a new boot with a lay to resume: whether the
     ///     state directory takes the state's write now. One that refuses it may have refused the
     ///     last call's record too.
     public static func proven(
-        unprovenMarker: Bool, unsavedRead: Bool, sameBoot: Bool, layToResume: Bool,
+        kept: CallsKept?, legacyMarker: Bool = false, unsavedRead: Bool, sameBoot: Bool, layToResume: Bool,
         stateDirectoryTakesAWrite: () -> Bool
     ) -> Bool {
-        if unprovenMarker { return false }
-        if unsavedRead || sameBoot { return true }
+        if legacyMarker { return false }
+        if sameBoot {
+            switch kept {
+            case .layFile?: return true
+            // A copy that was kept but not read (unreadable, or matched to no directory) proves nothing.
+            case .runtimeCopy?: return unsavedRead
+            case .nowhere?, nil: return false
+            }
+        }
+        if unsavedRead { return true }
         guard layToResume else { return true }
         return stateDirectoryTakesAWrite()
     }

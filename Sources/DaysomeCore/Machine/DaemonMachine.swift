@@ -94,13 +94,19 @@ public struct DaemonMachine: Sendable {
             return "notifications in other apps are off (a carer turns on settings.notifyInOtherApps)"
         }
         if self.display == .foreground { return "the day display is in front: nothing is called over it" }
+        if self.persisted.layCounter >= PersistedState.largestLayNumber { return Self.noLayNumberLeft }
         return nil
     }
+
+    /// Why nothing is laid once the lay counter is at its largest.
+    static let noLayNumberLeft =
+        "no lay number is left: the lay counter in lay.json is at its largest (2^53), and a number is never used twice"
 
     /// Raises the lay counter to at least `number` (a lay the systemd manager still holds, found at
     /// start-up after a state file was lost): lay numbers are never used twice.
     public mutating func raiseLayCounter(atLeast number: UInt64) {
-        self.persisted.layCounter = max(self.persisted.layCounter, number)
+        // A number past the largest (a manager's timer named by hand) leaves no number to use.
+        self.persisted.layCounter = max(self.persisted.layCounter, min(number, PersistedState.largestLayNumber))
     }
 
     // MARK: Start-up

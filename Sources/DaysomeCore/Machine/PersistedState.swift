@@ -33,6 +33,10 @@ public struct PersistedState: Sendable, Equatable {
     /// could bring it back (a zone change moves a wall time by at most 26 hours).
     public static let calledMemory: Int64 = 2 * 86_400
 
+    /// The largest lay number: every count the state and history files hold is a JSON number,
+    /// exact up to 2^53. Past it, 2^53 + 1 would be written (and read back) as 2^53 again.
+    public static let largestLayNumber: UInt64 = 1 << 53
+
     /// The highest lay number ever used: numbers only grow, across restarts and boots.
     public var layCounter: UInt64 = 0
     public var lay: LayRecord?

@@ -19,7 +19,7 @@ public final class EmbeddedTablet {
     public let root: String
     public let paths: Paths
     /// The daemon's command line, without its paths (`--grace 600`, `--dnd respect`).
-    public let arguments: [String]
+    public var arguments: [String]
     /// The loop of the daemon running now; a restarted daemon gets a new one at the same time.
     public private(set) var loop: ManualLoop
     /// The session's notification server: it outlives the daemon's restarts, cards and all.
@@ -175,9 +175,14 @@ public final class EmbeddedTablet {
         }
     }
 
-    /// Whether the daemon left its marker: neither lay.json nor the runtime directory took its
-    /// state, and a restart cannot prove what was called.
-    public var unprovenMarker: Bool { FileIO.exists(self.paths.unprovenMarkerFile) }
+    /// Whether the daemon's record (in its lock file) says that neither lay.json nor the runtime
+    /// directory took its state, so a restart cannot prove what was called; or an older daemon's
+    /// marker says so.
+    public var unprovenMarker: Bool {
+        let bytes =
+            (try? FileIO.read(DaemonLock.path(in: self.paths.runtimeDirectory), limit: DaemonLock.recordSize)) ?? []
+        return RuntimeRecord(bytes: bytes)?.kept == .nowhere || FileIO.isRegularFile(self.paths.unprovenMarkerFile)
+    }
 
     /// The running daemon's machine invariants that do not hold now (DaemonMachine+Invariants.swift).
     public var machineInvariantViolations: [String] { self.manager?.machine.invariantViolations() ?? [] }

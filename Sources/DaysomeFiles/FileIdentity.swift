@@ -1,0 +1,65 @@
+// One directory has many names: `state`, `state/`, `./state`, a symlink to it. A record that
+// says which state directory it is for must be matched as a file, never as a string: by device
+// and inode where the directory exists, and by its canonical path (symlinks resolved as far as
+// the path exists, `.`, `..` and repeated slashes gone) where it does not (yet, or any more).
+
+import Glibc
+
+/// Which file a path names, as the kernel tells them apart.
+public struct FileIdentity: Sendable, Equatable {
+    /// `device:inode` where the path exists, nil where it does not.
+    public let node: String?
+    /// The canonical absolute path.
+    public let canonicalPath: String
+
+    public init(node: String?, canonicalPath: String) {
+        self.node = node
+        self.canonicalPath = canonicalPath
+    }
+
+    /// The identity of what `path` names now (symlinks followed).
+    public static func of(_ path: String) -> FileIdentity {
+        var info = stat()
+        let node = stat(path, &info) == 0 ? "\(info.st_dev):\(info.st_ino)" : nil
+        return FileIdentity(node: node, canonicalPath: Self.canonical(path))
+    }
+
+    /// Whether two identities name one place: the same device and inode (however it was
+    /// named), or the same canonical path (a directory removed and made again there is still the
+    /// directory the daemon was given).
+    public func isSame(as other: FileIdentity) -> Bool {
+        if let node = self.node, node == other.node { return true }
+        return self.canonicalPath == other.canonicalPath
+    }
+
+    /// `path` made absolute, its longest existing part resolved by realpath(3), the rest
+    /// normalized (`.`, `..` and empty components).
+    public static func canonical(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : absolutePath(path, in: currentDirectory())
+        var components = absolute.split(separator: "/").map(String.init)
+        var rest: [String] = []
+        while true {
+            let prefix = "/" + components.joined(separator: "/")
+            if let resolved = realpath(prefix, nil) {
+                defer { free(resolved) }
+                var result = String(cString: resolved).split(separator: "/").map(String.init)
+                for component in rest.reversed() {
+                    switch component {
+                    case ".": continue
+                    case "..": _ = result.popLast()
+                    default: result.append(component)
+                    }
+                }
+                return "/" + result.joined(separator: "/")
+            }
+            guard let last = components.popLast() else { return "/" }
+            rest.append(last)
+        }
+    }
+
+    private static func currentDirectory() -> String {
+        guard let cwd = getcwd(nil, 0) else { return "/" }
+        defer { free(cwd) }
+        return String(cString: cwd)
+    }
+}
