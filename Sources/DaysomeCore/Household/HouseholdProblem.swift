@@ -103,10 +103,8 @@ func quoted(_ text: String, limit: Int = 40) -> String {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         default:
-            if scalar.value < 0x20 || scalar.value == 0x7F || (0x202A...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value)
-            {
-                out += "\\u{\(String(scalar.value, radix: 16))}"
+            if TerminalText.actsOn(scalar) {
+                out += TerminalText.escape(scalar)
             } else {
                 out.unicodeScalars.append(scalar)
             }
