@@ -38,6 +38,23 @@ struct StatusReportTests {
         #expect(cleared.contains("the file says foreground"), "\(cleared)")
     }
 
+    /// The error line of a household that cannot be used names the file, the field and the
+    /// reason once each, in status's text, its JSON and the journal.
+    @Test func aWholeFileErrorLineNamesTheFileAndTheFieldOnceEach() throws {
+        let tablet = try tablet("field-once", at: "2026-06-01T10:00:00Z")
+        defer { tablet.remove() }
+        try tablet.writeHousehold(lunchAndTea.replacing(#""version": 1"#, with: #""version": 2"#))
+        let error = try #require(try tablet.status().household.errors.first)
+        #expect(error.file == tablet.paths.household && error.itemId == nil && error.field == "version", "\(error)")
+        #expect(error.message == "must be 1; keeping the last good household", "\(error)")
+        let line = "  error: \(tablet.paths.household): field 'version': must be 1; keeping the last good household"
+        let text = try tablet.statusText()
+        #expect(text.split(separator: "\n").contains { $0 == line }, "\(text)")
+        #expect(
+            tablet.logged("Invalid household file: \(tablet.paths.household): field 'version': must be 1; ").count
+                == 1, "\(tablet.log.map(\.message))")
+    }
+
     @Test func fiveThousandInvalidItemsAreListedByTheirFirstFiftyAndCountedInStatusAndTheJournal() throws {
         let count = 5_000
         // Each invalid by its time (25:00 does not exist); one good item keeps the household usable.
