@@ -63,8 +63,17 @@ public enum DaysomeCtl {
     static let about = "signal the Daysome daemon, and inspect its plan, queue, history and status"
     static let summary = "daysomectl: \(about)."
 
-    /// Runs one command line (without the program name).
+    /// Runs one command line (without the program name). Whatever it prints goes to a terminal
+    /// inert: each text escapes what it quotes, and any control a text left raw (a path, a
+    /// daemon's reply) is escaped last (`TerminalText.inert`). JSON holds none raw.
     public static func run(_ argv: [String], context: CommandContext) -> CommandOutput {
+        var output = self.dispatch(argv, context: context)
+        output.stdout = TerminalText.inert(output.stdout)
+        output.stderr = TerminalText.inert(output.stderr)
+        return output
+    }
+
+    private static func dispatch(_ argv: [String], context: CommandContext) -> CommandOutput {
         // For scripts/gen-man and the bash completion only, so it stays out of --help and the parser.
         if argv == ["--help-data"] {
             let data = helpData(program: "daysomectl", about: self.about, version: daysomeVersion, verbs: self.specs)

@@ -1,6 +1,6 @@
 // The readable form of a plan: one block a local day, one row a start, columns aligned.
-// Labels are never truncated; control characters are shown escaped so one label cannot break
-// the table or the terminal.
+// Labels are never truncated; what a terminal acts on is shown escaped (`printable`) so one
+// label or heading cannot break the table or the terminal.
 
 import DaysomeCore
 
@@ -24,7 +24,7 @@ enum PlanTable {
             if expiry.date != start.local.date { until += " " + shortDate(expiry.date) }
             var time = start.local.clockTime.description + " " + formatOffset(start.local.offset)
             if let dst = start.dst { time += " (\(dst.rawValue))" }
-            let row = [time, printable(start.title), printable(start.body), until, start.heading]
+            let row = [time, printable(start.title), printable(start.body), until, printable(start.heading)]
             if start.local.date != currentDate {
                 blocks.append((start.local.date, []))
                 currentDate = start.local.date
@@ -64,16 +64,15 @@ enum PlanTable {
     }
 }
 
-/// Text with control and bidirectional-override characters escaped, for a terminal.
+/// Text with what a terminal acts on escaped (`TerminalText`: C0, C1, DEL, U+2028, U+2029 and
+/// the bidirectional controls), a newline as `\n`.
 func printable(_ text: String) -> String {
     var out = ""
     for scalar in text.unicodeScalars {
         if scalar == "\n" {
             out += "\\n"
-        } else if scalar.value < 0x20 || scalar.value == 0x7F || (0x202A...0x202E).contains(scalar.value)
-            || (0x2066...0x2069).contains(scalar.value)
-        {
-            out += "\\u{\(String(scalar.value, radix: 16))}"
+        } else if TerminalText.actsOn(scalar) {
+            out += TerminalText.escape(scalar)
         } else {
             out.unicodeScalars.append(scalar)
         }

@@ -204,7 +204,7 @@ enum ReplayReport {
             return printable(event.reason ?? "")
         case .delivered:
             guard let start = event.start else { return title + reason }
-            var line = "\(title) — \(start.heading) · \(printable(start.body))"
+            var line = "\(title) — \(printable(start.heading)) · \(printable(start.body))"
             if let late = event.reason { line += " (\(printable(late)))" }
             return line
         case .expired:

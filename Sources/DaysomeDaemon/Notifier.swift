@@ -384,14 +384,14 @@ final class FreedesktopNotifier: Notifier {
     /// `DISPLAY` or `WAYLAND_DISPLAY` in the user manager's environment (what a bus-activated
     /// server gets; the graphical session imports them there), else in the daemon's own where no
     /// manager answers (`SessionDisplay`).
-    private func sessionHasDisplay(_ completion: @escaping (Bool) -> Void) {
+    private func sessionHasDisplay(_ completion: @escaping (Bool, PostRoute.DisplayWitness) -> Void) {
         let own = SessionDisplay.isNamed(in: self.environment)
         self.peer.sessionEnvironment { result in
             switch result {
             case .success(let variables):
-                completion(SessionDisplay.isNamed(inEntries: variables))
+                completion(SessionDisplay.isNamed(inEntries: variables), .userManager)
             case .failure:
-                completion(own)
+                completion(own, .daemonsOwnEnvironment)
             }
         }
     }
@@ -423,11 +423,11 @@ final class FreedesktopNotifier: Notifier {
             self.learned()
             post.fail(reason, .serverUnavailable)
         case .askWhetherTheSessionHasADisplay:
-            self.sessionHasDisplay { [weak self] display in
+            self.sessionHasDisplay { [weak self] display, witness in
                 guard let self else { return post.fail(PendingPost.connectionClosed, .serverUnavailable) }
                 self.follow(
                     PostRoute.afterAsking(
-                        sessionHasDisplay: display, serverOwnsTheName: self.instance != nil,
+                        sessionHasDisplay: display, saidBy: witness, serverOwnsTheName: self.instance != nil,
                         serverHasSaidWhoItIs: self.serverHasSaidWhoItIs),
                     post)
             }

@@ -1,7 +1,9 @@
 // Whether `$XDG_RUNTIME_DIR` can give the daemon's runtime defaults. It is the login session's
 // private directory (pam_systemd makes it, 0700, and removes it at the last logout): neither
-// program falls back to a guessed `/run/user/<uid>` when it is unset, nor creates it when it is
-// missing (it would be created 0755, readable by everyone, and outlive the session).
+// program creates it when it is missing (it would be created 0755, readable by everyone, and
+// outlive the session), and daysomed never guesses it. daysomectl, where it is unset, looks in
+// `/run/user/<uid>` for a daemon that runs there (`SessionRuntimeDirectory`): where scripts/run
+// starts one in a shell without it, so a second terminal finds the daemon as the README says.
 
 import Glibc
 
@@ -42,5 +44,30 @@ public enum RuntimeEnvironmentProblem: Error, Equatable, CustomStringConvertible
         guard stat(value, &info) == 0 else { return .missing(value, reason: Errno(rawValue: errno).text) }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { return .missing(value, reason: "not a directory") }
         return nil
+    }
+}
+
+/// The runtime directory a daemon was given where the caller's shell has no `$XDG_RUNTIME_DIR`:
+/// `/run/user/<uid>`, what pam_systemd would have made and what scripts/run gives a daemon it
+/// starts in such a shell. Found, never guessed: only where a daemon of this user runs there.
+public enum SessionRuntimeDirectory {
+    /// `/run/user/<uid>`.
+    public static var conventional: String { "/run/user/\(getuid())" }
+
+    /// `environment` with `XDG_RUNTIME_DIR` set to `directory` where it is unset (or empty) and a
+    /// daemon holds its lock in `directory/daysome`, the default under it; `environment` as it is
+    /// otherwise. The directory must be a directory of this user that no one else can write (not a
+    /// symlink), as a session's is, so that no other user's daemon is taken for this one.
+    public static func environment(
+        _ environment: [String: String], findingADaemonIn directory: String = conventional
+    ) -> [String: String] {
+        guard environment["XDG_RUNTIME_DIR"].map(\.isEmpty) ?? true else { return environment }
+        var info = stat()
+        guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(),
+            info.st_mode & 0o022 == 0, DaemonLock.isHeld(runtimeDirectory: directory + "/daysome")
+        else { return environment }
+        var found = environment
+        found["XDG_RUNTIME_DIR"] = directory
+        return found
     }
 }

@@ -491,7 +491,8 @@ public struct SimWorld: Sendable {
             mayStartServer: daemon.machine.mayStartAServer(for: key))
         if route == .askWhetherTheSessionHasADisplay {
             route = PostRoute.afterAsking(
-                sessionHasDisplay: true, serverOwnsTheName: self.server.up, serverHasSaidWhoItIs: true)
+                sessionHasDisplay: true, saidBy: .userManager, serverOwnsTheName: self.server.up,
+                serverHasSaidWhoItIs: true)
         }
         if case .wait(let reason) = route {
             self.deliver(.event(.postFailed(key, reason: reason, failure: .serverUnavailable)))

@@ -28,7 +28,8 @@ public enum SimulateCommand {
           --verbose       with --replay: print each step, and each post and history line
           --embedded      play each scenario on the real daemon embedded (the Manager on a manual
                           loop, a fake server, real files under $TMPDIR or /dev/shm) instead of the model;
-                          scenarios of the systemd backend are skipped, full disks are not played
+                          every scenario plays: the systemd backend's on a fake user manager, full
+                          disks as writes the disk refuses
           --explore D     every sequence of the exploration's steps up to depth D, around the night
                           London's clocks go back, each world checked against every rule
           --help          this text
@@ -135,7 +136,7 @@ public enum SimulateCommand {
         var simulated: Int64 = 0
         var events = 0
         var posts = 0
-        /// Scenarios the embedded world cannot play (the systemd backend's).
+        /// Scenarios the embedded world cannot play (none: `EmbeddedRun.plays`).
         var skipped = 0
 
         func print(wall: Double) {
@@ -147,7 +148,7 @@ public enum SimulateCommand {
                     pad(self.posts, 6), pad(fixed(wall, 2), 7), pad(fixed(days / wall, 0), 7),
                     pad(fixed(Double(self.steps) / wall, 0), 8), pad(fixed(Double(self.events) / wall, 0), 8),
                 ].joined(separator: "  "))
-            if self.skipped > 0 { Swift.print("skipped \(self.skipped) scenarios of the systemd backend (embedded)") }
+            if self.skipped > 0 { Swift.print("skipped \(self.skipped) scenarios the embedded world cannot play") }
         }
     }
 

@@ -4,10 +4,12 @@ import DaysomeCLI
 import DaysomeFiles
 import Glibc
 
+// In a shell without XDG_RUNTIME_DIR, the daemon scripts/run started in /run/user/<uid> is found.
 let output = DaysomeCtl.run(
     Array(CommandLine.arguments.dropFirst()),
     context: CommandContext(
-        environment: processEnvironment(), now: currentInstant(), currentDirectory: currentDirectory()))
+        environment: SessionRuntimeDirectory.environment(processEnvironment()), now: currentInstant(),
+        currentDirectory: currentDirectory()))
 writeText(output.stdout, to: 1)
 writeText(output.stderr, to: 2)
 exit(output.status.rawValue)

@@ -68,6 +68,14 @@ struct CommandTests {
         #expect(output.stderr.contains(name))
     }
 
+    @Test("plan names a whole-file error's file and field once each, in one exact line")
+    func planNamesAWholeFileErrorsFieldOnce() {
+        let path = fixturePath("bad/version-2.json")
+        let output = ctl(["plan", "--household", path])
+        #expect(output.status == .usage, "\(output)")
+        #expect(output.stderr == "daysomectl: \(path): field 'version': must be 1\n", "\(output)")
+    }
+
     @Test(
         "plan refuses a leap-second or posix/ zone with exit 2 and one line naming the file, the field and the zone to use"
     )

@@ -96,6 +96,28 @@ struct HouseholdParserTests {
         #expect((try? ZoneFiles.load(name: "right/Europe/London")) != nil)
     }
 
+    /// A whole-file error's line names the file, the field and the reason once each: never
+    /// "field 'version': field 'version' must be 1".
+    @Test(
+        "A whole-file error names the file and its field once each, for every field",
+        arguments: [
+            (#"{"version": 2, "items": []}"#, "version", "household.json: field 'version': must be 1"),
+            (#"{"version": 1}"#, "items", "household.json: field 'items': is missing"),
+            (#"{"version": 1, "items": null}"#, "items", "household.json: field 'items': is null"),
+            (#"{"version": 1, "items": "lunch"}"#, "items", "household.json: field 'items': is a string, not an array"),
+            (
+                #"{"version": 1, "timeZone": "Europe/Londn", "items": []}"#, "timeZone",
+                "household.json: field 'timeZone': unknown time zone \"Europe/Londn\""
+            ),
+        ])
+    func aWholeFileErrorNamesItsFieldOnce(text: String, field: String, line: String) throws {
+        let error = try #require(failure(parse(text)))
+        #expect(error.field == field)
+        #expect(error.description == line)
+        #expect(error.description.ranges(of: "'\(field)'").count == 1, "\(error)")
+        #expect(!error.message.contains("field"), "the message names its field again: \(error.message)")
+    }
+
     @Test("Only a whole leading right/ or posix/ component names a variant")
     func variantNames() {
         #expect(ZoneVariant.of("right/Europe/London")?.plain == "Europe/London")

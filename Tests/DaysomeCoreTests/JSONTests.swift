@@ -95,18 +95,37 @@ private func object(_ members: [(key: String, value: JSONValue)]) -> JSONValue {
         #expect(try JSONParser.parse(#""\uDBFF\uDFFF""#) == .string("\u{10FFFF}"))
     }
 
+    /// A surrogate without its pair is no scalar: it stands as U+FFFD, and what follows it is read
+    /// as it comes (a pair after a lone high surrogate still joins).
     @Test(arguments: [
-        (#""\uD800""#, 1),
-        (#""\uDC00""#, 1),
-        (#""x\uDE00\uD83D""#, 2),
-        (#""\uD83D\uD83D""#, 1),
-        (#""\uD83Dx""#, 1),
-        (#""\uD83D\n""#, 1),
-        (#""\uD83D\u0041""#, 1),
+        (#""\uD800""#, "\u{FFFD}"),
+        (#""\udc00""#, "\u{FFFD}"),
+        (#""Lunch \ud800""#, "Lunch \u{FFFD}"),
+        (#""x\uDE00\uD83D""#, "x\u{FFFD}\u{FFFD}"),
+        (#""\uD83D\uD83D""#, "\u{FFFD}\u{FFFD}"),
+        (#""\uD83D\uD83D\uDE00""#, "\u{FFFD}😀"),
+        (#""\uD83Dx""#, "\u{FFFD}x"),
+        (#""\uD83D\n""#, "\u{FFFD}\n"),
+        (#""\uD83D\u0041""#, "\u{FFFD}A"),
+        (#""\uDE00\uD83D""#, "\u{FFFD}\u{FFFD}"),
+        (#""\uD83D\uDBFF\uDFFF!""#, "\u{FFFD}\u{10FFFF}!"),
     ])
-    func loneOrMismatchedSurrogatesAreRejected(text: String, offset: Int) {
-        #expect(parseError(text)?.kind == .invalidUnicodeScalar)
-        #expect(parseError(text)?.offset == offset)
+    func aLoneOrMismatchedSurrogateStandsAsTheReplacementCharacter(text: String, expected: String) throws {
+        #expect(try JSONParser.parse(text) == .string(expected))
+    }
+
+    @Test func aLoneSurrogateAnywhereLeavesTheRestOfTheDocumentWhole() throws {
+        let parsed = try JSONParser.parse(#"{ "a\udc00": ["\ud800", 1], "b": "ok" }"#)
+        #expect(
+            parsed
+                == .object(
+                    JSONObject([("a\u{FFFD}", .array([.string("\u{FFFD}"), .number(1)])), ("b", .string("ok"))])))
+    }
+
+    @Test func anEscapeAfterALoneSurrogateIsStillCheckedWhereItStands() {
+        #expect(parseError(#""\uD83D\u12G4""#) == JSONParseError(kind: .invalidEscape, offset: 7, line: 1, column: 8))
+        #expect(parseError(#""\uD83D\"#)?.kind == .unexpectedEnd)
+        #expect(parseError(#""\uD83D"#)?.kind == .unexpectedEnd)
     }
 
     @Test func rawNulIsRejectedButEscapedNulIsAllowed() throws {
@@ -246,7 +265,6 @@ private func object(_ members: [(key: String, value: JSONValue)]) -> JSONValue {
         ("\"\\u12G4\"", .invalidEscape, 1, 1, 2),
         ("\"\\U0041\"", .invalidEscape, 1, 1, 2),
         ("\"\\'\"", .invalidEscape, 1, 1, 2),
-        ("\n\"\\uD800\"", .invalidUnicodeScalar, 2, 2, 2),
         ("\"a\u{01}\"", .controlCharacterInString, 2, 1, 3),
         ("1 2", .trailingContent, 2, 1, 3),
         ("[1]]", .trailingContent, 3, 1, 4),
@@ -265,8 +283,6 @@ private func object(_ members: [(key: String, value: JSONValue)]) -> JSONValue {
         #expect(parseError("é")?.description == "unexpected character 0xc3 at line 1, column 1")
         #expect(parseError("01")?.description == "invalid number at line 1, column 2")
         #expect(parseError("\"\\q\"")?.description == "invalid escape sequence at line 1, column 2")
-        #expect(
-            parseError("\"\\uDC00\"")?.description == "invalid Unicode scalar (unpaired surrogate) at line 1, column 2")
         #expect(parseError("\"\u{1}\"")?.description == "unescaped control character in string at line 1, column 2")
         #expect(parseError("1 1")?.description == "unexpected content after the JSON value at line 1, column 3")
         #expect(parseError(" ")?.description == "empty input at line 1, column 2")

@@ -28,17 +28,20 @@ struct PostRouteTests {
             PostRoute.whenPosting(serverOwnsTheName: false, serverHasSaidWhoItIs: false, mayStartServer: true)
                 == .askWhetherTheSessionHasADisplay)
         #expect(
-            PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: false, serverHasSaidWhoItIs: false)
-                == .wait(reason: PostRoute.noDisplayReason))
+            PostRoute.afterAsking(
+                sessionHasDisplay: false, saidBy: .userManager, serverOwnsTheName: false, serverHasSaidWhoItIs: false)
+                == .wait(reason: PostRoute.noDisplayReason(.userManager)))
         #expect(
-            PostRoute.afterAsking(sessionHasDisplay: true, serverOwnsTheName: false, serverHasSaidWhoItIs: false)
+            PostRoute.afterAsking(
+                sessionHasDisplay: true, saidBy: .userManager, serverOwnsTheName: false, serverHasSaidWhoItIs: false)
                 == .send)
     }
 
     @Test("A server that took the name while the question was out takes the post, display or not")
     func aServerThatCameMeanwhileTakesThePost() {
         #expect(
-            PostRoute.afterAsking(sessionHasDisplay: false, serverOwnsTheName: true, serverHasSaidWhoItIs: true)
+            PostRoute.afterAsking(
+                sessionHasDisplay: false, saidBy: .userManager, serverOwnsTheName: true, serverHasSaidWhoItIs: true)
                 == .send)
     }
 
@@ -53,8 +56,27 @@ struct PostRouteTests {
         }
         for display in [true, false] {
             #expect(
-                PostRoute.afterAsking(sessionHasDisplay: display, serverOwnsTheName: true, serverHasSaidWhoItIs: false)
+                PostRoute.afterAsking(
+                    sessionHasDisplay: display, saidBy: .userManager, serverOwnsTheName: true,
+                    serverHasSaidWhoItIs: false)
                     == .askWhoTheServerIs)
         }
+    }
+
+    /// The reason names the environment that was read: the user manager's, or the daemon's own
+    /// where no manager answered (never the manager's when none did).
+    @Test func theNoDisplayReasonSaysWhoseEnvironmentHadNoDisplay() {
+        #expect(
+            PostRoute.afterAsking(
+                sessionHasDisplay: false, saidBy: .daemonsOwnEnvironment, serverOwnsTheName: false,
+                serverHasSaidWhoItIs: false)
+                == .wait(
+                    reason: "no notification server on the session bus, and the session has no display to start one "
+                        + "on (no DISPLAY or WAYLAND_DISPLAY in the daemon's own environment; no user manager "
+                        + "answered): waiting for a server"))
+        #expect(
+            PostRoute.noDisplayReason(.userManager)
+                == "no notification server on the session bus, and the session has no display to start one on "
+                + "(no DISPLAY or WAYLAND_DISPLAY in the user manager's environment): waiting for a server")
     }
 }

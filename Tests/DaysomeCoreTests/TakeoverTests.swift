@@ -52,6 +52,32 @@ struct TakeoverTests {
         #expect(daemon.posts.count == 2)
     }
 
+    /// A dunst that exits gives its name up before its connection closes: the bus says the owner
+    /// before still runs, and no server owns the name now. It went away; nothing took it over.
+    @Test("A server that gives up the name with none taking it went away: the log and history never say takeover")
+    func aServerThatGaveUpTheNameWithNoneTakingItWentAway() {
+        var daemon = VirtualDaemon(lunchAndTea(), now: self.morning, display: .away)
+        daemon.send(.serverIdentified(self.first))
+        daemon.run(until: self.lunch.adding(seconds: 1))
+        daemon.jump(to: self.lunch.adding(seconds: 20))
+        daemon.send(.serverTakenOver(previous: self.first, answering: nil))
+        func logged() -> [String] {
+            daemon.actions.compactMap { if case .log(_, let text) = $0 { text } else { nil } }
+        }
+        #expect(
+            logged().contains(
+                "The notification server went away: it gave up the name, and no other server took it; until its "
+                    + "connection closes, its 1 card(s) stay and are closed there"), "\(logged())")
+        #expect(!logged().contains { $0.contains("takeover") || $0.contains("took the name over") }, "\(logged())")
+        #expect(daemon.posts.count == 1)
+        // Its connection closes: the card went with it, said as such.
+        daemon.send(.serverInstanceGone(self.first))
+        #expect(logged().contains("The notification server that went away has left the bus; forgetting its ids"))
+        #expect(!logged().contains { $0.contains("taken the name over") }, "\(logged())")
+        #expect(
+            !daemon.history.contains { $0.reason?.contains("took its name over") == true }, "\(daemon.history)")
+    }
+
     @Test("A newer call closes the first server's card there instead of replacing an id the second server gave")
     func aNewerCallClosesTheFirstServersCardThere() {
         let household = household(

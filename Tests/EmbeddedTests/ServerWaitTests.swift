@@ -85,4 +85,27 @@ struct ServerWaitTests {
         let after = try tablet.statusText()
         #expect(!after.contains("A call waits"), "nothing waits, and status still says a call does: \(after)")
     }
+
+    /// Why a call waits names the environment that had no display: the user manager's where it
+    /// answered, the daemon's own where no manager did, never the manager's then.
+    @Test func whyACallWaitsNamesTheEnvironmentThatWasReadForADisplay() throws {
+        for answers in [true, false] {
+            let tablet = try tablet("no-display-\(answers)", at: "2026-06-01T11:59:50Z")
+            defer { tablet.remove() }
+            tablet.server.userManagerAnswers = answers
+            tablet.server.stop()
+            tablet.advance(to: at("2026-06-01T12:00:03Z"))
+            let waiting = try #require(try tablet.status().notificationServer.waiting)
+            let whose = answers ? PostRoute.DisplayWitness.userManager : .daemonsOwnEnvironment
+            #expect(waiting == PostRoute.noDisplayReason(whose), "\(waiting)")
+            #expect(waiting.contains("user manager's environment") == answers, "\(waiting)")
+            let line = try tablet.statusText().split(separator: "\n").first { $0.contains("A call waits") } ?? ""
+            #expect(
+                line.hasSuffix(
+                    answers
+                        ? "in the user manager's environment): waiting for a server"
+                        : "in the daemon's own environment; no user manager answered): waiting for a server"), "\(line)"
+            )
+        }
+    }
 }

@@ -63,6 +63,23 @@ struct StatusReportTests {
         #expect(try tablet.status().daemon?.lock.fileSays == .away)
     }
 
+    /// The error line of a household that cannot be used names the file, the field and the
+    /// reason once each, in status's text, its JSON and the journal.
+    @Test func aWholeFileErrorLineNamesTheFileAndTheFieldOnceEach() throws {
+        let tablet = try tablet("field-once", at: "2026-06-01T10:00:00Z")
+        defer { tablet.remove() }
+        try tablet.writeHousehold(lunchAndTea.replacing(#""version": 1"#, with: #""version": 2"#))
+        let error = try #require(try tablet.status().household.errors.first)
+        #expect(error.file == tablet.paths.household && error.itemId == nil && error.field == "version", "\(error)")
+        #expect(error.message == "must be 1; keeping the last good household", "\(error)")
+        let line = "  error: \(tablet.paths.household): field 'version': must be 1; keeping the last good household"
+        let text = try tablet.statusText()
+        #expect(text.split(separator: "\n").contains { $0 == line }, "\(text)")
+        #expect(
+            tablet.logged("Invalid household file: \(tablet.paths.household): field 'version': must be 1; ").count
+                == 1, "\(tablet.log.map(\.message))")
+    }
+
     @Test func fiveThousandInvalidItemsAreListedByTheirFirstFiftyAndCountedInStatusAndTheJournal() throws {
         let count = 5_000
         // Each invalid by its time (25:00 does not exist); one good item keeps the household usable.
@@ -81,5 +98,46 @@ struct StatusReportTests {
         let itemLines = tablet.logged("item 'bad-")
         #expect(itemLines.count == ProblemCap.journal, "\(itemLines.count) journal lines name an item")
         #expect(tablet.logged("... and \(count - ProblemCap.journal) more problems").count == 1)
+    }
+
+    /// Every text the tools print shows what a terminal would act on escaped, as it shows ESC:
+    /// a CSI (U+009B), a NEL (U+0085) and the line and paragraph separators in a label reach
+    /// `plan`, `pending` and `status` as `\u{9b}`… and `--json` as JSON's own escapes.
+    @Test func planPendingAndStatusShowC1ControlsAndLineSeparatorsOfALabelEscaped() throws {
+        let label = "Lunch \u{9B}2J\u{85}a\u{2028}b\u{2029}c\u{1B}[5m"
+        let escaped = "Lunch \\u{9b}2J\\u{85}a\\u{2028}b\\u{2029}c\\u{1b}[5m"
+        // As the file holds it: C1 and the separators raw (JSON allows them), ESC escaped.
+        let inFile = label.replacing("\u{1B}", with: "\\u001b")
+        let tablet = try tablet(
+            "terminal-controls", at: "2026-06-01T10:00:00Z",
+            household: household([Item(id: "lunch", label: inFile, time: "12:00")]))
+        defer { tablet.remove() }
+        let raw: [Unicode.Scalar] = ["\u{9B}", "\u{85}", "\u{2028}", "\u{2029}", "\u{1B}"]
+        for verb in [["plan", "--household", tablet.paths.household], ["pending"], ["status"]] {
+            let output = tablet.ctl(verb, withPaths: verb.count == 1)
+            #expect(output.status == .success, "\(verb): \(output)")
+            #expect(output.stdout.contains(escaped), "\(verb): \(output.stdout)")
+            let leaked = (output.stdout + output.stderr).unicodeScalars.filter { raw.contains($0) }
+            #expect(leaked.isEmpty, "\(verb) printed \(leaked.map { String($0.value, radix: 16) }) raw")
+            // JSON stays JSON: escaped as JSON escapes them, read back as the family wrote them.
+            let json = tablet.ctl(verb + ["--json"], withPaths: verb.count == 1)
+            #expect(json.status == .success, "\(verb) --json: \(json)")
+            #expect(!json.stdout.unicodeScalars.contains { raw.contains($0) }, "\(verb) --json: \(json.stdout)")
+            for escape in ["\\u009b", "\\u0085", "\\u2028", "\\u2029", "\\u001b"] {
+                #expect(json.stdout.contains(escape), "\(verb) --json lacks \(escape): \(json.stdout)")
+            }
+            #expect(strings(in: try JSONParser.parse(json.stdout)).contains(label), "\(verb) --json")
+            #expect(json.stdout.contains(#""title": "Lunch \u009b2J\u0085a\u2028b\u2029c\u001b[5m""#), "\(verb)")
+        }
+    }
+}
+
+/// Every string a JSON value holds, at any depth.
+private func strings(in value: JSONValue) -> [String] {
+    switch value {
+    case .string(let string): [string]
+    case .array(let elements): elements.flatMap(strings(in:))
+    case .object(let object): object.members.flatMap { strings(in: $0.value) }
+    default: []
     }
 }

@@ -158,6 +158,77 @@ struct DaemonPathsTests {
         #expect(relativeHistory.stdout.contains("\"laid\""), "\(relativeHistory)")
     }
 
+    /// The README's second terminal, in a shell without `$XDG_RUNTIME_DIR` (su, ssh without
+    /// pam_systemd, a container): scripts/run starts the daemon in `/run/user/<uid>` (its
+    /// scripts/start-daemon, on the debug build), and `daysomectl pending`, `status`, `signal` and
+    /// `history`, as the README writes them and with nothing exported, find that daemon. The
+    /// daemon runs in a mount namespace of its own with an empty tmpfs on /run/user, so its
+    /// `/run/user/<uid>` is made there, as on a machine with no session, never touching this
+    /// machine's nor another test's; the second terminal enters it (`nsenter --mount`). This test
+    /// waits on the wall clock for a real daemon's start and its inotify: no virtual clock runs a
+    /// shell script.
+    @Test func theReadmesSecondTerminalFindsTheDaemonScriptsRunStartedInAShellWithoutXdgRuntimeDir()
+        async throws
+    {
+        let session = try await TestWorld.start([])
+        defer { session.stop() }
+        var shell = session.environment
+        shell["XDG_RUNTIME_DIR"] = nil
+        shell["DBUS_SESSION_BUS_ADDRESS"] = nil
+        let binaries = "/" + session.daysomed.split(separator: "/").dropLast().joined(separator: "/")
+        let log = session.directory.path + "/start-daemon.log"
+        let daemon = try SpawnedProcess(
+            "/usr/bin/unshare",
+            [
+                "--mount", "--propagation", "private", "/bin/sh", "-c",
+                #"mkdir -p /run/user && mount -t tmpfs -o mode=0755 tmpfs /run/user && exec "$0" "$1""#,
+                packageRoot() + "/scripts/start-daemon", binaries,
+            ], environment: shell, stdoutPath: log, stderrPath: log)
+        session.adopt(daemon)
+        let published = "/proc/\(daemon.pid)/root/run/user/\(getuid())/daysome/status.json"
+        _ = try await poll("scripts/start-daemon's daysomed to publish in /run/user/\(getuid())", timeout: 15) {
+            () -> Bool? in
+            if daemon.poll() { throw HarnessError("scripts/start-daemon exited: \(readFile(log))") }
+            return FileIO.exists(published) ? true : nil
+        }
+        // The second terminal: the daemon's mount namespace, this shell's environment without
+        // XDG_RUNTIME_DIR, the command as the README has it.
+        func secondTerminal(_ arguments: [String]) async throws -> ToolResult {
+            try await session.run(
+                "/usr/bin/nsenter",
+                [
+                    "--target", String(daemon.pid), "--mount", "--", "/usr/bin/env", "-u", "XDG_RUNTIME_DIR",
+                    session.daysomectl,
+                ]
+                    + arguments, environment: shell)
+        }
+        let pending = try await secondTerminal(["pending"])
+        #expect(pending.status == 0 && pending.stderr.isEmpty, "\(pending)")
+        #expect(pending.stdout.hasPrefix("Display "), "\(pending)")
+        let status = try await secondTerminal(["status"])
+        #expect(status.status == 0, "\(status)")
+        #expect(status.stdout.hasPrefix("daysomed: running (pid \(daemon.pid))\n"), "\(status)")
+        #expect(status.stdout.contains("Household: \(session.configHome)/daysome/household.json"), "\(status)")
+        // The display away: a lay, which `pending` shows; back: nothing pending.
+        let away = try await secondTerminal(["signal", "away"])
+        #expect(away.status == 0, "\(away)")
+        let laid = try await poll("the lay in `pending`", timeout: 10) { () -> ToolResult? in
+            let result = try await secondTerminal(["pending"])
+            return result.stdout.contains(" starts pending.") ? result : nil
+        }
+        print(
+            "[DaemonPathsTests] second terminal without XDG_RUNTIME_DIR: \(laid.stdout.split(separator: "\n").first ?? "")"
+        )
+        let foreground = try await secondTerminal(["signal", "foreground"])
+        #expect(foreground.status == 0, "\(foreground)")
+        _ = try await poll("nothing pending after the return", timeout: 10) { () -> Bool? in
+            try await secondTerminal(["pending"]).stdout.contains("Nothing is pending.") ? true : nil
+        }
+        let history = try await secondTerminal(["history"])
+        #expect(history.status == 0 && history.stdout.contains("laid"), "\(history)")
+        #expect(!daemon.poll(), "the daemon exited: \(readFile(log))")
+    }
+
     /// Where daysomed cannot run safely it says so in one clear line and exits, never guessing,
     /// creating or repairing a directory: `$XDG_RUNTIME_DIR` unset (2) or missing (1), a runtime
     /// directory another user could write (1), a state directory another daemon holds (1, naming

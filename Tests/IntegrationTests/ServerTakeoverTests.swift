@@ -62,4 +62,33 @@ struct ServerTakeoverTests {
         #expect(withdrawn?.reason?.contains("another had taken the name over") == true, "\(history)")
         #expect(world.daemonStderr.contains("a takeover, not a restart"), "\(world.daemonStderr)")
     }
+
+    /// A server that exits as dunst does on SIGTERM gives its name up before its connection
+    /// closes, so the bus still says it runs when the daemon asks: no server took the name, and
+    /// the journal says the server went away, never a takeover. The stand-in makes dunst's order
+    /// certain (its connection closes 2 s after the name goes; dunst's own gap is a race with the
+    /// daemon's question). Waits on the wall clock only for the daemon to hear the bus.
+    @Test func aServerThatGivesUpItsNameOnItsWayOutIsLoggedAsGoneAwayNeverAsATakeover() async throws {
+        let world = try await TestWorld.start(.sessionBus)
+        defer { world.stop() }
+        let (_, server) = try await world.startStandInServer(delay: 0, name: "going", arguments: ["--linger=2"])
+        try replaceFile(world.household, try farAwayHousehold())
+        try await world.startDaemon()
+        _ = try await poll("the daemon to learn the server", timeout: 10) { () -> Bool? in
+            try await world.status().notificationServer.present ? true : nil
+        }
+        server.send(SIGTERM)
+        let said: String
+        do {
+            said = try await poll("the daemon to say the server went away", timeout: 10) { () -> String? in
+                let log = world.daemonStderr
+                return log.contains(
+                    "The notification server went away: it gave up the name, and no other server took it") ? log : nil
+            }
+        } catch {
+            throw HarnessError("\(error); daysomed said: \(world.daemonStderr)")
+        }
+        #expect(!said.contains("takeover") && !said.contains("took the name over"), "\(said)")
+        #expect(await server.exit(within: 5), "the stand-in did not exit")
+    }
 }

@@ -23,6 +23,19 @@ private let scratch: String = {
         #expect(result.steps == scenario.steps.count)
     }
 
+    /// `--help` says what `--embedded` plays: every scenario, the systemd backend's and full
+    /// disks' among them (the corpus's traces of both play above), none skipped.
+    @Test func theHelpSaysEveryScenarioPlaysEmbeddedAsItDoes() throws {
+        let help = SimulateCommand.usage
+        #expect(help.contains("every scenario plays: the systemd backend's on a fake user manager, full"), "\(help)")
+        #expect(!help.contains("skipped") && !help.contains("not played"), "\(help)")
+        let systemdAndFullDisks = try corpusScenario(
+            "edits-neither-disk-could-keep-then-a-kill-and-a-broken-file.trace")
+        #expect(systemdAndFullDisks.backend == .systemd)
+        #expect(systemdAndFullDisks.steps.contains { if case .diskFull(true) = $0 { true } else { false } })
+        #expect(EmbeddedRun.plays(systemdAndFullDisks))
+    }
+
     /// How long a failing seed is shrunk here before its trace is reported as it stands: no new
     /// trial starts after it (the one under way, and one last run to cut the trace at its failing
     /// step, still finish).

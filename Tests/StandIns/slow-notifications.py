@@ -16,9 +16,12 @@ Options after LOG: --allow-replacement lets a later server take the name over fr
 keeps running, and its cards stay, closable by its unique name); --replace takes the name over
 from a server that allows it. Two of them make a takeover, as a second server started with
 replacement while the first still runs. --name=NAME is the name GetServerInformation gives (the
-daemon follows a server's Do Not Disturb by that name: "Phosh Notify Daemon").
+daemon follows a server's Do Not Disturb by that name: "Phosh Notify Daemon"). --linger=SECONDS
+makes it exit on SIGTERM as dunst does: it gives up the name first, and its connection closes
+SECONDS later, when it exits (a server that went away, its name owned by no one meanwhile).
 """
 
+import signal
 import sys
 
 import dbus
@@ -89,7 +92,15 @@ def main():
         INTERFACE, bus, do_not_queue=True, allow_replacement="--allow-replacement" in options,
         replace_existing="--replace" in options)
     print("ready", flush=True)
-    GLib.MainLoop().run()
+    loop = GLib.MainLoop()
+    lingers = [float(option[len("--linger="):]) for option in options if option.startswith("--linger=")]
+    if lingers:
+        def going_away():
+            bus.release_name(INTERFACE)
+            GLib.timeout_add(int(lingers[-1] * 1000), loop.quit)
+            return GLib.SOURCE_REMOVE
+        GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGTERM, going_away)
+    loop.run()
     del server
 
 

@@ -271,7 +271,8 @@ struct CrashAndPowerCutTests {
         #expect(calls.count <= 1, "\(calls)")
         #expect(delivered.count <= 1, "\(history)")
         // An orphaned call's answer died with the daemon: nothing says a server took it, so history
-        // never claims it delivered (it says `expired` when its card's time is over).
+        // never claims it delivered (the restart writes it `dropped`; a server that still held the
+        // Notify may show it after that line).
         let unknown = orphaned ? 1 : 0
         #expect(
             delivered.count + dropped.count + unknown >= 1, "history says nothing of \(rfc3339(minute)): \(history)")

@@ -67,24 +67,30 @@ public struct HouseholdFileError: Error, Sendable, Equatable, CustomStringConver
         }
     }
 
-    /// The reason alone, one sentence.
+    /// The reason alone, one sentence, without the field: `field` names it, and the line that
+    /// shows both names it once (`description`, status's `error:` lines).
     public var message: String {
         switch self.reason {
         case .unreadable(let why): return "cannot be read (\(why))"
         case .tooLarge(let bytes, let limit): return "is \(bytes) bytes, over the \(limit)-byte limit"
         case .notJSON(let why): return "is not valid JSON: \(why)"
         case .notAnObject: return "is not a JSON object at the top level"
-        case .badVersion: return "field 'version' must be 1"
-        case .badItems(let why): return "field 'items' \(why)"
-        case .unknownTimeZone(let name): return "field 'timeZone': unknown time zone \(quoted(name))"
+        case .badVersion: return "must be 1"
+        case .badItems(let why): return why
+        case .unknownTimeZone(let name): return "unknown time zone \(quoted(name))"
         case .zoneVariant(let name, let variant, let plain):
-            return "field 'timeZone': \(quoted(name)) \(variant.what); use \(quoted(plain))"
+            return "\(quoted(name)) \(variant.what); use \(quoted(plain))"
         case .noValidItems(let count): return "none of its \(count) items is valid"
         }
     }
 
-    /// One line naming the file and the reason.
-    public var description: String { "\(self.file): \(self.message)" }
+    /// The reason after its field, each once: `field 'version': must be 1`, or the reason alone.
+    public var fieldAndMessage: String {
+        self.field.map { "field '\($0)': \(self.message)" } ?? self.message
+    }
+
+    /// One line naming the file, the field and the reason, each once, as `HouseholdProblem` does.
+    public var description: String { "\(self.file): \(self.fieldAndMessage)" }
 }
 
 /// A value from the file, quoted for an error line: short, control characters escaped.
@@ -103,10 +109,8 @@ func quoted(_ text: String, limit: Int = 40) -> String {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         default:
-            if scalar.value < 0x20 || scalar.value == 0x7F || (0x202A...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value)
-            {
-                out += "\\u{\(String(scalar.value, radix: 16))}"
+            if TerminalText.actsOn(scalar) {
+                out += TerminalText.escape(scalar)
             } else {
                 out.unicodeScalars.append(scalar)
             }

@@ -1,4 +1,6 @@
-// Strict RFC 8259 parsing of UTF-8 bytes into a JSONValue, with typed errors that say where.
+// Strict RFC 8259 parsing of UTF-8 bytes into a JSONValue, with typed errors that say where. A
+// `\u` escape of a surrogate without its pair, which RFC 8259 allows and no Swift string holds,
+// becomes U+FFFD.
 // Containers are tracked on an explicit stack, so input depth never becomes call depth.
 
 /// Why and where parsing failed.
@@ -10,8 +12,6 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
         case unexpectedCharacter(UInt8)
         case invalidNumber
         case invalidEscape
-        /// A `\u` escape that names a lone or mismatched surrogate.
-        case invalidUnicodeScalar
         case controlCharacterInString
         case tooDeep(limit: Int)
         case trailingContent
@@ -47,7 +47,6 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
             what = "unexpected character 0x\(byte < 0x10 ? "0" : "")\(String(byte, radix: 16))"
         case .invalidNumber: what = "invalid number"
         case .invalidEscape: what = "invalid escape sequence"
-        case .invalidUnicodeScalar: what = "invalid Unicode scalar (unpaired surrogate)"
         case .controlCharacterInString: what = "unescaped control character in string"
         case .tooDeep(let limit): what = "nesting deeper than \(limit) levels"
         case .trailingContent: what = "unexpected content after the JSON value"
@@ -213,24 +212,41 @@ private struct JSONByteParser {
         case UInt8(ascii: "t"): utf8.append(0x09)
         case UInt8(ascii: "u"):
             var scalar = try readHex4(escapeStart: escapeStart)
-            if scalar >= 0xD800 && scalar <= 0xDBFF {
-                guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
-                guard bytes[index] == UInt8(ascii: "\\") else { throw error(.invalidUnicodeScalar, at: escapeStart) }
-                guard index + 1 < bytes.count else { throw error(.unexpectedEnd, at: index + 1) }
-                guard bytes[index + 1] == UInt8(ascii: "u") else {
-                    throw error(.invalidUnicodeScalar, at: escapeStart)
-                }
-                let lowStart = index
-                index += 2
-                let low = try readHex4(escapeStart: lowStart)
-                guard low >= 0xDC00 && low <= 0xDFFF else { throw error(.invalidUnicodeScalar, at: escapeStart) }
+            // A high surrogate joins the low one escaped right after it. One without its pair (a
+            // lone or mismatched surrogate: no Swift string can hold it) stands as U+FFFD, as
+            // other text that cannot be carried does: one scalar never refuses the whole file.
+            // What follows a lone high surrogate is read as it comes, another escape included.
+            if scalar >= 0xD800 && scalar <= 0xDBFF, let low = lowSurrogate(at: index) {
+                index += 6
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             }
-            // Only a lone low surrogate can still fail here.
-            guard let valid = Unicode.Scalar(scalar) else { throw error(.invalidUnicodeScalar, at: escapeStart) }
-            utf8.append(contentsOf: valid.utf8)
+            utf8.append(contentsOf: (Unicode.Scalar(scalar) ?? Self.replacement).utf8)
         default:
             throw error(.invalidEscape, at: escapeStart)
+        }
+    }
+
+    /// What a surrogate without its pair becomes.
+    private static let replacement: Unicode.Scalar = "\u{FFFD}"
+
+    /// The low surrogate escaped as `\uDC00`…`\uDFFF` at `offset`, or nil for anything else.
+    private func lowSurrogate(at offset: Int) -> UInt32? {
+        guard offset + 6 <= bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
+        else { return nil }
+        var value: UInt32 = 0
+        for byte in bytes[(offset + 2)..<(offset + 6)] {
+            guard let digit = Self.hexValue(byte) else { return nil }
+            value = value << 4 | UInt32(digit)
+        }
+        return (0xDC00...0xDFFF).contains(value) ? value : nil
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 
@@ -238,14 +254,7 @@ private struct JSONByteParser {
         var result: UInt32 = 0
         for _ in 0..<4 {
             guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw error(.invalidEscape, at: escapeStart)
-            }
+            guard let digit = Self.hexValue(bytes[index]) else { throw error(.invalidEscape, at: escapeStart) }
             result = result << 4 | UInt32(digit)
             index += 1
         }

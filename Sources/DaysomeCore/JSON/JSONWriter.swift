@@ -142,6 +142,13 @@ private struct JSONByteWriter {
                     append("\\u00")
                     output.append(Self.hexDigit(byte >> 4))
                     output.append(Self.hexDigit(byte & 0x0F))
+                // The C1 controls (C2 80…C2 9F) are legal in JSON, but a terminal may act on them
+                // (U+009B is a CSI): escaped, JSON printed to a terminal stays inert.
+                case 0xC2 where index < utf8.count && (0x80...0x9F).contains(utf8[index]):
+                    append("\\u00")
+                    output.append(Self.hexDigit(utf8[index] >> 4))
+                    output.append(Self.hexDigit(utf8[index] & 0x0F))
+                    index += 1
                 // U+2028 and U+2029 (E2 80 A8/A9) are legal in JSON but end lines in JavaScript source.
                 case 0xE2 where index + 1 < utf8.count && utf8[index] == 0x80 && (utf8[index + 1] & 0xFE) == 0xA8:
                     append(utf8[index + 1] == 0xA8 ? "\\u2028" : "\\u2029")

@@ -45,6 +45,9 @@ public struct DaemonMachine: Sendable {
     /// Server instances another took the name over from while they still ran: their cards stay on
     /// their screens and their ids are closed there, until they leave the bus.
     var takenOver: Set<String> = []
+    /// Of those, the ones that let the name go with no other server taking it (a dunst that
+    /// exits gives up its name before its connection closes): each went away, no takeover.
+    var wentAway: Set<String> = []
 
     /// Creates a machine from what the state directory remembered.
     public init(config: MachineConfig, persisted: PersistedState, now: Instant) {
@@ -87,7 +90,10 @@ public struct DaemonMachine: Sendable {
     public var notLaidReason: String? {
         guard self.persisted.lay == nil else { return nil }
         guard let household = self.household else {
-            return self.householdError.map { "the household file \($0.message), and no earlier household is kept" }
+            return self.householdError.map { error in
+                let what = error.field == nil ? "the household file " : "the household file's "
+                return what + error.fieldAndMessage + ", and no earlier household is kept"
+            }
                 ?? "no household has been read yet"
         }
         if !household.load.household.settings.notifyInOtherApps {
@@ -312,9 +318,9 @@ public struct DaemonMachine: Sendable {
         case .serverIdentified(let identity):
             actions += self.identifyServer(identity, now: now)
         case .serverOwnerChanged(let previous?, true?, let answering):
-            // The one before still runs: a takeover, not a restart. Its cards stay, and are
-            // closed there.
-            actions += self.serverTakenOver(previous, now: now)
+            // The one before still runs: a takeover (or, where no server answers now, it let the
+            // name go on its way out), not a restart. Its cards stay, and are closed there.
+            actions += self.serverTakenOver(previous, answering: answering, now: now)
             actions += self.identifyServer(answering, now: now)
         case .serverOwnerChanged(_, _, let answering):
             // Gone, or nobody could tell: ids restart with the server, none of ours can be closed

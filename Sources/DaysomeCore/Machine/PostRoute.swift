@@ -13,7 +13,8 @@ public enum PostRoute: Equatable, Sendable {
     /// Ask it first (a probe, 10 s a call at most), then send, whatever it said.
     case askWhoTheServerIs
     /// No server owns the name. The post may have the bus start one, but only a session with a
-    /// display can run one: ask the user manager's environment first (`afterAsking`).
+    /// display can run one: ask the user manager's environment first, the daemon's own where no
+    /// manager answers (`afterAsking`).
     case askWhetherTheSessionHasADisplay
     /// Wait for a server: the post fails as `serverUnavailable`, and the machine posts it again
     /// when a server takes the name, or drops it when rule 2's window closes. `reason` is what
@@ -23,10 +24,23 @@ public enum PostRoute: Equatable, Sendable {
     /// Said of a card posted again because its server left with it.
     public static let desktopsOwnReason =
         "the notification server went away with the call's card: waiting for the desktop's own to come back"
-    /// Said where no server runs and nothing could show one.
-    public static let noDisplayReason =
-        "no notification server on the session bus, and the session has no display to start one on "
-        + "(no DISPLAY or WAYLAND_DISPLAY in the user manager's environment): waiting for a server"
+    /// Who said whether the session has a display: the user manager, whose environment a server
+    /// the bus starts gets, or, where no manager answered, the daemon's own environment.
+    public enum DisplayWitness: Equatable, Sendable {
+        case userManager
+        case daemonsOwnEnvironment
+    }
+
+    /// Said where no server runs and nothing could show one, naming the environment that was read.
+    public static func noDisplayReason(_ witness: DisplayWitness) -> String {
+        let whose =
+            switch witness {
+            case .userManager: "in the user manager's environment"
+            case .daemonsOwnEnvironment: "in the daemon's own environment; no user manager answered"
+            }
+        return "no notification server on the session bus, and the session has no display to start one on "
+            + "(no DISPLAY or WAYLAND_DISPLAY \(whose)): waiting for a server"
+    }
 
     /// The route of a post as it is handed over. A card posted again because its server went
     /// away (`DaemonMachine.mayStartAServer` false) never has the bus start one: the desktop starts
@@ -39,13 +53,14 @@ public enum PostRoute: Equatable, Sendable {
         return mayStartServer ? .askWhetherTheSessionHasADisplay : .wait(reason: Self.desktopsOwnReason)
     }
 
-    /// The route once the user manager said whether the session has a display. A server that
-    /// took the name while the question was out (the bus came back) takes the post either way,
-    /// once it has said who it is.
+    /// The route once `witness` said whether the session has a display. A server that took the
+    /// name while the question was out (the bus came back) takes the post either way, once it has
+    /// said who it is.
     public static func afterAsking(
-        sessionHasDisplay: Bool, serverOwnsTheName: Bool, serverHasSaidWhoItIs: Bool
+        sessionHasDisplay: Bool, saidBy witness: DisplayWitness, serverOwnsTheName: Bool,
+        serverHasSaidWhoItIs: Bool
     ) -> PostRoute {
         if serverOwnsTheName { return serverHasSaidWhoItIs ? .send : .askWhoTheServerIs }
-        return sessionHasDisplay ? .send : .wait(reason: Self.noDisplayReason)
+        return sessionHasDisplay ? .send : .wait(reason: Self.noDisplayReason(witness))
     }
 }

@@ -78,6 +78,9 @@ public final class FakeNotificationServer {
     /// (dbus-daemon's reply timeout): the daemon then cannot know whether the card shows, and the
     /// server may still put it up when it wakes, with an id no daemon learns.
     public var busTimesOut = false
+    /// Whether a user manager answers for the session's environment; where none does, the daemon
+    /// reads its own.
+    public var userManagerAnswers = true
     /// Its Do Not Disturb switch.
     public private(set) var doNotDisturb: ServerDoNotDisturb = .off
     /// Requests it has not handled yet, while hung: each handles itself, or is told its caller
@@ -628,7 +631,7 @@ extension FakeNotificationServer {
         }
 
         func sessionEnvironment(completion: @escaping (Result<[String], BusError>) -> Void) {
-            guard !self.dropped else { return completion(.failure(Self.notConnected)) }
+            guard !self.dropped, self.server.userManagerAnswers else { return completion(.failure(Self.notConnected)) }
             // A session with no display: nothing the bus could start a server on.
             self.reply(completion, .success(["HOME=/home/her", "LANG=C.UTF-8"]))
         }
