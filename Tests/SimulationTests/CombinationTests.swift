@@ -29,6 +29,16 @@ import Testing
         #expect(!world.disk.history.contains { $0.event == .withdrawn })
     }
 
+    /// Issue 43's kill variant: lunch fell due while she was locked, after a return and a lock
+    /// no daemon read; the start inside grace calls it, and her unlock takes it away. The real
+    /// daemon's run of it is EmbeddedRunTests'.
+    @Test func aReturnThenALockWhileTheDaemonWasStoppedCallsLunchDueWhileLocked() throws {
+        let name = "a-return-then-a-lock-while-the-daemon-was-stopped-calls-lunch-due-while-locked.trace"
+        let world = try play(name)
+        #expect(world.server.madeCounts.filter { $0.key.at == self.lunch }.values.reduce(0, +) == 1)
+        #expect(world.disk.history.contains { $0.event == .withdrawn && $0.at == self.lunch })
+    }
+
     @Test func anUnlockWhileTheDaemonWasStoppedLetsNoCallOverTheDay() throws {
         let world = try play("an-unlock-while-the-daemon-was-stopped.trace")
         #expect(world.server.madeCounts.isEmpty)

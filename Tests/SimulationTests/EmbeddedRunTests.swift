@@ -79,6 +79,15 @@ private let scratch: String = {
 
     /// The embedded run's oracle sees a card over the day: a server that hangs before her return
     /// keeps the card up, and once it wakes the close goes through (not a violation while hung).
+    /// Issue 43's kill variant on the real daemon: lunch, due while she was locked after a return
+    /// and a lock no daemon read, is called by the start inside grace (it was neither posted nor named).
+    @Test func aReturnThenALockWhileTheDaemonWasStoppedCallsLunchOnTheRealDaemon() throws {
+        let name = "a-return-then-a-lock-while-the-daemon-was-stopped-calls-lunch-due-while-locked.trace"
+        let result = try EmbeddedRun.run(try corpusScenario(name), root: "\(scratch)-kill-variant")
+        #expect(result.violation == nil, "\(result.violation.map(String.init(describing:)) ?? "")")
+        #expect(result.posts == 1, "lunch neither posted nor named")
+    }
+
     @Test func aCardAServerHeldWhileItHungIsTakenDownOnceItWakes() throws {
         let scenario = try SimScenario(
             text: """
