@@ -23,6 +23,9 @@ final class ControlSocket {
     static let deadline: UInt64 = 2_000_000
     /// How long the listener rests at the descriptor limit when no client closes, in microseconds.
     static let backstop: UInt64 = 500_000
+    /// Clients served at once: each answers in microseconds, so 64 is far more than `daysomectl`
+    /// ever needs, and a flood holds at most 64 descriptors (the limit is 1,024 by default).
+    static let clientCap = 64
     /// How long the limit must not be met again before the status stops saying it, in microseconds.
     static let settle: UInt64 = 2_000_000
 
@@ -100,9 +103,16 @@ final class ControlSocket {
         unlink(self.path)
     }
 
-    /// Accepts every waiting client and gives each its own IO source and deadline.
+    /// Accepts every waiting client and gives each its own IO source and deadline, up to
+    /// `clientCap` at once: a flood must never take the descriptors the daemon needs to read her
+    /// return and write its state (systemd's sockets cap their connections the same way).
     private func acceptAll() {
         while true {
+            guard self.clients.count < Self.clientCap else {
+                // The rest wait in the listen backlog until a client is answered or times out.
+                try? self.source?.setEnabled(.off)
+                return
+            }
             // accept4 is a GNU extension the Glibc module does not export.
             let client = accept(self.fd, nil, nil)
             guard client >= 0 else {
@@ -172,7 +182,7 @@ final class ControlSocket {
     private func finish(_ client: Int32) {
         guard let closed = self.clients.removeValue(forKey: client) else { return }
         closed.close()
-        if self.atDescriptorLimit { self.listenAgain() }
+        if self.atDescriptorLimit || self.clients.count == Self.clientCap - 1 { self.listenAgain() }
     }
 
     /// At the limit: the listener rests until a client closes or the backstop fires, and the

@@ -144,6 +144,47 @@ struct TabletEdgeFaultTests {
     }
 }
 
+extension TabletEdgeFaultTests {
+    /// A flood of slow clients never takes the descriptors the daemon needs to read her return
+    /// (rule 1): the control socket serves 64 at once, and the rest wait in its backlog. The limit
+    /// is what the daemon holds plus 100, so without the cap the flood took every descriptor and
+    /// the display file could not be read (EMFILE: the daemon kept "away", the calls over the day).
+    @Test func herReturnDuringAFloodOfSlowClientsIsReadAtOnce() async throws {
+        let world = try await TestWorld.start([])
+        defer { world.stop() }
+        try replaceFile(world.household, try farAwayHousehold())
+        try await world.signal("away")
+        try await world.startDaemon(notifier: "log")
+        let pid = try #require(world.daemon?.pid)
+        let limit = openDescriptors(pid) + 100
+        let prlimit = try findExecutable("prlimit", package: "util-linux")
+        let lowered = try await world.run(prlimit, ["--pid", String(pid), "--nofile=\(limit):\(limit)"])
+        #expect(lowered.status == 0, "\(lowered)")
+        #expect(try await world.pending().starts.isEmpty == false, "nothing laid before the flood")
+
+        let flood = SlowClients(path: world.runtimeDirectory + "/control")
+        defer { flood.closeAll() }
+        let start = monotonicSeconds()
+        while monotonicSeconds() - start < 1 {
+            flood.refill()
+            await pause(0.02)
+        }
+        let held = openDescriptors(pid)
+        try await world.signal("foreground")
+        let returned = monotonicSeconds()
+        let seen = try? await poll("her return to be read during the flood", timeout: 3, interval: 0.02) {
+            flood.refill()
+            let status = try await world.status()
+            return status.display?.rawValue == "foreground" && status.daemon?.pending == 0 ? true : nil
+        }
+        print(
+            "[TabletEdgeFaultTests] \(flood.connected) slow clients, \(held) of \(limit) descriptors held: her return "
+                + (seen == nil ? "never read" : "read \(Int((monotonicSeconds() - returned) * 1_000)) ms later"))
+        #expect(seen == true, "her return was not read during the flood: \(world.daemonStderr.suffix(600))")
+        #expect(held < limit - 8, "the flood took the daemon's descriptors: \(held) of \(limit)")
+    }
+}
+
 /// Clients of the daemon's control socket that connect and send nothing, kept until closed.
 final class SlowClients {
     let path: String

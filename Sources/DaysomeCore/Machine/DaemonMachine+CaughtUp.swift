@@ -18,12 +18,15 @@ struct OwedStart: Sendable, Equatable {
 }
 
 extension DaemonMachine {
-    /// The display file's last write the daemon read, when it came after `start`'s minute: the
-    /// file changed while nothing called the start, so she may have seen the day at its minute.
-    /// A write stamped later than `now` tells nothing: the clock was set back since (a tablet
-    /// without a battery clock), and taking it at its word would silence every start until then.
+    /// Her return the daemon read last (a `foreground` write, or a write no daemon read replayed
+    /// as a return at a restart), when it came after `start`'s minute: she was back at the day
+    /// before anything called the start, so she may have seen it at its minute. An `away` the app
+    /// writes again while she is away says nothing of the sort (a launcher's `--if-pid`, a late
+    /// manager timer without exact alarms), and never counts. A write stamped later than `now`
+    /// tells nothing: the clock was set back since (a tablet without a battery clock), and taking
+    /// it at its word would silence every start until then.
     func displayWrittenAfter(_ start: Start, now: Instant) -> Instant? {
-        guard let written = self.persisted.displaySeenAt, written.seconds > start.at.seconds, written <= now else {
+        guard let written = self.returnSeenAt, written.seconds > start.at.seconds, written <= now else {
             return nil
         }
         return written
@@ -53,8 +56,23 @@ extension DaemonMachine {
         self.owed = []
         guard !owed.isEmpty else { return [] }
         if self.display == .away, let lay = self.persisted.lay {
-            // Under the lay in force now: the one that held them was cleared by the return.
-            return self.handleDue(owed.map(\.start), now: now, lay: lay.number)
+            // In the family's words as they are now (an edit read in the same burst), under the
+            // lay in force now: the one that held them was cleared by the return.
+            var actions: [MachineAction] = []
+            var planned: [Start] = []
+            for held in owed {
+                if let start = self.plannedNow(held.start) {
+                    planned.append(start)
+                } else {
+                    actions.append(
+                        .record(
+                            HistoryRecord(
+                                time: now, event: .dropped, lay: held.lay, at: held.start.at,
+                                itemIds: held.start.itemIds,
+                                reason: "the household in force no longer plans this start")))
+                }
+            }
+            return actions + self.handleDue(planned, now: now, lay: lay.number) + [.persist]
         }
         let reason =
             self.display == .away

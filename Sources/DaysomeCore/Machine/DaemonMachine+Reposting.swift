@@ -259,9 +259,19 @@ extension DaemonMachine {
     /// The start the household in force plans for `call`: its minute and its items, in the
     /// family's words as they are now; nil where an edit took it away.
     func plannedNow(_ call: DeliveredCall) -> Start? {
+        self.plannedNow(at: call.key.at, itemIds: call.itemIds)
+    }
+
+    /// `start` as the household in force plans it now (its words as they are now), or nil where
+    /// it no longer does.
+    func plannedNow(_ start: Start) -> Start? {
+        self.plannedNow(at: start.at, itemIds: start.itemIds)
+    }
+
+    private func plannedNow(at: Instant, itemIds: [String]) -> Start? {
         self.household.flatMap { household in
-            Planner.plan(household.load.household, after: call.key.at.adding(seconds: -1), through: call.key.at)
-                .starts.first { $0.at == call.key.at && $0.itemIds == call.itemIds }
+            Planner.plan(household.load.household, after: at.adding(seconds: -1), through: at)
+                .starts.first { $0.at == at && $0.itemIds == itemIds }
         }
     }
 

@@ -141,6 +141,7 @@ extension DaemonMachine {
             // start-up: the starts the return held are judged after the away, inside it.
             self.callsBeforeRestartUnproven = !stateProven
             defer { self.callsBeforeRestartUnproven = false }
+            self.returnSeenAt = written
             let returned = self.started(display: .foreground, household: household, lastGood: lastGood, now: now)
             actions =
                 replayed + MachineAction.unpublished(returned) + self.handle(.display(display), now: now)
@@ -172,6 +173,9 @@ extension DaemonMachine {
     /// step has one: one fsync per flip, not two.
     public mutating func displayRead(_ said: DisplayState, writtenAt: Instant?, now: Instant) -> [MachineAction] {
         let before = self.screenLock.file
+        if said == .foreground, let writtenAt {
+            self.returnSeenAt = writtenAt
+        }
         let display = self.screenLock.fileSays(said)
         let noted = self.displayWritten(at: writtenAt)
         var actions = self.handle(.display(display), now: now)

@@ -42,6 +42,9 @@ public struct DaemonMachine: Sendable {
     var callsBeforeRestartUnproven = false
     /// Starts that fell due before a return was read, held until the loop caught up (`.caughtUp`).
     var owed: [OwedStart] = []
+    /// When she was last seen back at the day: the last `foreground` write read, or a write no
+    /// daemon read that a restart replays as a return (DaemonMachine+CaughtUp.swift).
+    var returnSeenAt: Instant?
     /// Server instances another took the name over from while they still ran: their cards stay on
     /// their screens and their ids are closed there, until they leave the bus.
     var takenOver: Set<String> = []
