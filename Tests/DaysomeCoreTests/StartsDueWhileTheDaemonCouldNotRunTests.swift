@@ -118,16 +118,24 @@ struct StartsDueWhileTheDaemonCouldNotRunTests {
         #expect(posted == ["Soup"], "the old words went out")
     }
 
+    /// The daemon laid at 11:50, killed at 11:51, and started at 12:02 with the file saying
+    /// `foreground` since `written`, a locker saying locked where `locked`.
+    func restarted(
+        written: Instant, locked: Bool, stateProven: Bool = true
+    ) -> (machine: DaemonMachine, actions: [MachineAction], now: Instant) {
+        let now = self.lunch.adding(seconds: 120)
+        var machine = DaemonMachine(config: MachineConfig(), persisted: self.laidAtTen().persisted, now: now)
+        if locked { _ = machine.lockSaid(.gnomeScreenSaver, true, at: self.lockedAt) }
+        let actions = machine.startAfterRestart(
+            file: .foreground, fileWrittenAt: written, household: .success(self.household), lastGood: nil,
+            stateProven: stateProven, now: now)
+        return (machine, actions, now)
+    }
+
     @Test("The issue's kill variant: foreground written, locked, lunch due, restarted while locked: lunch is called")
     func aRestartWhileLockedCallsTheStartThatFellDueWhileLocked() {
-        let before = self.laidAtTen()
-        // Killed at 11:51; "foreground" at 11:59:59, locked at 12:00; started at 12:02, still locked.
-        let now = self.lunch.adding(seconds: 120)
-        var machine = DaemonMachine(config: MachineConfig(), persisted: before.persisted, now: now)
-        _ = machine.lockSaid(.gnomeScreenSaver, true, at: self.lockedAt)
-        var actions = machine.startAfterRestart(
-            file: .foreground, fileWrittenAt: self.lunch.adding(seconds: -1), household: .success(self.household),
-            lastGood: nil, stateProven: true, now: now)
+        // "foreground" at 11:59:59, locked at 12:00, still locked at the start.
+        var (machine, actions, now) = self.restarted(written: self.lunch.adding(seconds: -1), locked: true)
         #expect(self.posted(actions) == [self.lunch], "neither posted nor named before the fix")
         // Her unlock: the file decides again, and the call is taken away.
         actions = machine.lockSaid(.gnomeScreenSaver, false, at: self.lockedAt + 180_000_000)
@@ -139,34 +147,27 @@ struct StartsDueWhileTheDaemonCouldNotRunTests {
 
     @Test("Away for the whole minute and back before the daemon started: the start is named in history")
     func aStartDueWhileNoDaemonRanAndSheWasBackIsNamedInHistory() {
-        let before = self.laidAtTen()
-        let now = self.lunch.adding(seconds: 120)
-        var machine = DaemonMachine(config: MachineConfig(), persisted: before.persisted, now: now)
-        let actions = machine.startAfterRestart(
-            file: .foreground, fileWrittenAt: self.lunch.adding(seconds: 90), household: .success(self.household),
-            lastGood: nil, stateProven: true, now: now)
+        let actions = self.restarted(written: self.lunch.adding(seconds: 90), locked: false).actions
         #expect(self.posted(actions).isEmpty)
         #expect(self.dropped(actions).map(\.at) == [self.lunch])
     }
 
     @Test("Unproven state at a restart: the start the replayed return held is not called (never twice)")
     func aStartHeldAtAnUnprovenRestartIsNeverCalled() {
-        let before = self.laidAtTen()
-        let now = self.lunch.adding(seconds: 120)
-        var machine = DaemonMachine(config: MachineConfig(), persisted: before.persisted, now: now)
-        _ = machine.lockSaid(.gnomeScreenSaver, true, at: self.lockedAt)
-        let actions = machine.startAfterRestart(
-            file: .foreground, fileWrittenAt: self.lunch.adding(seconds: -1), household: .success(self.household),
-            lastGood: nil, stateProven: false, now: now)
+        let actions = self.restarted(written: self.lunch.adding(seconds: -1), locked: true, stateProven: false).actions
         #expect(self.posted(actions).isEmpty)
         #expect(self.dropped(actions).first?.reason?.contains("never twice") == true)
     }
 
-    @Test("A display write stamped after now (the clock was set back since) never silences a start")
-    func aDisplayWriteFromBeforeAClockStepBackSilencesNothing() {
+    @Test("A return stamped after now (the clock was set back since) never silences a start")
+    func aReturnFromBeforeAClockStepBackSilencesNothing() {
         var machine = self.laidAtTen()
-        // The file says away, written "at 18:00" before the clock was set back to 11:50.
-        _ = machine.displayRead(.away, writtenAt: instant("2026-06-01T18:00:00Z"), now: self.leftAt)
+        // Her return written "at 18:00" before the clock was set back to 11:50, then a lock: the
+        // week is laid again from 11:50, and lunch at 12:00 is called, though it is before 18:00.
+        _ = machine.displayRead(.foreground, writtenAt: instant("2026-06-01T18:00:00Z"), now: self.leftAt)
+        _ = machine.lockSaid(.gnomeScreenSaver, true, at: self.lockedAt)
+        _ = machine.displayRead(.foreground, writtenAt: instant("2026-06-01T18:00:00Z"), now: self.leftAt)
+        #expect(machine.display == .away)
         #expect(self.posted(machine.handle(.timer, now: self.lunch)) == [self.lunch])
     }
 }
