@@ -60,6 +60,9 @@ final class Manager {
     /// Runs once the loop has nothing else to dispatch: every event that queued while it could
     /// not run has been read, and the starts held meanwhile are judged (`.caughtUp`).
     var caughtUp: (any LoopSource)?
+    /// The deferred write of `queue.json` and `status.json`, and whether one is owed.
+    var publication: (any LoopSource)?
+    var publicationWanted = false
     /// With `--backend systemd`: the manager that holds the starts.
     var systemd: SystemdBackend?
     var control: ControlSocket?
@@ -254,6 +257,7 @@ final class Manager {
         self.watchLock()
         let display = self.decideStart()
         self.decided = true
+        self.publishNow()
         let line = self.statusLine()
         self.toldStatus = line
         self.peers.serviceManager("READY=1\nSTATUS=\(line)")
@@ -480,13 +484,28 @@ final class Manager {
         if self.writes.takeChanged() { self.publish() }
     }
 
+    /// Publishes the queue and the status once the loop has dispatched what is ready: a burst of
+    /// events (a flip storm, a queue of inotify events after a stall) writes each file once.
     func publish() {
+        self.publicationWanted = true
+        if let source = self.publication {
+            try? source.setEnabled(.oneshot)
+        } else {
+            self.publishNow()
+        }
+    }
+
+    /// Writes what a `publish()` asked for, now: before READY and before a control request is
+    /// answered, so that a reader who waited for either finds the files current.
+    func publishNow() {
+        guard self.publicationWanted else { return }
+        self.publicationWanted = false
+        try? self.publication?.setEnabled(.off)
         _ = self.writes.takeChanged()
         // Why calls wait for a server is told until the last of them was posted or dropped.
         if !self.machine.awaitsAServer { self.notifier?.noCallWaits() }
         do {
-            try self.publisher.publish(
-                queue: self.publisher.queue(self.machine, backend: self.options.backend), status: self.statusSnapshot())
+            try self.publisher.publish(self.machine, backend: self.options.backend, status: self.statusSnapshot)
         } catch {
             self.logger.log(.error, "\(error), ignoring")
         }
@@ -506,7 +525,7 @@ final class Manager {
         } else {
             parts.append("nothing laid" + (self.machine.notLaidReason.map { ": \($0)" } ?? ""))
         }
-        if let next = self.machine.laidStarts.first {
+        if let next = self.machine.nextLaid {
             parts.append("next start \(next.at.rfc3339) \(next.title)".replacingNewlines())
         }
         if let error = self.writes.errors.first { parts.append("state not saved: \(error.error)".replacingNewlines()) }

@@ -35,12 +35,16 @@ extension Manager {
     /// Answers one control request line: `fire <lay>` from a systemd timer's service, `try` from a
     /// carer, `ping` from a test timing the loop.
     func control(_ line: String) -> String {
+        let answer: String
         switch ControlRequest(line: line) {
-        case .tryCall: return self.tryCall()
-        case .ping: return "pong"
-        case .fire(let lay): return self.fire(lay).line
-        case nil: return FireReply.unknownRequest.line
+        case .tryCall: answer = self.tryCall()
+        case .ping: answer = "pong"
+        case .fire(let lay): answer = self.fire(lay).line
+        case nil: answer = FireReply.unknownRequest.line
         }
+        // An answer means the files say so too (a test's `ping` waits for the loop to catch up).
+        self.publishNow()
+        return answer
     }
 
     /// A fire of lay N from the systemd manager: the machine delivers what is due and says what happened.

@@ -15,7 +15,7 @@ extension Manager {
         let server = self.notifier?.server ?? ServerInfo(name: nil, present: false, capabilities: [])
         let daemon = StatusSnapshot.Daemon(
             notifier: self.options.notifier.rawValue, notLaidReason: machine.notLaidReason,
-            pending: machine.laidStarts.count, delivered: machine.persisted.delivered.count,
+            pending: machine.laidCount, delivered: machine.persisted.delivered.count,
             grace: Int(self.options.grace), displayStatePath: paths.displayState,
             runtimeDirectory: paths.runtimeDirectory, stateDirectory: paths.stateDirectory,
             chime: StatusSnapshot.Chime(
@@ -33,7 +33,7 @@ extension Manager {
                 lastRefusal: self.lastRefusal, respectDoNotDisturb: self.respectsDoNotDisturb),
             canDeliver: machine.canDeliver(serverPresent: server.present),
             laidUntil: machine.currentLay?.laidUntil,
-            nextStart: machine.laidStarts.first.map { StatusSnapshot.NextStart(at: $0.at, title: $0.title) },
+            nextStart: machine.nextLaid.map { StatusSnapshot.NextStart(at: $0.at, title: $0.title) },
             household: self.householdStatus(), daemon: daemon)
     }
 

@@ -9,6 +9,8 @@ import SystemdKit
 extension Manager {
     /// sd-event's SD_EVENT_PRIORITY_IDLE: dispatched only when nothing else is ready.
     static let idlePriority: Int64 = 100
+    /// The deferred publication: after every ordinary source, before the idle one.
+    static let publishPriority: Int64 = 50
 
     func watch() throws {
         let paths = self.options.paths
@@ -40,6 +42,13 @@ extension Manager {
             self?.householdChanged()
         }
         try self.reloadHousehold?.setEnabled(.off)
+        self.publication = try self.loop.deferred(description: "publish") { [weak self] in
+            self?.publishNow()
+        }
+        try self.publication?.setEnabled(.off)
+        // After what is ready now, so that a burst is published once; before the judgement of
+        // starts held in a stall, which publishes what it decided.
+        try self.publication?.setPriority(Self.publishPriority)
         self.caughtUp = try self.loop.deferred(description: "caught-up") { [weak self] in
             self?.handle(.caughtUp)
         }

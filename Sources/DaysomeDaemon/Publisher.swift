@@ -11,6 +11,9 @@ final class Publisher {
     private var history: HistoryFile
     /// Asked before each state write (DiskFaults.swift).
     let faults: DiskFaults
+    /// What `queue.json` was last written from, and `status.json`'s last bytes.
+    private var publishedQueue: QueueKey?
+    private var publishedStatus: String?
 
     init(paths: Paths, faults: DiskFaults = DiskFaults()) {
         self.paths = paths
@@ -126,23 +129,45 @@ final class Publisher {
         let zone = machine.household?.load.household.zone
         // The wheel names its slot; with the systemd backend the manager holds the start, and
         // `daysomectl pending` reads it back from there, joining this record by instant.
-        let handles = Dictionary(machine.pendingStarts.map { ($0.start.at, "wheel:\($0.id.rawValue)") }) { first, _ in
-            first
-        }
-        let pending = machine.laidStarts.map { start in
-            QueueSnapshot.Entry(
-                lay: machine.currentLay?.number ?? 0, at: start.at,
-                local: zone?.local(start.at).rfc3339 ?? start.local.rfc3339, itemIds: start.itemIds,
-                title: start.title, handle: handles[start.at] ?? "systemd", expiresAt: start.expiresAt)
+        var pending: [QueueSnapshot.Entry] = []
+        pending.reserveCapacity(machine.laidCount)
+        machine.forEachLaid { start, slot in
+            pending.append(
+                QueueSnapshot.Entry(
+                    lay: machine.currentLay?.number ?? 0, at: start.at,
+                    local: zone?.local(start.at).rfc3339 ?? start.local.rfc3339, itemIds: start.itemIds,
+                    title: start.title, handle: slot.map { "wheel:\($0.rawValue)" } ?? "systemd",
+                    expiresAt: start.expiresAt))
         }
         return QueueSnapshot(
             backend: backend.rawValue, display: machine.display, lay: machine.currentLay?.number, daemonRunning: true,
             publisher: QueueSnapshot.Publisher(pid: UInt64(getpid()), timeZone: zone?.name), pending: pending)
     }
 
-    /// Writes the live queue and the status, each through its snapshot type.
-    func publish(queue: QueueSnapshot, status: StatusSnapshot) throws(FileError) {
-        try FileIO.writeAtomically(self.paths.queueFile, queue.json.serialized(pretty: true) + "\n")
-        try FileIO.writeAtomically(self.paths.statusFile, status.json.serialized(pretty: true) + "\n")
+    /// Writes the live queue and the status, each through its snapshot type, each only when its
+    /// bytes change: the queue is rebuilt only when what it is made of moved (`QueueKey`), the
+    /// status is compared with what was written last. A dense week's queue is 2.5 MB: a flip of
+    /// the lock or a server coming and going must not write it again.
+    func publish(_ machine: DaemonMachine, backend: BackendKind, status: () -> StatusSnapshot) throws(FileError) {
+        let key = QueueKey(machine)
+        if key != self.publishedQueue {
+            self.publishedQueue = nil
+            try FileIO.writeAtomically(
+                self.paths.queueFile, self.queue(machine, backend: backend).json.serialized(pretty: true) + "\n")
+            self.publishedQueue = key
+        }
+        let bytes = status().json.serialized(pretty: true) + "\n"
+        if bytes != self.publishedStatus {
+            self.publishedStatus = nil
+            try FileIO.writeAtomically(self.paths.statusFile, bytes)
+            self.publishedStatus = bytes
+        }
+    }
+
+    /// Forgets what was published: the next publication writes both files (the runtime
+    /// directory came back empty, or a file was removed under the daemon).
+    func forgetPublished() {
+        self.publishedQueue = nil
+        self.publishedStatus = nil
     }
 }

@@ -50,7 +50,7 @@ extension SimWorld {
             }
         }
         // Never silent: no start stays laid past its grace window.
-        if let first = daemon.machine.laidStarts.first,
+        if let first = daemon.machine.nextLaid,
             first.at.adding(seconds: self.config.grace) < self.now
         {
             self.broke(

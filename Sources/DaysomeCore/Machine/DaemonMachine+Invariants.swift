@@ -23,6 +23,16 @@ extension DaemonMachine {
         if zip(laid, laid.dropFirst()).contains(where: { $0.at >= $1.at }) {
             broken.append("the laid starts are not in strictly increasing order")
         }
+        // The ordered list of laid starts is what the wheel holds, no more and no less.
+        if self.config.startsLiveIn == .wheel {
+            let held = self.wheel.sortedEntries().compactMap { entry -> TimerID? in
+                if case .start = entry.payload { return entry.id }
+                return nil
+            }
+            if held != self.laid.wheelStarts.map(\.id) {
+                broken.append("the laid starts (\(laid.count)) are not the wheel's (\(held.count))")
+            }
+        }
         // A call is delivered once: one record per call.
         let keys = self.persisted.delivered.map(\.key)
         if Set(keys).count != keys.count {

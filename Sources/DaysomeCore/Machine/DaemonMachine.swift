@@ -64,18 +64,40 @@ public struct DaemonMachine: Sendable {
     public var currentLay: LayRecord? { self.persisted.lay }
 
     /// The pending starts of the current lay, in order, with their wheel handles.
-    public var pendingStarts: [(id: TimerID, start: Start)] {
-        self.wheel.sortedEntries().compactMap { entry in
-            if case .start(let start) = entry.payload { return (entry.id, start) }
-            return nil
-        }
-    }
+    public var pendingStarts: [(id: TimerID, start: Start)] { Array(self.laid.wheelStarts) }
 
     /// Every start laid and not yet due, whichever backend holds it.
     public var laidStarts: [Start] {
         switch self.config.startsLiveIn {
-        case .wheel: return self.pendingStarts.map(\.start)
+        case .wheel: return self.laid.wheelStarts.map(\.start)
         case .systemd: return self.laid.managerStarts
+        }
+    }
+
+    /// Moves on whenever the laid starts change (a lay, a top-up, a start due, a clear).
+    public var laidGeneration: UInt64 { self.laid.generation }
+
+    /// How many starts are laid and not yet due: `laidStarts.count` without the copy.
+    public var laidCount: Int {
+        switch self.config.startsLiveIn {
+        case .wheel: return self.laid.wheelStarts.count
+        case .systemd: return self.laid.managerStarts.count
+        }
+    }
+
+    /// The next start laid: `laidStarts.first` without the copy.
+    public var nextLaid: Start? {
+        switch self.config.startsLiveIn {
+        case .wheel: return self.laid.wheelStarts.first?.start
+        case .systemd: return self.laid.managerStarts.first
+        }
+    }
+
+    /// Calls `body` with each laid start in order, and its wheel slot where the wheel holds it.
+    public func forEachLaid(_ body: (Start, TimerID?) -> Void) {
+        switch self.config.startsLiveIn {
+        case .wheel: for entry in self.laid.wheelStarts { body(entry.start, entry.id) }
+        case .systemd: for start in self.laid.managerStarts { body(start, nil) }
         }
     }
 
