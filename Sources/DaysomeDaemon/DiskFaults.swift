@@ -8,7 +8,7 @@ import DaysomeFiles
 /// Directories whose writes fail, and with which error.
 package final class DiskFaults {
     /// Each failing directory, with the errno its writes get.
-    package private(set) var failing: [String: Int32] = [:]
+    private(set) var failing: [String: Int32] = [:]
 
     package init() {}
 

@@ -217,7 +217,7 @@ package final class Manager {
     }
 
     /// The loop ended (SIGTERM or SIGINT): the service manager is told.
-    package func stopping() {
+    func stopping() {
         self.peers.serviceManager("STOPPING=1")
         self.logger.log(.info, "Stopping")
     }

@@ -26,33 +26,33 @@ package protocol DisplayBringer: AnyObject {
 
 /// The loop a Manager runs on and the peers it is given.
 package struct ManagerPeers {
-    package let loop: any Loop
+    let loop: any Loop
     /// Every read of the time goes through here (DaemonClock.swift).
-    package var clock: any DaemonClock
-    package let logger: Logger
+    var clock: any DaemonClock
+    let logger: Logger
     /// The notification server the notifier talks to. A daemon started anew connects anew, and so
     /// does one whose connection dropped (the bus restarted): it fails while the bus takes no
     /// connection.
-    package let notifications: () throws(Errno) -> any NotificationsPeer
+    let notifications: () throws(Errno) -> any NotificationsPeer
     /// The user manager the systemd backend lays its timers in, given the Manager their fires and
     /// the connection's loss reach.
-    package let timers: (Manager) throws(Errno) -> any TimerManager
+    let timers: (Manager) throws(Errno) -> any TimerManager
     /// The user manager a wheel daemon stops what a systemd-backend daemon left in
     /// (LeftoverTimers.swift); nil where none is reachable.
-    package let leftoverTimers: () -> (any TimerManager)?
+    let leftoverTimers: () -> (any TimerManager)?
     /// Made once the notifier and the watches are up.
-    package let bell: () -> any BellPlayer
-    package let returner: () -> any DisplayBringer
+    let bell: () -> any BellPlayer
+    let returner: () -> any DisplayBringer
     /// The buses the lock watch asks logind and the screensavers on.
-    package let lockBuses: any LockBuses
+    let lockBuses: any LockBuses
     /// Where the state files' writes may be refused (DiskFaults.swift).
-    package let disk: DiskFaults
+    let disk: DiskFaults
     /// Whether the daemon listens on its control socket for `daysomectl fire` and `try`. A world
     /// that reaches the daemon otherwise calls `Manager.control` itself.
-    package let controlSocket: Bool
+    let controlSocket: Bool
     /// Where the daemon's sd_notify states go (READY=1, STATUS=…, STOPPING=1): the service
     /// manager that started it.
-    package let serviceManager: (String) -> Void
+    let serviceManager: (String) -> Void
 
     package init(
         loop: any Loop, clock: any DaemonClock, logger: Logger,

@@ -9,12 +9,12 @@ import SystemdKit
 
 /// A Notify's arguments (`susssasa{sv}i`), and the start it calls.
 package struct NotifyCall {
-    package var appName: String
+    var appName: String
     package var replacesID: UInt32
-    package var icon: String
+    var icon: String
     package var summary: String
     package var body: String
-    package var actions: [String]
+    var actions: [String]
     package var hints: [(String, BusVariant)]
     package var expireTimeout: Int32
     /// What the call is for. Never sent: a fake server keeps it beside the card, so that a
