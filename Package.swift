@@ -27,10 +27,16 @@ let package = Package(
         // daysomectl's commands, with a pure argument parser.
         .target(
             name: "DaysomeCLI", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict),
+        // Test support, never linked by daysomed or daysomectl: the manual loop, the fake session
+        // peers (notification server, lockers, systemd manager) and the embedded tablet that runs
+        // the real Manager on them.
+        .target(
+            name: "DaysomeWorld", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeDaemon", "SystemdKit"],
+            swiftSettings: strict),
         // The seeded simulator: the machine and the daemon's start-up, lock and state decisions
         // against a simulated tablet with random faults, every rule checked after every step.
         .target(
-            name: "DaysomeSimulator", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeDaemon"],
+            name: "DaysomeSimulator", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeWorld"],
             swiftSettings: strict),
         .executableTarget(name: "daysome-simulate", dependencies: ["DaysomeSimulator"], swiftSettings: strict),
         .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon"], swiftSettings: strict),
@@ -41,20 +47,22 @@ let package = Package(
             exclude: ["Corpus"], swiftSettings: strict),
         .testTarget(name: "ZoneTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(
-            name: "SystemdKitTests", dependencies: ["SystemdKit", "DaysomeCore", "DaysomeErrno", "DaysomeTestSupport"],
+            name: "SystemdKitTests",
+            dependencies: ["SystemdKit", "DaysomeCore", "DaysomeErrno", "DaysomeTestSupport", "DaysomeWorld"],
             swiftSettings: strict),
         .testTarget(
             name: "DaysomeFilesTests", dependencies: ["DaysomeFiles", "DaysomeCore", "DaysomeTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles"],
+            name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "SystemdKit"],
             swiftSettings: strict),
         .testTarget(
             name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles", "DaysomeTestSupport"],
             swiftSettings: strict),
         // The real Manager embedded: a manual loop, a fake server and real files, on virtual time.
         .testTarget(
-            name: "EmbeddedTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "DaysomeCLI"],
+            name: "EmbeddedTests",
+            dependencies: ["DaysomeWorld", "DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "DaysomeCLI"],
             swiftSettings: strict),
         .testTarget(
             name: "ReplayTests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),

@@ -1,8 +1,12 @@
-// daysomed's entry point: parse the options, run the Manager, map failures to exit codes.
+// daysomed's entry point and composition root: parse the options, build production's peers (the
+// sd-event loop, the journal, the real session peers over sd-bus), run the Manager on them, map
+// failures to exit codes. Nothing test-only is linked here: the embedded world's loop and fakes
+// live in DaysomeWorld.
 
 import DaysomeCore
 import DaysomeFiles
 import Glibc
+import SystemdKit
 
 /// The daemon program.
 public enum Daemon {
@@ -41,11 +45,60 @@ public enum Daemon {
         // directory must find the same ones.
         if let cwd = currentDirectory() { options = options.absolute(in: cwd) }
         do {
-            let manager = try Manager(options: options, environment: environment)
-            return try manager.run()
+            let loop: EventLoop
+            do {
+                loop = try EventLoop()
+            } catch {
+                throw DaemonError.setup("Failed to create the event loop: \(error)")
+            }
+            let manager = try Manager(
+                options: options, environment: environment,
+                peers: Self.peers(on: loop, options: options, environment: environment))
+            return try Self.run(manager, on: loop)
         } catch {
             writeText("daysomed: \(error)\n", to: 2)
             return 1
         }
+    }
+
+    /// Production's peers: the sd-event loop and its clock, the journal, and the session's real
+    /// peers over sd-bus.
+    static func peers(on loop: EventLoop, options: DaemonOptions, environment: [String: String]) -> ManagerPeers {
+        let logger = Logger()
+        let buses = PeersOnTheBus(loop: loop, environment: environment)
+        return ManagerPeers(
+            loop: loop, clock: LoopClock(loop), logger: logger,
+            notifications: { () throws(Errno) in try buses.notifications() },
+            timers: { manager throws(Errno) in try buses.timers { [weak manager] in manager?.managerLost() } },
+            leftoverTimers: { try? buses.userManager() },
+            bell: { ChimePlayer(options: options, environment: environment, loop: loop, logger: logger) },
+            returner: {
+                DisplayReturner(
+                    options: options, environment: environment, logger: logger, loop: loop,
+                    sessionBus: { [weak buses] in buses?.sessionBus })
+            },
+            lockBuses: LockBusesOnTheBus(loop: loop), disk: DiskFaults(), controlSocket: true,
+            serviceManager: { _ = ServiceManager.notify($0) })
+    }
+
+    /// Runs `manager` on `loop` until SIGTERM or SIGINT; returns the exit status.
+    static func run(_ manager: Manager, on loop: EventLoop) throws(DaemonError) -> Int32 {
+        // A client that hangs up before reading its answer must not end the daemon (EPIPE instead).
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            try loop.enableSignalExit()
+            _ = try loop.setWatchdog(true)
+        } catch {
+            throw .setup("\(error)")
+        }
+        try manager.start()
+        let code: Int32
+        do {
+            code = try loop.run()
+        } catch {
+            throw .runtime("The event loop failed: \(error)")
+        }
+        manager.stopping()
+        return code
     }
 }

@@ -8,21 +8,21 @@ import Glibc
 import SystemdKit
 
 /// Where the daemon reads the time.
-protocol DaemonClock: AnyObject {
+package protocol DaemonClock: AnyObject {
     /// The wall-clock time (`CLOCK_REALTIME`) in microseconds since the epoch.
     func realtime() -> UInt64
 }
 
 /// The loop's clock: the time of its current iteration (sd-event's cached time in production, the
 /// manual loop's virtual time in the embedded world).
-final class LoopClock: DaemonClock {
+package final class LoopClock: DaemonClock {
     private let loop: any Loop
 
-    init(_ loop: any Loop) {
+    package init(_ loop: any Loop) {
         self.loop = loop
     }
 
-    func realtime() -> UInt64 { self.loop.now(CLOCK_REALTIME) }
+    package func realtime() -> UInt64 { self.loop.now(CLOCK_REALTIME) }
 }
 
 extension DaemonClock {

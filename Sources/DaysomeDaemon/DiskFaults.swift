@@ -6,12 +6,14 @@
 import DaysomeFiles
 
 /// Directories whose writes fail, and with which error.
-final class DiskFaults {
+package final class DiskFaults {
     /// Each failing directory, with the errno its writes get.
     private(set) var failing: [String: Int32] = [:]
 
+    package init() {}
+
     /// Writes under `directory` fail with `errno` from now on; nil makes them succeed again.
-    func fail(_ directory: String, with errno: Int32?) {
+    package func fail(_ directory: String, with errno: Int32?) {
         self.failing[directory] = errno
     }
 

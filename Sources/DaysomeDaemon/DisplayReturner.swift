@@ -11,7 +11,7 @@ import SystemdKit
 final class DisplayReturner: DisplayBringer {
     private let unit: String?
     /// The loop a manager connection and the player's pidfd go on.
-    private let eventLoop: EventLoop?
+    private let loop: EventLoop
     /// The daemon's session bus, when it has one: asked to wake the screen.
     private let sessionBus: () -> Bus?
     private let command: String?
@@ -23,10 +23,10 @@ final class DisplayReturner: DisplayBringer {
     private var children: ChildProcesses?
 
     init(
-        options: DaemonOptions, environment: [String: String], logger: Logger, eventLoop: EventLoop?,
+        options: DaemonOptions, environment: [String: String], logger: Logger, loop: EventLoop,
         sessionBus: @escaping () -> Bus?
     ) {
-        self.eventLoop = eventLoop
+        self.loop = loop
         self.sessionBus = sessionBus
         self.unit = options.displayUnit
         self.command = options.displayCommand
@@ -43,7 +43,7 @@ final class DisplayReturner: DisplayBringer {
 
     /// Brings the display back now.
     func bringBack(reason: String) {
-        guard let loop = self.eventLoop else { return }
+        let loop = self.loop
         let sessionBus = self.sessionBus()
         guard let means = self.means else {
             self.logger.log(

@@ -9,11 +9,8 @@ import SystemdKit
 extension Manager {
     /// Stops every `daysome-` timer and service the user's manager holds (wheel backend only).
     func stopLeftoverTimers() {
-        guard let eventLoop = self.eventLoop,
-            let manager = try? SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"]),
-            (try? manager.bus.attach(to: eventLoop)) != nil
-        else { return }
-        self.leftoverTimers = (manager, [], nil)
+        guard let manager = self.peers.leftoverTimers() else { return }
+        self.leftoverTimers = (manager, nil)
         manager.listUnits(matching: ["daysome-*.timer", "daysome-*.service"]) { [weak self] result in
             guard let self else { return }
             guard case .success(let units) = result, !units.isEmpty else {
@@ -26,21 +23,25 @@ extension Manager {
             )
             var left = units.count
             for unit in units {
-                let slot = try? manager.stopUnit(unit.name) { [weak self] result in
-                    if case .failure(let error) = result, error.name != "org.freedesktop.systemd1.NoSuchUnit" {
-                        self?.logger.log(.warning, "Failed to stop \(unit.name): \(error)")
+                do {
+                    try manager.stopUnit(named: unit.name) { [weak self] result in
+                        if case .failure(let error) = result, error.name != "org.freedesktop.systemd1.NoSuchUnit" {
+                            self?.logger.log(.warning, "Failed to stop \(unit.name): \(error)")
+                        }
+                        left -= 1
+                        if left == 0 { self?.forgetLeftoverTimers() }
                     }
+                } catch {
                     left -= 1
-                    if left == 0 { self?.forgetLeftoverTimers() }
                 }
-                if let slot { self.leftoverTimers?.slots.append(slot) } else { left -= 1 }
             }
             if left == 0 { self.forgetLeftoverTimers() }
         }
     }
 
     /// Drops the connection once its last answer came: on the next iteration, not inside its own
-    /// dispatch. The defer source is held with the connection and goes with it.
+    /// dispatch. The defer source is held with the connection and goes with it. (Each stop is a
+    /// floating call the bus frees once its reply came; the connection is held until then.)
     private func forgetLeftoverTimers() {
         let done = try? self.loop.deferred(description: "leftover-timers-done") { [weak self] in
             self?.leftoverTimers = nil

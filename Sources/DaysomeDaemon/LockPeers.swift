@@ -1,6 +1,6 @@
 // What the lock watch (LockWatch.swift) asks of the buses: logind on the system bus, and the two
 // screensaver interfaces on the session bus. Production's go over sd-bus (LockPeersOnTheBus.swift);
-// the embedded world's are a fake session (Embedded/FakeSessionLock.swift), so the watch's own
+// the embedded world's are a fake session (DaysomeWorld/FakeSessionLock.swift), so the watch's own
 // sequencing (a session that changes, logind or a locker that leaves, a request, a bus that drops)
 // runs on the virtual clock too.
 
@@ -8,7 +8,7 @@ import DaysomeCore
 import SystemdKit
 
 /// Opens the lock watch's own connections.
-protocol LockBuses: AnyObject {
+package protocol LockBuses: AnyObject {
     /// The system bus's socket file, where its address names one: a system bus missing at
     /// start-up is connected the moment this appears.
     var systemBusSocket: String? { get }
@@ -22,7 +22,7 @@ protocol LockBuses: AnyObject {
 /// logind's Manager, User and Session objects, by path, on one connection. Each `on…` returns the
 /// match: keep it as long as the handler should be called. `blockingFor` (µs): wait here for the
 /// answer (start-up) instead of on the loop.
-protocol LogindPeer: AnyObject {
+package protocol LogindPeer: AnyObject {
     /// logind's new unique name when it starts; nil when it goes away.
     func onOwnerChanged(_ handler: @escaping (String?) -> Void) throws(Errno) -> AnyObject
     /// The object path of the user with `uid`.
@@ -40,7 +40,7 @@ protocol LogindPeer: AnyObject {
 }
 
 /// One screensaver interface on one connection.
-protocol ScreenSaverPeer: AnyObject {
+package protocol ScreenSaverPeer: AnyObject {
     /// Whether it is active (locked) now, asked without starting one.
     func getActive(blockingFor: UInt64?, completion: @escaping (Result<Bool, BusError>) -> Void)
     /// Its `ActiveChanged` signal.

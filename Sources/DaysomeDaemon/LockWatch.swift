@@ -310,9 +310,7 @@ extension Manager {
             self.logger.log(
                 .warning, "Failed to remove '\(self.options.paths.lockRequestFile)': errno \(errno), ignoring")
         }
-        // The embedded world opens no bus: its fake session answers instead.
-        guard let buses = self.peers.lockBuses ?? self.eventLoop.map(LockBusesOnTheBus.init(loop:)) else { return }
-        let watch = LockWatch(loop: self.loop, buses: buses, logger: self.logger, uid: getuid()) {
+        let watch = LockWatch(loop: self.loop, buses: self.peers.lockBuses, logger: self.logger, uid: getuid()) {
             [weak self] source, locked in
             self?.lockChanged(source, locked)
         }

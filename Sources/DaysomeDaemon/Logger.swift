@@ -8,13 +8,13 @@ import Glibc
 import SystemdKit
 
 /// Writes log lines.
-final class Logger {
+package final class Logger {
     private let useJournal: Bool
     private let prefixPriority: Bool
     /// Where every line goes instead, with its fields: the embedded world's record of the log.
     private let sink: ((LogPriority, String, [(String, String)]) -> Void)?
 
-    init(sink: ((LogPriority, String, [(String, String)]) -> Void)? = nil) {
+    package init(sink: ((LogPriority, String, [(String, String)]) -> Void)? = nil) {
         self.sink = sink
         self.useJournal = sink == nil && Journal.isAvailable
         // A terminal reads plain lines; a pipe or a service manager reads the priority prefix.

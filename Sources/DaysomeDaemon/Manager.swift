@@ -1,7 +1,8 @@
 // The daemon's owner object, in the manner of timesyncd's Manager: one loop it is given (sd-event
 // in production, a manual one in the embedded world), one source per watch or timer (re-armed in
 // place, never stacked), and the core's state machine. The machine decides; this file only reads
-// the world into events and executes actions.
+// the world into events and executes actions. It sees its loop and peers through protocols only
+// (ManagerPeers.swift): the composition root (Daemon.swift) runs production's loop.
 
 import DaysomeCore
 import DaysomeFiles
@@ -9,25 +10,20 @@ import Glibc
 import SystemdKit
 
 /// Owns the watches, the notifier and the machine, on a loop it is given (ManagerPeers.swift).
-final class Manager {
+package final class Manager {
     let options: DaemonOptions
     let environment: [String: String]
     let logger: Logger
     let loop: any Loop
-    /// The sd-event loop the process runs on, where buses attach and the control socket is polled;
-    /// nil in an embedded world, which opens no bus and is given its peers instead.
-    let eventLoop: EventLoop?
-    /// What the embedded world gives in place of the session's real peers.
+    /// The session's peers, production's or a test world's.
     let peers: ManagerPeers
     /// Every read of the time goes through here (DaemonClock.swift).
     let clock: any DaemonClock
     let publisher: Publisher
     /// The state directory's writes, and what is behind when they fail (StateWrites.swift).
     let writes: StateWrites
-    var machine: DaemonMachine
+    package internal(set) var machine: DaemonMachine
     var notifier: (any Notifier)?
-    /// The session bus (production's): the display's returner asks a screensaver service on it.
-    var bus: Bus?
     let lock: DaemonLock
 
     /// The one realtime timer: armed at the wheel's next deadline only.
@@ -42,7 +38,7 @@ final class Manager {
     var zoneWatch: (any LoopSource)?
     var clockWatch: AnyObject?
     /// The exit watch on the display's process, for the pid `displayProcesses` watches.
-    var displayPid: (pid: Int32, fd: Pidfd, source: any LoopSource)?
+    package internal(set) var displayPid: (pid: Int32, fd: Pidfd, source: any LoopSource)?
     var lastDisplayLine: DisplayStateLine?
     /// The display state file's unusable line, shown in `status` until a good line is read.
     var displayFileProblem: DisplayFileProblem?
@@ -67,7 +63,6 @@ final class Manager {
     var systemd: SystemdBackend?
     var control: ControlSocket?
     var managerReconnector: Reconnector?
-    var managerDisconnected: BusSlot?
     var sessionReconnector: Reconnector?
     /// The session bus connection's Disconnected match.
     var sessionDisconnected: AnyObject?
@@ -101,28 +96,20 @@ final class Manager {
     var stateLockFailed = false
     /// The manager connection that stops what a systemd-backend daemon left (wheel only), kept
     /// until its answers came (LeftoverTimers.swift).
-    var leftoverTimers: (manager: SystemdManager, slots: [BusSlot], done: (any LoopSource)?)?
+    var leftoverTimers: (manager: any TimerManager, done: (any LoopSource)?)?
     /// Whether the state read at start-up is on record with everything called before the restart.
-    let stateProven: Bool
+    package let stateProven: Bool
     /// The household the earlier daemon of this boot kept in its record: no file took its copy.
     var recordedHousehold: LastGoodHousehold?
 
-    /// - Parameters:
-    ///   - clock: Where the time is read; nil for the loop's (a test passes its own).
-    ///   - peers: The loop, and what stands for the session's peers; nil for production's own
-    ///     (a new sd-event loop, the buses, the bell and the returner).
-    init(
-        options: DaemonOptions, environment: [String: String], clock: (any DaemonClock)? = nil,
-        peers: ManagerPeers? = nil
-    ) throws(DaemonError) {
+    /// - Parameter peers: The loop, its clock and log, and the session's peers: production's
+    ///   from the composition root (Daemon.swift), or a test world's.
+    package init(options: DaemonOptions, environment: [String: String], peers: ManagerPeers) throws(DaemonError) {
         self.options = options
         self.environment = environment
-        let chosen: ManagerPeers
-        if let peers { chosen = peers } else { chosen = try ManagerPeers.production() }
-        self.peers = chosen
-        self.loop = chosen.loop
-        self.eventLoop = chosen.eventLoop
-        self.logger = Logger(sink: chosen.log)
+        self.peers = peers
+        self.loop = peers.loop
+        self.logger = peers.logger
         let paths = options.paths
         do {
             try preparePrivateDirectory(paths.runtimeDirectory)
@@ -138,9 +125,9 @@ final class Manager {
         } catch {
             throw .setup("another daysomed already owns '\(paths.runtimeDirectory)' (\(error.reason))")
         }
-        self.clock = clock ?? LoopClock(self.loop)
+        self.clock = peers.clock
         self.displayProcesses = Self.readDisplayExits(paths)
-        self.publisher = Publisher(paths: paths, faults: chosen.disk ?? DiskFaults())
+        self.publisher = Publisher(paths: paths, faults: peers.disk)
         let lock = self.lock
         self.writes = StateWrites(
             paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop, clock: self.clock,
@@ -197,54 +184,20 @@ final class Manager {
         self.bootId = readBootId()
     }
 
-    /// Runs until SIGTERM or SIGINT; returns the exit status.
-    func run() throws(DaemonError) -> Int32 {
-        guard let eventLoop = self.eventLoop else {
-            throw .setup("run() needs the sd-event loop: drive start() instead")
-        }
-        // A client that hangs up before reading its answer must not end the daemon (EPIPE instead).
-        signal(SIGPIPE, SIG_IGN)
-        do {
-            try eventLoop.enableSignalExit()
-            _ = try eventLoop.setWatchdog(true)
-        } catch {
-            throw .setup("\(error)")
-        }
-        try self.start()
-        let code: Int32
-        do {
-            code = try eventLoop.run()
-        } catch {
-            throw .runtime("The event loop failed: \(error)")
-        }
-        self.peers.serviceManager("STOPPING=1")
-        self.logger.log(.info, "Stopping")
-        return code
-    }
-
     /// Everything before the loop runs: the notifier, the watches, the peers, each locker's word,
-    /// and the first decision; then READY. The embedded world calls it and drives its own loop.
-    func start() throws(DaemonError) {
+    /// and the first decision; then READY. Whoever owns the loop runs it afterwards (Daemon.swift).
+    package func start() throws(DaemonError) {
         self.writes.onRetry = { [weak self] in self?.retryStateWrites() }
         self.writes.onDirectoryMade = { [weak self] in self?.stateDirectoryCameBack() }
         do {
             try self.connectNotifier()
             try self.watch()
-            // The control socket is polled by sd-event; the embedded world calls `control` itself.
-            if self.eventLoop != nil { try self.openControlSocket() }
-            self.chimePlayer =
-                self.peers.bell
-                ?? ChimePlayer(
-                    options: self.options, environment: self.environment, loop: self.loop, logger: self.logger)
-            self.returner =
-                self.peers.returner
-                ?? DisplayReturner(
-                    options: self.options, environment: self.environment, logger: self.logger,
-                    eventLoop: self.eventLoop,
-                    sessionBus: { [weak self] in self?.bus })
+            if self.peers.controlSocket { try self.openControlSocket() }
+            self.chimePlayer = self.peers.bell()
+            self.returner = self.peers.returner()
             if self.options.backend == .systemd {
                 try self.connectManager()
-            } else if self.eventLoop != nil {
+            } else {
                 self.stopLeftoverTimers()
             }
         } catch let error as DaemonError {
@@ -265,6 +218,12 @@ final class Manager {
             .info,
             "Started: display \(display.rawValue)\(self.machine.screenLock.locked ? " (locked; the file says \(self.machine.screenLock.file.rawValue))" : ""), backend \(self.options.backend.rawValue), notifier \(self.options.notifier.rawValue)"
         )
+    }
+
+    /// The loop ended (SIGTERM or SIGINT): the service manager is told.
+    func stopping() {
+        self.peers.serviceManager("STOPPING=1")
+        self.logger.log(.info, "Stopping")
     }
 
     /// The first decision, before the loop runs: the display, the household and the remembered
@@ -534,11 +493,11 @@ final class Manager {
 }
 
 /// Why the daemon could not start or keep running.
-enum DaemonError: Error, CustomStringConvertible {
+package enum DaemonError: Error, CustomStringConvertible {
     case setup(String)
     case runtime(String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .setup(let message), .runtime(let message): return message
         }

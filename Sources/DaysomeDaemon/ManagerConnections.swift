@@ -27,24 +27,12 @@ extension Manager {
         }
     }
 
-    /// Opens the session bus (or the peer given in its place) and the notifier on it, and watches
-    /// for the bus itself to go away (`systemctl --user restart dbus`): every later post would
-    /// fail with ENOTCONN.
+    /// Opens the session bus (the peer given) and the notifier on it, and watches for the bus
+    /// itself to go away (`systemctl --user restart dbus`): every later post would fail with ENOTCONN.
     func connectSessionBus(startingUp: Bool = false) throws(Errno) {
-        let peer: any NotificationsPeer
-        var bus: Bus?
-        if let given = self.peers.notifications {
-            peer = try given(self.loop)
-        } else {
-            guard let eventLoop = self.eventLoop else { throw Errno(rawValue: ENOTSUP) }
-            let opened = try Bus.openUser()
-            try opened.attach(to: eventLoop)
-            peer = NotificationsOnTheBus(bus: opened, loop: eventLoop)
-            bus = opened
-        }
+        let peer = try self.peers.notifications()
         let notifier = try self.freedesktopNotifier(on: peer, startingUp: startingUp)
         self.sessionDisconnected = try peer.onDisconnected { [weak self] in self?.sessionBusLost() }
-        self.bus = bus
         self.notifier = notifier
     }
 
@@ -117,10 +105,12 @@ extension Manager {
     /// watches for the connection to drop (the manager restarted: its transient units are gone).
     func connectManager() throws(DaemonError) {
         let reconnecting = self.systemd != nil
-        if let given = self.peers.timers {
-            self.layTimers(in: given(self))
-        } else {
-            try self.connectUserManager()
+        do {
+            self.layTimers(in: try self.peers.timers(self))
+        } catch {
+            throw .setup(
+                "Failed to connect to the systemd user manager: \(error) (is XDG_RUNTIME_DIR set and systemd --user running?)"
+            )
         }
         // A lay number the manager still holds is used: the counter starts above it (lay.json may
         // have been lost or set aside). Then whatever an earlier daemon left is stopped, and the
@@ -129,21 +119,6 @@ extension Manager {
         // anything the manager holds, and a reconnect from the loop waits on no list.
         if !reconnecting, let held = self.systemd?.highestLayHeld() { self.machine.raiseLayCounter(atLeast: held) }
         self.systemd?.stopAll()
-    }
-
-    /// The user's own manager over sd-bus, watched for its connection to drop.
-    private func connectUserManager() throws(DaemonError) {
-        do {
-            guard let eventLoop = self.eventLoop else { throw Errno(rawValue: ENOTSUP) }
-            let manager = try SystemdManager.connectUser(runtimeDirectory: self.environment["XDG_RUNTIME_DIR"])
-            try manager.bus.attach(to: eventLoop)
-            self.layTimers(in: manager)
-            self.managerDisconnected = try manager.bus.onDisconnected { [weak self] in self?.managerLost() }
-        } catch {
-            throw .setup(
-                "Failed to connect to the systemd user manager: \(error) (is XDG_RUNTIME_DIR set and systemd --user running?)"
-            )
-        }
     }
 
     /// The systemd backend lays its timers in `manager` from now on: a new backend at start-up, the
@@ -158,7 +133,8 @@ extension Manager {
         }
     }
 
-    func managerLost() {
+    /// The connection to the user manager dropped (it restarted: its transient units are gone).
+    package func managerLost() {
         if self.managerReconnector == nil {
             self.managerReconnector = self.reconnector(
                 "systemd manager", connect: { try $0.connectManager() }, then: { $0.handle(.timersLost) })

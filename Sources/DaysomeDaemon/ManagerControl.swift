@@ -34,7 +34,7 @@ extension Manager {
 
     /// Answers one control request line: `fire <lay>` from a systemd timer's service, `try` from a
     /// carer, `ping` from a test timing the loop.
-    func control(_ line: String) -> String {
+    package func control(_ line: String) -> String {
         let answer: String
         switch ControlRequest(line: line) {
         case .tryCall: answer = self.tryCall()

@@ -17,7 +17,8 @@ final class NotificationsOnTheBus: NotificationsPeer {
         self.loop = loop
     }
 
-    private var bus: Bus { self.notifications.bus }
+    /// The session bus it is on: the display's returner asks a screensaver there too.
+    var bus: Bus { self.notifications.bus }
 
     var busId: String { (try? self.bus.busId) ?? "?" }
 

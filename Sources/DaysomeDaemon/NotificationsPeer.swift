@@ -1,6 +1,6 @@
 // The seam under the notifier: what `FreedesktopNotifier` asks of the session bus and the
 // notification server on it. Production's is the session bus itself (NotificationsOnTheBus.swift);
-// the embedded world's `FakeNotificationServer` answers the same calls on a manual loop, so that
+// the embedded world's `FakeNotificationServer` (DaysomeWorld) answers the same calls on a manual loop, so that
 // the notifier's own decisions (presence, probes, Do Not Disturb, waiting, which instance gave an
 // id) run in the simulator too, not a copy of them.
 
@@ -8,22 +8,22 @@ import DaysomeCore
 import SystemdKit
 
 /// A Notify's arguments (`susssasa{sv}i`), and the start it calls.
-struct NotifyCall {
+package struct NotifyCall {
     var appName: String
-    var replacesID: UInt32
+    package var replacesID: UInt32
     var icon: String
-    var summary: String
-    var body: String
+    package var summary: String
+    package var body: String
     var actions: [String]
-    var hints: [(String, BusVariant)]
-    var expireTimeout: Int32
+    package var hints: [(String, BusVariant)]
+    package var expireTimeout: Int32
     /// What the call is for. Never sent: a fake server keeps it beside the card, so that a
     /// simulation can judge each card against the start it calls.
-    var start: Start?
+    package var start: Start?
 }
 
 /// The subscription to a server's Do Not Disturb signal, held while that server answers.
-protocol DoNotDisturbFollowing: AnyObject {
+package protocol DoNotDisturbFollowing: AnyObject {
     /// The server name it follows (`GetServerInformation`).
     var serverName: String { get }
     /// Whether the signal is followed (for mako, once its `Modes` property was found).
@@ -33,7 +33,7 @@ protocol DoNotDisturbFollowing: AnyObject {
 /// The notification server's name on the session bus, its signals, and the bus driver's and the
 /// user manager's answers about it. Every answer comes back from the loop; a subscription lasts
 /// while what it returns is kept.
-protocol NotificationsPeer: AnyObject {
+package protocol NotificationsPeer: AnyObject {
     /// The bus's id: an instance is named by it and a unique name ("?" where it cannot be read).
     var busId: String { get }
     /// The connection dropped (the bus restarted): `handler` runs from the loop. Keep the match as

@@ -7,7 +7,7 @@ import SystemdKit
 
 /// The user manager's calls the systemd backend makes. An answer comes on the loop, after the call
 /// returned, but for a message that could not be built, whose failure may come at once.
-protocol TimerManager: AnyObject {
+package protocol TimerManager: AnyObject {
     /// The units matching `patterns`, asked and answered before the loop runs (start-up only).
     func listUnits(matching patterns: [String]) throws(BusError) -> [ListedUnit]
     /// The units matching `patterns`, answered on the loop.
@@ -21,7 +21,7 @@ protocol TimerManager: AnyObject {
 }
 
 extension SystemdManager: TimerManager {
-    func startTimer(
+    package func startTimer(
         _ timer: TransientTimer, completion: @escaping (Result<String, BusError>) -> Void
     )
         throws(BusError)
@@ -31,7 +31,8 @@ extension SystemdManager: TimerManager {
         do { try call.setFloating(true) } catch { throw BusError(error) }
     }
 
-    func stopUnit(named name: String, completion: @escaping (Result<String, BusError>) -> Void) throws(BusError) {
+    package func stopUnit(named name: String, completion: @escaping (Result<String, BusError>) -> Void) throws(BusError)
+    {
         let call = try self.stopUnit(name, completion: completion)
         do { try call.setFloating(true) } catch { throw BusError(error) }
     }

@@ -5,8 +5,8 @@
 // is still tried, on both backends (the systemd one against the embedded world's manager).
 
 import DaysomeCore
-import DaysomeDaemon
 import DaysomeFiles
+import DaysomeWorld
 import Glibc
 
 /// Plays scenarios on the real daemon embedded.

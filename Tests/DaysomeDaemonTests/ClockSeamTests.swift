@@ -7,6 +7,7 @@
 import DaysomeCore
 import DaysomeFiles
 import Glibc
+import SystemdKit
 import Testing
 
 @testable import DaysomeDaemon
@@ -20,6 +21,17 @@ final class SteppedClock: DaemonClock {
     }
 
     func realtime() -> UInt64 { UInt64(self.now.seconds) * 1_000_000 }
+}
+
+/// Production's peers (Daemon.swift's: a new sd-event loop, the real peers), on `clock`.
+func productionPeers(
+    _ options: DaemonOptions, environment: [String: String], clock: SteppedClock
+) throws
+    -> ManagerPeers
+{
+    var peers = Daemon.peers(on: try EventLoop(), options: options, environment: environment)
+    peers.clock = clock
+    return peers
 }
 
 private let repositoryRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
@@ -51,7 +63,9 @@ struct ClockSeamTests {
         guard case .run(let options) = try DaemonOptions.parse(arguments, environment: ["HOME": scratch]) else {
             throw SeamTestError("the options did not parse to a run")
         }
-        let manager = try Manager(options: options, environment: ["HOME": scratch], clock: clock)
+        let manager = try Manager(
+            options: options, environment: ["HOME": scratch],
+            peers: productionPeers(options, environment: ["HOME": scratch], clock: clock))
         try manager.connectNotifier()
         _ = manager.decideStart()
         return (manager, options.paths, scratch)

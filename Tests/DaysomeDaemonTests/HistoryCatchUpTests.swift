@@ -55,7 +55,9 @@ import Testing
         #expect(mkdir(paths.historyFile, 0o700) == 0)
 
         let clock = SteppedClock(tea.at.adding(seconds: 60))
-        let manager = try Manager(options: options, environment: ["HOME": scratch], clock: clock)
+        let manager = try Manager(
+            options: options, environment: ["HOME": scratch],
+            peers: productionPeers(options, environment: ["HOME": scratch], clock: clock))
         let errors = manager.statusSnapshot().daemon?.stateWriteErrors ?? []
         #expect(errors.map(\.file) == [paths.historyFile], "\(errors)")
         #expect(manager.machine.persisted.delivered.isEmpty, "the unanswered call is dropped, not kept")

@@ -7,6 +7,7 @@
 import DaysomeCore
 import DaysomeDaemon
 import DaysomeFiles
+import DaysomeWorld
 import Testing
 
 @Suite("The session's lock, on the embedded daemon")

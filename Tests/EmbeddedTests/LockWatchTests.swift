@@ -7,6 +7,7 @@
 import DaysomeCore
 import DaysomeDaemon
 import DaysomeFiles
+import DaysomeWorld
 import SystemdKit
 import Testing
 

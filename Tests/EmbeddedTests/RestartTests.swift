@@ -3,6 +3,7 @@
 
 import DaysomeCore
 import DaysomeDaemon
+import DaysomeWorld
 import Glibc
 import Testing
 

@@ -5,6 +5,7 @@
 import DaysomeCore
 import DaysomeDaemon
 import DaysomeFiles
+import DaysomeWorld
 import Testing
 
 @Suite("The server's ids, on the embedded daemon")

@@ -6,6 +6,7 @@
 
 import DaysomeCore
 import DaysomeDaemon
+import DaysomeWorld
 import Testing
 
 @Suite("A call waiting for a server, on the embedded daemon")

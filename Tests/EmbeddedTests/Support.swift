@@ -6,6 +6,7 @@ import DaysomeCLI
 import DaysomeCore
 import DaysomeDaemon
 import DaysomeFiles
+import DaysomeWorld
 import Glibc
 import Testing
 

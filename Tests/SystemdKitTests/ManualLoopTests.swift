@@ -1,6 +1,7 @@
 // ManualLoop: the loop seam's virtual twin. What the daemon relies on from sd-event holds on it,
 // and one scenario written against `Loop` runs the same on both loops.
 
+import DaysomeWorld
 import Glibc
 import Testing
 

@@ -6,6 +6,7 @@
 // holds every call but a critical one and is said on a signal at each switch.
 
 import DaysomeCore
+import DaysomeDaemon
 import Glibc
 import SystemdKit
 

@@ -7,6 +7,7 @@
 // unheard while no daemon runs, and are all lost when the manager restarts.
 
 import DaysomeCore
+import DaysomeDaemon
 import Glibc
 import SystemdKit
 
@@ -69,7 +70,7 @@ public final class FakeSystemdManager: TimerManager {
 
     // MARK: The manager's calls
 
-    func listUnits(matching patterns: [String]) throws(BusError) -> [ListedUnit] {
+    package func listUnits(matching patterns: [String]) throws(BusError) -> [ListedUnit] {
         self.units.filter { unit in patterns.contains { fnmatch($0, unit.name, 0) == 0 } }.map {
             ListedUnit(
                 name: $0.name, description: "Daysome lay \($0.lay)", loadState: "loaded", activeState: "active",
@@ -77,13 +78,14 @@ public final class FakeSystemdManager: TimerManager {
         }
     }
 
-    func listUnits(matching patterns: [String], completion: @escaping (Result<[ListedUnit], BusError>) -> Void) {
+    package func listUnits(matching patterns: [String], completion: @escaping (Result<[ListedUnit], BusError>) -> Void)
+    {
         // The manager answers with the units as they are when it handles the call.
         let units = (try? self.listUnits(matching: patterns)) ?? []
         self.reply { completion($0 ? .success(units) : .failure(Self.disconnected)) }
     }
 
-    func startTimer(
+    package func startTimer(
         _ timer: TransientTimer, completion: @escaping (Result<String, BusError>) -> Void
     )
         throws(BusError)
@@ -116,7 +118,8 @@ public final class FakeSystemdManager: TimerManager {
         self.answer(completion, with: .success("/org/freedesktop/systemd1/job/1"))
     }
 
-    func stopUnit(named name: String, completion: @escaping (Result<String, BusError>) -> Void) throws(BusError) {
+    package func stopUnit(named name: String, completion: @escaping (Result<String, BusError>) -> Void) throws(BusError)
+    {
         let held = self.units.contains { $0.name == name }
         self.units.removeAll { $0.name == name }
         self.rearm()

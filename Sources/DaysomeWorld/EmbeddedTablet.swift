@@ -9,6 +9,7 @@
 // servers, power cuts) stays in the integration suites.
 
 import DaysomeCore
+import DaysomeDaemon
 import DaysomeFiles
 import Glibc
 import SystemdKit
@@ -94,25 +95,25 @@ public final class EmbeddedTablet {
             self.ringsAfter.append(self.log.count)
         }
         let returner = RecordingReturner { [weak self] reason in self?.returns.append(reason) }
-        var peers = ManagerPeers(loop: loop, eventLoop: nil)
         let server = self.server
-        peers.notifications = { (loop) throws(Errno) in try server.connect(loop: loop) }
-        peers.lockBuses = self.session.buses(loop: loop)
         let systemd = self.systemd
-        peers.timers = { manager in
-            systemd.attach(loop: loop, manager: manager)
-            return systemd
-        }
-        peers.disk = self.disk
-        peers.bell = bell
-        peers.returner = returner
-        peers.serviceManager = { [weak self] state in
-            guard let self else { return }
-            self.serviceStates = Array((self.serviceStates + [state]).suffix(16))
-        }
-        peers.log = { [weak self] priority, message, fields in
+        let logger = Logger { [weak self] priority, message, fields in
             self?.log.append((priority, message, Dictionary(fields) { first, _ in first }))
         }
+        // No control socket: `control` calls the Manager as the socket would. No leftover timers
+        // to stop: the fake manager's timers are the systemd backend's own.
+        let peers = ManagerPeers(
+            loop: loop, clock: LoopClock(loop), logger: logger,
+            notifications: { () throws(Errno) in try server.connect(loop: loop) },
+            timers: { manager in
+                systemd.attach(loop: loop, manager: manager)
+                return systemd
+            }, leftoverTimers: { nil }, bell: { bell }, returner: { returner },
+            lockBuses: self.session.buses(loop: loop), disk: self.disk, controlSocket: false,
+            serviceManager: { [weak self] state in
+                guard let self else { return }
+                self.serviceStates = Array((self.serviceStates + [state]).suffix(16))
+            })
         let manager = try Manager(options: options, environment: environment, peers: peers)
         self.manager = manager
         do {

@@ -9,6 +9,7 @@
 // dropped is gone (a long run never piles up old ones).
 
 import Glibc
+import SystemdKit
 
 /// A source of a `ManualLoop`.
 public final class ManualSource: LoopSource {

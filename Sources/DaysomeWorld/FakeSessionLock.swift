@@ -5,6 +5,7 @@
 // arrives on the loop's next iteration, and a start-up ask (`blockingFor`) is answered at once.
 
 import DaysomeCore
+import DaysomeDaemon
 import DaysomeFiles
 import Glibc
 import SystemdKit
