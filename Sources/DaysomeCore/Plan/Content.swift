@@ -10,9 +10,12 @@ public enum Content {
     public static func heading(
         date: LocalDate, time: ClockTime, dayParts: DayParts, words: Words = .english
     ) -> String {
-        Words.fill(
-            words.heading,
-            ["weekday": words.name(of: date.weekday), "dayPart": words.name(of: dayParts.part(at: time))])
+        self.heading(weekday: date.weekday, part: dayParts.part(at: time), words: words)
+    }
+
+    /// The heading of a weekday's part of the day.
+    static func heading(weekday: Weekday, part: DayPart, words: Words) -> String {
+        Words.fill(words.heading, ["weekday": words.name(of: weekday), "dayPart": words.name(of: part)])
     }
 
     /// Labels joined as the household's lists are; in English `Lunch`, `Lunch and Tablets`,

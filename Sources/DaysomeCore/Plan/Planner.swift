@@ -40,8 +40,13 @@ public enum Planner {
         where occurrence.at > from && occurrence.at <= until && household.items[occurrence.itemIndex].sound {
             groups[occurrence.at, default: []].append(occurrence)
         }
+        // A week has a handful of headings (weekday and part of the day): each is filled once,
+        // not once per start (a dense week has 10,080 starts).
+        var headings = Headings()
         let starts = groups.keys.sorted().map { at in
-            self.start(at: at, occurrences: groups[at]!.sorted { $0.itemIndex < $1.itemIndex }, household, startsByDate)
+            self.start(
+                at: at, occurrences: groups[at]!.sorted { $0.itemIndex < $1.itemIndex }, household, startsByDate,
+                headings: &headings)
         }
         return Plan(timeZone: zone.name, from: from, until: until, starts: starts, notLaidReason: nil)
     }
@@ -80,13 +85,27 @@ public enum Planner {
         return kept
     }
 
+    /// `Content.heading`, filled once per weekday and part of the day.
+    struct Headings {
+        private var filled: [Weekday: [DayPart: String]] = [:]
+
+        mutating func heading(date: LocalDate, part: DayPart, words: Words) -> String {
+            let weekday = date.weekday
+            if let known = self.filled[weekday]?[part] { return known }
+            let heading = Content.heading(weekday: weekday, part: part, words: words)
+            self.filled[weekday, default: [:]][part] = heading
+            return heading
+        }
+    }
+
     private struct Pair: Hashable {
         let itemIndex: Int
         let date: LocalDate
     }
 
     private static func start(
-        at: Instant, occurrences: [Occurrence], _ household: Household, _ startsByDate: [LocalDate: [Instant]]
+        at: Instant, occurrences: [Occurrence], _ household: Household, _ startsByDate: [LocalDate: [Instant]],
+        headings: inout Headings
     ) -> Start {
         let zone = household.zone
         let local = zone.local(at)
@@ -101,8 +120,8 @@ public enum Planner {
         let details = items.map { household.mealChoices[date]?[$0.id] ?? $0.detail }
         return Start(
             at: at, local: local, itemIds: items.map(\.id),
-            heading: Content.heading(
-                date: date, time: local.clockTime, dayParts: household.dayParts, words: household.words),
+            heading: headings.heading(
+                date: date, part: household.dayParts.part(at: local.clockTime), words: household.words),
             title: Content.title(items.map(\.label), words: household.words),
             body: Content.body(details: details, time: local.clockTime, clock: household.clock, words: household.words),
             expiresAt: expiresAt, dst: dst)

@@ -21,6 +21,8 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var rfc3339: String {
         let days = floorDiv(self.seconds, 86_400)
         let secondOfDay = self.seconds - days * 86_400
+        let date = LocalDate(daysSinceEpoch: days)
+        if let text = TimeText.dateTime(date, secondOfDay: secondOfDay, offset: nil) { return text }
         return "\(LocalDate(daysSinceEpoch: days).isoString)T\(formatClock(secondOfDay: secondOfDay, seconds: true))Z"
     }
 

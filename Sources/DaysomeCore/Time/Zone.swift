@@ -35,7 +35,9 @@ public struct LocalDateTime: Equatable, Sendable {
 
     /// `2026-10-24T13:00:00+01:00`: offset always `±HH:MM`, never `Z`.
     public var rfc3339: String {
-        "\(self.date.isoString)T\(formatClock(secondOfDay: self.secondOfDay, seconds: true))\(formatOffset(self.offset))"
+        if let text = TimeText.dateTime(self.date, secondOfDay: self.secondOfDay, offset: self.offset) { return text }
+        return
+            "\(self.date.isoString)T\(formatClock(secondOfDay: self.secondOfDay, seconds: true))\(formatOffset(self.offset))"
     }
 
     /// The clock time to the minute.
