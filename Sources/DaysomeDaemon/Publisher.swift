@@ -153,7 +153,7 @@ final class Publisher {
         if key != self.publishedQueue {
             self.publishedQueue = nil
             try FileIO.writeAtomically(
-                self.paths.queueFile, self.queue(machine, backend: backend).json.serialized(pretty: true) + "\n")
+                self.paths.queueFile, self.queue(machine, backend: backend).serialized)
             self.publishedQueue = key
         }
         let bytes = status().json.serialized(pretty: true) + "\n"

@@ -62,6 +62,16 @@ struct SnapshotTests {
         #expect(try QueueSnapshot(json: managerOnly.json) == managerOnly)
     }
 
+    @Test("The queue written one entry at a time is byte for byte the queue written whole, empty or not")
+    func queueWrittenInPiecesIsTheSameBytes() {
+        let empty = QueueSnapshot(
+            backend: "wheel", display: .foreground, lay: nil, daemonRunning: true,
+            publisher: QueueSnapshot.Publisher(pid: 1, timeZone: nil), pending: [])
+        for queue in [aQueue, empty] {
+            #expect(queue.serialized == queue.json.serialized(pretty: true) + "\n")
+        }
+    }
+
     @Test("The queue keeps the contract's keys in the contract's order")
     func queueKeysAreTheContracts() {
         #expect(

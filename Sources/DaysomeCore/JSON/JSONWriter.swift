@@ -7,6 +7,27 @@ extension JSONValue {
         return String(decoding: writer.output, as: UTF8.self)
     }
 
+    /// Serialized as the array `elements` would be, one element built at a time: the same bytes
+    /// as `.array(elements.map(element)).serialized(pretty:)` under `depth`, without holding every
+    /// element's tree at once (a dense week's queue is 10,080 objects).
+    static func serializeArray<Elements: Collection>(
+        _ elements: Elements, pretty: Bool, depth: Int, into output: inout [UInt8],
+        _ element: (Elements.Element) -> JSONValue
+    ) {
+        var writer = JSONByteWriter(pretty: pretty)
+        swap(&writer.output, &output)
+        defer { swap(&writer.output, &output) }
+        writer.writeArray(elements, depth: depth, element)
+    }
+
+    /// Appends this value serialized at `depth` (its first line unindented, as a member's value).
+    func serialize(pretty: Bool, depth: Int, into output: inout [UInt8]) {
+        var writer = JSONByteWriter(pretty: pretty)
+        swap(&writer.output, &output)
+        defer { swap(&writer.output, &output) }
+        writer.write(self, depth: depth)
+    }
+
     /// The object, if this is an object.
     public var objectValue: JSONObject? {
         if case .object(let object) = self { object } else { nil }
@@ -76,15 +97,7 @@ private struct JSONByteWriter {
         case .number(let number): writeNumber(number)
         case .string(let string): writeString(string)
         case .array(let elements):
-            guard !elements.isEmpty else { return append("[]") }
-            output.append(UInt8(ascii: "["))
-            for (position, element) in elements.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
-                newline(depth: depth + 1)
-                write(element, depth: depth + 1)
-            }
-            newline(depth: depth)
-            output.append(UInt8(ascii: "]"))
+            writeArray(elements, depth: depth) { $0 }
         case .object(let object):
             guard !object.members.isEmpty else { return append("{}") }
             output.append(UInt8(ascii: "{"))
@@ -99,6 +112,20 @@ private struct JSONByteWriter {
             newline(depth: depth)
             output.append(UInt8(ascii: "}"))
         }
+    }
+
+    mutating func writeArray<Elements: Collection>(
+        _ elements: Elements, depth: Int, _ element: (Elements.Element) -> JSONValue
+    ) {
+        guard !elements.isEmpty else { return append("[]") }
+        output.append(UInt8(ascii: "["))
+        for (position, value) in elements.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            newline(depth: depth + 1)
+            write(element(value), depth: depth + 1)
+        }
+        newline(depth: depth)
+        output.append(UInt8(ascii: "]"))
     }
 
     private mutating func append(_ text: StaticString) {

@@ -77,6 +77,27 @@ public struct QueueSnapshot: Sendable, Equatable {
         return .object(JSONObject(members))
     }
 
+    /// `json` pretty-printed with a newline, byte for byte, written one entry at a time: the
+    /// envelope with an empty list, then the list serialized into its place.
+    public var serialized: String {
+        guard case .object(var envelope) = self.json, envelope.members.last?.key == "pending" else {
+            return self.json.serialized(pretty: true) + "\n"
+        }
+        envelope.members[envelope.members.count - 1].value = .array([])
+        var output: [UInt8] = []
+        output.reserveCapacity(256 + self.pending.count * 280)
+        JSONValue.object(envelope).serialize(pretty: true, depth: 0, into: &output)
+        // The envelope ends `"pending": []` and its closing line: the list goes where `[]` was.
+        let closing = Array("[]\n}".utf8)
+        guard output.suffix(closing.count).elementsEqual(closing) else {
+            return self.json.serialized(pretty: true) + "\n"
+        }
+        output.removeLast(closing.count)
+        JSONValue.serializeArray(self.pending, pretty: true, depth: 1, into: &output) { $0.json }
+        output.append(contentsOf: "\n}\n".utf8)
+        return String(decoding: output, as: UTF8.self)
+    }
+
     /// Reads a queue back; every key the encoder writes is required.
     /// - Throws: `SnapshotProblem` naming the first key that is missing or of the wrong type.
     public init(json: JSONValue) throws(SnapshotProblem) {
