@@ -67,7 +67,17 @@ struct SnapshotTests {
         let empty = QueueSnapshot(
             backend: "wheel", display: .foreground, lay: nil, daemonRunning: true,
             publisher: QueueSnapshot.Publisher(pid: 1, timeZone: nil), pending: [])
-        for queue in [aQueue, empty] {
+        let odd = QueueSnapshot(
+            backend: "systemd", display: nil, lay: nil, daemonRunning: false, publisher: nil,
+            pending: [
+                QueueSnapshot.Entry(
+                    lay: nil, at: instant("2026-12-01T13:00:00Z"), local: "2026-12-01T13:00:00Z", itemIds: [],
+                    title: "Tea \"and\" cake\\ \u{1}\u{85}\u{2028} é 土曜日", handle: "daysome-lay3.timer"),
+                QueueSnapshot.Entry(
+                    lay: 9_007_199_254_740_992, at: instant("2026-12-01T14:00:00Z"),
+                    local: "2026-12-01T14:00:00+00:00", itemIds: ["a\nb"], title: "", handle: "wheel:1"),
+            ])
+        for queue in [aQueue, empty, odd] {
             #expect(queue.serialized == queue.json.serialized(pretty: true) + "\n")
         }
     }

@@ -82,7 +82,7 @@ extension JSONValue {
 }
 
 /// Accumulates UTF-8 output; recursion depth equals the value's nesting depth.
-private struct JSONByteWriter {
+struct JSONByteWriter {
     let pretty: Bool
     var output: [UInt8] = []
 
@@ -128,17 +128,17 @@ private struct JSONByteWriter {
         output.append(UInt8(ascii: "]"))
     }
 
-    private mutating func append(_ text: StaticString) {
+    mutating func append(_ text: StaticString) {
         output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private mutating func newline(depth: Int) {
+    mutating func newline(depth: Int) {
         guard pretty else { return }
         output.append(0x0A)
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
 
-    private mutating func writeNumber(_ number: Double) {
+    mutating func writeNumber(_ number: Double) {
         guard number.isFinite else { return append("null") }
         // Below 2^53 every integral Double is an exact integer, so printing it without ".0" loses nothing.
         // The magnitude test comes first because Int64(_:) traps on out-of-range values.
@@ -149,12 +149,28 @@ private struct JSONByteWriter {
         }
     }
 
-    private mutating func writeString(_ string: String) {
+    /// A byte `writeString` copies as it is: printable ASCII other than the quote and backslash,
+    /// and UTF-8 bytes that cannot start a C1 control or U+2028/2029.
+    @inline(__always)
+    static func isPlain(_ byte: UInt8) -> Bool {
+        (byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\"))
+            || (byte >= 0x80 && byte != 0xC2 && byte != 0xE2)
+    }
+
+    mutating func writeString(_ string: String) {
         var string = string
         output.append(UInt8(ascii: "\""))
         string.withUTF8 { utf8 in
             var index = 0
             while index < utf8.count {
+                // A run that needs no escape is copied at once (most of every string).
+                var end = index
+                while end < utf8.count, Self.isPlain(utf8[end]) { end += 1 }
+                if end > index {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[index..<end]))
+                    index = end
+                    continue
+                }
                 let byte = utf8[index]
                 index += 1
                 switch byte {

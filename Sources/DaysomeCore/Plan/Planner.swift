@@ -36,6 +36,7 @@ public enum Planner {
         for date in startsByDate.keys { startsByDate[date]!.sort() }
 
         var groups: [Instant: [Occurrence]] = [:]
+        groups.reserveCapacity(occurrences.count)
         for occurrence in occurrences
         where occurrence.at > from && occurrence.at <= until && household.items[occurrence.itemIndex].sound {
             groups[occurrence.at, default: []].append(occurrence)
@@ -56,6 +57,11 @@ public enum Planner {
         let zone = household.zone
         var kept: [Occurrence] = []
         var index: [Pair: Int] = [:]
+        // Sized once: a dense household has 1,440 items over nine dates, and growing the table
+        // rehashes every key again.
+        let dates = max(0, Int(last.daysSinceEpoch - first.daysSinceEpoch) + 1)
+        kept.reserveCapacity(household.items.count * dates)
+        index.reserveCapacity(household.items.count * dates)
         var date = first
         while date <= last {
             for (itemIndex, item) in household.items.enumerated() where item.repeats.occurs(on: date) {

@@ -93,9 +93,22 @@ public struct QueueSnapshot: Sendable, Equatable {
             return self.json.serialized(pretty: true) + "\n"
         }
         output.removeLast(closing.count)
-        JSONValue.serializeArray(self.pending, pretty: true, depth: 1, into: &output) { $0.json }
-        output.append(contentsOf: "\n}\n".utf8)
-        return String(decoding: output, as: UTF8.self)
+        var writer = JSONByteWriter(pretty: true)
+        swap(&writer.output, &output)
+        if self.pending.isEmpty {
+            writer.append("[]")
+        } else {
+            writer.append("[")
+            for (position, entry) in self.pending.enumerated() {
+                if position > 0 { writer.append(",") }
+                writer.newline(depth: 2)
+                entry.write(into: &writer)
+            }
+            writer.newline(depth: 1)
+            writer.append("]")
+        }
+        writer.append("\n}\n")
+        return String(decoding: writer.output, as: UTF8.self)
     }
 
     /// Reads a queue back; every key the encoder writes is required.
@@ -129,6 +142,37 @@ extension QueueSnapshot.Entry {
         ]
         if let expiresAt { members.append(("expiresAt", .string(expiresAt.rfc3339))) }
         return .object(JSONObject(members))
+    }
+
+    /// `json` pretty-printed as an element of the queue's list (depth 2), written directly: the
+    /// same bytes, without a tree per entry (SnapshotTests compares the two).
+    func write(into writer: inout JSONByteWriter) {
+        writer.append("{\n      \"lay\": ")
+        if let lay { writer.writeNumber(Double(lay)) } else { writer.append("null") }
+        writer.append(",\n      \"at\": ")
+        writer.writeString(self.at.rfc3339)
+        writer.append(",\n      \"local\": ")
+        writer.writeString(self.local)
+        writer.append(",\n      \"itemIds\": ")
+        if self.itemIds.isEmpty {
+            writer.append("[]")
+        } else {
+            writer.append("[")
+            for (position, id) in self.itemIds.enumerated() {
+                writer.append(position == 0 ? "\n        " : ",\n        ")
+                writer.writeString(id)
+            }
+            writer.append("\n      ]")
+        }
+        writer.append(",\n      \"title\": ")
+        writer.writeString(self.title)
+        writer.append(",\n      \"handle\": ")
+        writer.writeString(self.handle)
+        if let expiresAt {
+            writer.append(",\n      \"expiresAt\": ")
+            writer.writeString(expiresAt.rfc3339)
+        }
+        writer.append("\n    }")
     }
 
     init(json: JSONValue, at path: String) throws(SnapshotProblem) {
