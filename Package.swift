@@ -44,10 +44,12 @@ let package = Package(
             name: "SystemdKitTests", dependencies: ["SystemdKit", "DaysomeCore", "DaysomeErrno", "DaysomeTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "DaysomeFilesTests", dependencies: ["DaysomeFiles", "DaysomeCore", "DaysomeTestSupport"],
+            name: "DaysomeFilesTests",
+            dependencies: ["DaysomeFiles", "DaysomeCore", "DaysomeTestSupport", "DaysomeSimDisk"],
             swiftSettings: strict),
         .testTarget(
-            name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles"],
+            name: "DaysomeDaemonTests",
+            dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "DaysomeSimDisk"],
             swiftSettings: strict),
         .testTarget(
             name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles", "DaysomeTestSupport"],
@@ -62,6 +64,11 @@ let package = Package(
         // real daysomed and reads it through daysomectl. A library only test targets depend on.
         .target(
             name: "DaysomeTestSupport", dependencies: ["DaysomeCore", "DaysomeFiles"], path: "Tests/DaysomeTestSupport",
+            swiftSettings: strict),
+        // An in-memory disk that loses what was not synced at a power cut: the daemon's own file
+        // code (StateDisk) runs on it in tests. Test-only: nothing shipped links it.
+        .target(
+            name: "DaysomeSimDisk", dependencies: ["DaysomeCore", "DaysomeFiles"], path: "Tests/DaysomeSimDisk",
             swiftSettings: strict),
         // Real services (a private session bus, Xvfb, dunst) and the real built binaries.
         .testTarget(

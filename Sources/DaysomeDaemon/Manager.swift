@@ -121,23 +121,24 @@ final class Manager {
         self.eventLoop = chosen.eventLoop
         self.logger = Logger(sink: chosen.log)
         let paths = options.paths
+        let disk = chosen.stateDisk ?? SystemDisk.shared
         do {
-            try preparePrivateDirectory(paths.runtimeDirectory)
-            try FileIO.makeDirectories(directory(of: paths.displayState), mode: 0o700)
+            try preparePrivateDirectory(paths.runtimeDirectory, disk: disk)
+            try disk.makeDirectories(directory(of: paths.displayState), mode: 0o700)
         } catch {
             throw .setup(error.description)
         }
         // A daemon of this boot ran here before: the runtime directory's records of what it
         // called are to be trusted (gone at boot with the directory).
-        let lockExisted = FileIO.exists(DaemonLock.path(in: paths.runtimeDirectory))
+        let lockExisted = disk.exists(DaemonLock.path(in: paths.runtimeDirectory))
         do {
             self.lock = try DaemonLock(runtimeDirectory: paths.runtimeDirectory)
         } catch {
             throw .setup("another daysomed already owns '\(paths.runtimeDirectory)' (\(error.reason))")
         }
         self.clock = clock ?? LoopClock(self.loop)
-        self.displayProcesses = Self.readDisplayExits(paths)
-        self.publisher = Publisher(paths: paths, faults: chosen.disk ?? DiskFaults())
+        self.displayProcesses = Self.readDisplayExits(paths, disk: disk)
+        self.publisher = Publisher(paths: paths, faults: chosen.disk ?? DiskFaults(), disk: disk)
         let lock = self.lock
         self.writes = StateWrites(
             paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop, clock: self.clock,
@@ -164,22 +165,23 @@ final class Manager {
         // The earlier daemon's record, where it was for this state directory (as a file: `STATE/`
         // or a link to it is the same). A record for another says nothing about this one.
         let earlier = RuntimeRecord(bytes: lock.earlierRecord)
-        let forThisState = earlier.map { $0.stateDirectory.isSame(as: FileIdentity.of(paths.stateDirectory)) } ?? true
+        let forThisState = earlier.map { $0.stateDirectory.isSame(as: disk.identity(of: paths.stateDirectory)) } ?? true
         let sameBoot = lockExisted && forThisState
         self.writes.inherit(forThisState ? earlier?.kept : nil)
         self.recordedHousehold = forThisState ? earlier?.household : nil
-        let (legacyMarker, markerProblem) = Self.legacyMarker(paths, logger: self.logger, now: self.clock.instant)
+        let (legacyMarker, markerProblem) = Self.legacyMarker(
+            paths, disk: disk, logger: self.logger, now: self.clock.instant)
         let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
         // A daemon killed between lay.json and its history line left the history behind: catch up first.
-        let (onDisk, problems) = Publisher.readPersisted(paths, now: self.clock.instant)
+        let (onDisk, problems) = Publisher.readPersisted(paths, disk: disk, now: self.clock.instant)
         for problem in problems { self.logger.log(.error, problem.description) }
-        let unsaved = Publisher.readUnsaved(paths)
+        let unsaved = Publisher.readUnsaved(paths, disk: disk)
         let read = onDisk.merging(unsaved: unsaved)
         if unsaved != nil {
             self.logger.log(.notice, "Read what lay.json could not hold from '\(paths.unsavedLayFile)'")
         }
         let (persisted, caughtUp) = Publisher.catchUpHistory(
-            read, history: HistoryFile.read(path: paths.historyFile), now: self.clock.instant)
+            read, history: HistoryFile.read(path: paths.historyFile, disk: disk), now: self.clock.instant)
         self.stateProven = Self.stateProven(
             read, kept: forThisState ? earlier?.kept : nil, legacyMarker: legacyMarker, unsaved: unsaved != nil,
             sameBoot: sameBoot, writes: self.writes, now: self.clock.instant)

@@ -3,6 +3,7 @@
 // the display's return and the journal. Production's are the sd-event loop and the real ones.
 
 import DaysomeCore
+import DaysomeFiles
 import SystemdKit
 
 /// Plays the bell (ChimePlayer.swift), or records that it rang.
@@ -42,6 +43,8 @@ struct ManagerPeers {
     var lockBuses: (any LockBuses)? = nil
     /// Where the embedded world fails the state files' writes; nil for none but the kernel's.
     var disk: DiskFaults? = nil
+    /// The disk every file of the daemon is on (StateDisk.swift); nil for the kernel's own.
+    var stateDisk: (any StateDisk)? = nil
     /// Takes every log line instead of the journal.
     var log: ((LogPriority, String, [(String, String)]) -> Void)? = nil
     /// Where the daemon's sd_notify states go (READY=1, STATUS=…, STOPPING=1): the service

@@ -11,11 +11,15 @@ final class Publisher {
     private var history: HistoryFile
     /// Asked before each state write (DiskFaults.swift).
     let faults: DiskFaults
+    /// Where every file of the daemon is read and written (StateDisk.swift): the kernel's in
+    /// production, a simulated one in a test.
+    let disk: any StateDisk
 
-    init(paths: Paths, faults: DiskFaults = DiskFaults()) {
+    init(paths: Paths, faults: DiskFaults = DiskFaults(), disk: any StateDisk = SystemDisk.shared) {
         self.paths = paths
         self.faults = faults
-        self.history = HistoryFile(path: paths.historyFile)
+        self.disk = disk
+        self.history = HistoryFile(path: paths.historyFile, disk: disk)
     }
 
     /// Reads the persisted state. Missing is a fresh start. A file that cannot be trusted (torn by
@@ -23,12 +27,14 @@ final class Publisher {
     /// `lay.json.corrupt-<time>` and reported, and the daemon starts clean; the lay counter never
     /// goes below a number the history still names, so none is used twice (the systemd manager's
     /// timers raise it further once connected). Returns the state and the problems to report.
-    static func readPersisted(_ paths: Paths, now: Instant) -> (state: PersistedState, problems: [HouseholdProblem]) {
+    static func readPersisted(
+        _ paths: Paths, disk: any StateDisk, now: Instant
+    ) -> (state: PersistedState, problems: [HouseholdProblem]) {
         var state = PersistedState()
         var problems: [HouseholdProblem] = []
         func setAside(_ why: String, field: String? = nil) {
             let aside =
-                (try? FileIO.setAside(paths.layFile, now: now)).map { "set aside as '\($0)'" }
+                (try? disk.setAside(paths.layFile, now: now)).map { "set aside as '\($0)'" }
                 ?? "could not be set aside"
             problems.append(
                 HouseholdProblem(
@@ -36,7 +42,7 @@ final class Publisher {
                     message: "\(why); \(aside), starting with no current lay"))
         }
         do {
-            let bytes = try FileIO.read(paths.layFile, limit: 1 << 20, followLinks: false, regularOnly: true)
+            let bytes = try disk.read(paths.layFile, limit: 1 << 20, followLinks: false, regularOnly: true)
             do {
                 state = try PersistedState(decoding: try JSONParser.parse(bytes))
             } catch let error as JSONParseError {
@@ -50,7 +56,7 @@ final class Publisher {
             // No lay.json, or no state directory yet (reported by the writes): a fresh start.
             if error.errno != ENOENT && error.errno != ENOTDIR { setAside(error.reason) }
         }
-        let (history, unreadable) = HistoryFile.readCounting(path: paths.historyFile)
+        let (history, unreadable) = HistoryFile.readCounting(path: paths.historyFile, disk: disk)
         if unreadable > 0 {
             problems.append(
                 HouseholdProblem(
@@ -75,7 +81,7 @@ final class Publisher {
 
     func persist(_ state: PersistedState) throws(FileError) {
         try self.faults.check(self.paths.layFile)
-        try FileIO.writeAtomically(self.paths.layFile, state.json.serialized(pretty: true) + "\n", durable: true)
+        try self.disk.writeAtomically(self.paths.layFile, state.json.serialized(pretty: true) + "\n", durable: true)
     }
 
     /// Keeps the state in the runtime directory while lay.json cannot be written. tmpfs, so no
@@ -83,7 +89,7 @@ final class Publisher {
     func keepUnsaved(_ state: PersistedState) throws(FileError) {
         // The state directory as a file too: a restart that names it `STATE/` or through a link
         // still finds the copy its own.
-        let identity = FileIdentity.of(self.paths.stateDirectory)
+        let identity = self.disk.identity(of: self.paths.stateDirectory)
         let kept = JSONValue.object(
             JSONObject([
                 ("stateDirectory", .string(self.paths.stateDirectory)),
@@ -91,20 +97,20 @@ final class Publisher {
                 ("stateDirectoryNode", identity.node.map { .string($0) } ?? .null), ("state", state.json),
             ]))
         try self.faults.check(self.paths.unsavedLayFile)
-        try FileIO.writeAtomically(self.paths.unsavedLayFile, kept.serialized(pretty: true) + "\n")
+        try self.disk.writeAtomically(self.paths.unsavedLayFile, kept.serialized(pretty: true) + "\n")
     }
 
     /// lay.json caught up: the runtime copy says nothing more.
     func forgetUnsaved() {
-        unlink(self.paths.unsavedLayFile)
-        unlink(self.paths.unprovenMarkerFile)
+        self.disk.removeFile(self.paths.unsavedLayFile)
+        self.disk.removeFile(self.paths.unprovenMarkerFile)
     }
 
     /// The state a daemon of this boot kept while lay.json could not be written, when it was
     /// kept for this state directory (compared as a file, never as a string); nil when there is
     /// none or it cannot be read.
-    static func readUnsaved(_ paths: Paths) -> PersistedState? {
-        guard let bytes = try? FileIO.read(paths.unsavedLayFile, limit: 1 << 20, followLinks: false, regularOnly: true),
+    static func readUnsaved(_ paths: Paths, disk: any StateDisk) -> PersistedState? {
+        guard let bytes = try? disk.read(paths.unsavedLayFile, limit: 1 << 20, followLinks: false, regularOnly: true),
             let json = try? JSONParser.parse(bytes), let object = json.objectValue,
             let named = object["stateDirectory"]?.stringValue, let state = object["state"]
         else { return nil }
@@ -112,7 +118,7 @@ final class Publisher {
         let kept = FileIdentity(
             node: object["stateDirectoryNode"]?.stringValue,
             canonicalPath: object["stateDirectoryCanonical"]?.stringValue ?? FileIdentity.canonical(named))
-        guard kept.isSame(as: FileIdentity.of(paths.stateDirectory)) else { return nil }
+        guard kept.isSame(as: disk.identity(of: paths.stateDirectory)) else { return nil }
         return try? PersistedState(decoding: state)
     }
 
@@ -142,7 +148,7 @@ final class Publisher {
 
     /// Writes the live queue and the status, each through its snapshot type.
     func publish(queue: QueueSnapshot, status: StatusSnapshot) throws(FileError) {
-        try FileIO.writeAtomically(self.paths.queueFile, queue.json.serialized(pretty: true) + "\n")
-        try FileIO.writeAtomically(self.paths.statusFile, status.json.serialized(pretty: true) + "\n")
+        try self.disk.writeAtomically(self.paths.queueFile, queue.json.serialized(pretty: true) + "\n")
+        try self.disk.writeAtomically(self.paths.statusFile, status.json.serialized(pretty: true) + "\n")
     }
 }

@@ -43,10 +43,10 @@ extension Manager {
     /// from the app's file or from the kept copy itself.
     func keepLastGoodAgain() {
         let path = LastGoodHousehold.path(in: self.options.paths)
-        guard let copy = self.keptCopy, !FileIO.exists(path) else { return }
+        guard let copy = self.keptCopy, !self.disk.exists(path) else { return }
         do {
             try self.publisher.faults.check(path)
-            try copy.save(to: path)
+            try copy.save(to: path, disk: self.disk)
             self.logger.log(.notice, "Kept the last good household again in '\(path)': the state directory had lost it")
             self.writes.kept(path, nil, now: self.now())
         } catch {

@@ -148,6 +148,49 @@ public enum FileIO {
         try self.writeAtomically(path, Array(text.utf8), mode: mode, durable: durable)
     }
 
+    /// Appends bytes to a file (created 0600 where missing, a final symlink refused) and syncs them
+    /// (`fdatasync`) before returning; a file this made (or found empty) has its directory synced
+    /// too, since its name is on disk only once its directory is.
+    ///
+    /// All or nothing: a write cut short (a full disk takes what fits in the file's last block and
+    /// refuses the rest) or a failed sync is truncated back to where the file ended, so nothing is
+    /// left half written and the caller can append the same bytes again without doubling any.
+    /// Only one writer may append (the daemon's runtime lock): the file is taken to end where it
+    /// ended when opened.
+    public static func appendDurably(_ path: String, _ bytes: [UInt8]) throws(FileError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw FileError(path: path, errno: errno, operation: "open") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileError(path: path, errno: errno, operation: "inspect") }
+        let end = info.st_size
+        // A new (or emptied) file's name is on disk only once its directory is: synced below.
+        let created = end == 0
+        func undo(_ operation: String) -> FileError {
+            let saved = errno
+            _ = ftruncate(fd, end)
+            return FileError(path: path, errno: saved, operation: operation)
+        }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw undo("append to")
+            }
+            written += count
+        }
+        guard fdatasync(fd) == 0 else { throw undo("sync") }
+        if created {
+            do {
+                try self.syncDirectory(of: path)
+            } catch {
+                _ = ftruncate(fd, end)
+                throw error
+            }
+        }
+    }
+
     /// `fsync`s the directory holding `path`: a rename or a new file is on disk only once its
     /// directory is.
     public static func syncDirectory(of path: String) throws(FileError) {

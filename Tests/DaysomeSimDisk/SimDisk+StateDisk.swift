@@ -1,0 +1,183 @@
+// The daemon's file operations on the simulated disk, step for step as FileIO makes them on a
+// real one (the same temporary name, the same syncs in the same order, the same clean-up and the
+// same errors), so a power cut between any two of them leaves what it would leave on a tablet.
+
+import DaysomeCore
+import DaysomeFiles
+import Glibc
+
+extension SimDisk {
+    public func read(_ path: String, limit: Int, followLinks: Bool, regularOnly: Bool) throws(FileError) -> [UInt8] {
+        func failed(_ errno: Int32) -> FileError { FileError(path: path, errno: errno, operation: "read") }
+        guard !self.isOff else { throw failed(EIO) }
+        let resolved: Resolved
+        do { resolved = try self.resolve(path, followFinal: followLinks) } catch { throw failed(error.errno) }
+        guard let number = resolved.node, let node = self.nodes[number] else { throw failed(ENOENT) }
+        switch node.kind {
+        case .symlink: throw failed(ELOOP)
+        case .directory: throw failed(EISDIR)
+        case .other:
+            if regularOnly { throw FileError(path: path, cause: .notRegularFile, operation: "read") }
+            return []
+        case .file: break
+        }
+        guard node.permissions & 0o400 != 0 else { throw failed(EACCES) }
+        if let fault = self.readFaults.first(where: { Self.isUnder(resolved.path, $0.prefix) }) {
+            throw failed(fault.errno)
+        }
+        guard node.data.count <= limit else { throw FileError(path: path, cause: .tooLarge, operation: "read") }
+        return node.data
+    }
+
+    public func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t, durable: Bool) throws(FileError) {
+        let temporary = "\(path).tmp.\(self.pid)"
+        // open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode)
+        let number: UInt64
+        do throws(Failure) {
+            let resolved = try self.resolve(temporary, followFinal: false)
+            if let existing = resolved.node {
+                switch self.nodes[existing]!.kind {
+                case .symlink: throw Failure(ELOOP)
+                case .directory: throw Failure(EISDIR)
+                default: number = existing
+                }
+            } else {
+                number = try self.create(.file, at: resolved, permissions: UInt32(mode) & 0o7777)
+            }
+        } catch {
+            throw FileError(path: temporary, errno: error.errno, operation: "create")
+        }
+        func fail(_ errno: Int32, _ operation: String) -> FileError {
+            self.removeFile(temporary)
+            return FileError(path: temporary, errno: errno, operation: operation)
+        }
+        do { try self.write(number, bytes, path: temporary) } catch { throw fail(error.errno, "write") }
+        if durable {
+            do { try self.syncFile(number, path: temporary) } catch { throw fail(error.errno, "sync") }
+        }
+        do {
+            try self.rename(
+                self.resolve(temporary, followFinal: false), self.resolve(path, followFinal: false))
+        } catch {
+            self.removeFile(temporary)
+            throw FileError(path: path, errno: error.errno, operation: "rename")
+        }
+        if durable { try self.syncDirectory(of: path) }
+    }
+
+    public func appendDurably(_ path: String, _ bytes: [UInt8]) throws(FileError) {
+        // open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600)
+        let number: UInt64
+        do throws(Failure) {
+            let resolved = try self.resolve(path, followFinal: false)
+            if let existing = resolved.node {
+                switch self.nodes[existing]!.kind {
+                case .symlink: throw Failure(ELOOP)
+                case .directory: throw Failure(EISDIR)
+                default: number = existing
+                }
+            } else {
+                number = try self.create(.file, at: resolved, permissions: 0o600)
+            }
+        } catch {
+            throw FileError(path: path, errno: error.errno, operation: "open")
+        }
+        let end = self.nodes[number]!.data.count
+        let created = end == 0
+        func undo(_ errno: Int32, _ operation: String) -> FileError {
+            try? self.truncate(number, to: end, path: path)
+            return FileError(path: path, errno: errno, operation: operation)
+        }
+        do {
+            try self.write(number, self.nodes[number]!.data + bytes, path: path)
+        } catch {
+            throw undo(error.errno, "append to")
+        }
+        do { try self.syncFile(number, path: path) } catch { throw undo(error.errno, "sync") }
+        if created {
+            do {
+                try self.syncDirectory(of: path)
+            } catch {
+                try? self.truncate(number, to: end, path: path)
+                throw error
+            }
+        }
+    }
+
+    public func syncDirectory(of path: String) throws(FileError) {
+        let parent = directory(of: path)
+        let number: UInt64
+        do throws(Failure) {
+            guard !self.isOff else { throw Failure(EIO) }
+            guard let found = try self.resolve(parent, followFinal: true).node else { throw Failure(ENOENT) }
+            guard self.nodes[found]!.kind == .directory else { throw Failure(ENOTDIR) }
+            number = found
+        } catch {
+            throw FileError(path: parent, errno: error.errno, operation: "open directory")
+        }
+        do {
+            try self.syncDirectory(number, path: self.canonical(parent))
+        } catch {
+            throw FileError(path: parent, errno: error.errno, operation: "sync directory")
+        }
+    }
+
+    public func setAside(_ path: String, now: Instant) throws(FileError) -> String {
+        let aside = "\(path).corrupt-\(now.rfc3339)"
+        do {
+            try self.rename(self.resolve(path, followFinal: false), self.resolve(aside, followFinal: false))
+        } catch {
+            throw FileError(path: path, errno: error.errno, operation: "set aside")
+        }
+        try? self.syncDirectory(of: path)
+        return aside
+    }
+
+    public func makeDirectories(_ path: String, mode: mode_t) throws(FileError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if self.isDirectory(current) { continue }
+            do throws(Failure) {
+                guard !self.isOff else { throw Failure(EIO) }
+                let resolved = try self.resolve(current, followFinal: false)
+                // An existing file (or a link to one) where the directory should be is no directory.
+                if resolved.node != nil { throw Failure(ENOTDIR) }
+                _ = try self.create(.directory, at: resolved, permissions: UInt32(mode) & 0o7777)
+            } catch {
+                throw FileError(path: current, errno: error.errno, operation: "create directory")
+            }
+        }
+    }
+
+    @discardableResult public func removeFile(_ path: String) -> Bool {
+        guard let resolved = try? self.resolve(path, followFinal: false) else { return false }
+        return (try? self.remove(resolved, directory: false)) != nil
+    }
+
+    @discardableResult public func removeDirectory(_ path: String) -> Bool {
+        guard let resolved = try? self.resolve(path, followFinal: false) else { return false }
+        return (try? self.remove(resolved, directory: true)) != nil
+    }
+
+    public func status(_ path: String, followLinks: Bool) -> FileStatus? {
+        guard !self.isOff, let resolved = try? self.resolve(path, followFinal: followLinks),
+            let number = resolved.node, let node = self.nodes[number]
+        else { return nil }
+        let kind: FileStatus.Kind
+        switch node.kind {
+        case .file: kind = .regular
+        case .directory: kind = .directory
+        case .symlink: kind = .symlink
+        case .other: kind = .other
+        }
+        return FileStatus(
+            kind: kind, device: UInt64(node.fileSystem), inode: number, permissions: node.permissions,
+            ownedByUs: true, modified: node.modified)
+    }
+
+    public func identity(of path: String) -> FileIdentity {
+        let node = self.status(path, followLinks: true).map { "\($0.device):\($0.inode)" }
+        return FileIdentity(node: node, canonicalPath: self.canonical(path))
+    }
+}
