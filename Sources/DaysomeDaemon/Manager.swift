@@ -28,7 +28,7 @@ final class Manager {
     var notifier: (any Notifier)?
     /// The session bus (production's): the display's returner asks a screensaver service on it.
     var bus: Bus?
-    let lock: DaemonLock
+    let lock: any RuntimeDirectoryHold
 
     /// The one realtime timer: armed at the wheel's next deadline only.
     var wheelTimer: (any LoopSource)?
@@ -93,7 +93,7 @@ final class Manager {
         }
     }
     /// The state directory, held for this daemon's life: one daemon per state (StateDirectoryLock.swift).
-    var stateLock: StateDirectoryLock?
+    var stateLock: (any StateDirectoryHold)?
     /// The state directory could not be locked (not for another daemon): said once, not per write.
     var stateLockFailed = false
     /// The manager connection that stops what a systemd-backend daemon left (wheel only), kept
@@ -132,7 +132,7 @@ final class Manager {
         // called are to be trusted (gone at boot with the directory).
         let lockExisted = disk.exists(DaemonLock.path(in: paths.runtimeDirectory))
         do {
-            self.lock = try DaemonLock(runtimeDirectory: paths.runtimeDirectory)
+            self.lock = try disk.lockRuntimeDirectory(paths.runtimeDirectory)
         } catch {
             throw .setup("another daysomed already owns '\(paths.runtimeDirectory)' (\(error.reason))")
         }
@@ -147,14 +147,14 @@ final class Manager {
         // the daemon lays and calls from memory meanwhile.
         self.writes.makeDirectory(now: self.clock.instant)
         do {
-            self.stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
+            self.stateLock = try disk.lockStateDirectory(paths.stateDirectory, standingIn: false)
         } catch .taken(let taken) {
             throw .setup(taken.description)
         } catch {
             // Not there yet (it could not be created): the nearest directory above it stands in
             // until it is made, so no second daemon on it calls meanwhile (StateDirectoryLock.swift).
             do {
-                self.stateLock = try StateDirectoryLock(standingInFor: paths.stateDirectory)
+                self.stateLock = try disk.lockStateDirectory(paths.stateDirectory, standingIn: true)
             } catch .taken(let taken) {
                 throw .setup(taken.description)
             } catch {

@@ -23,7 +23,7 @@ extension Manager {
     /// The state directory exists again: hold it, and keep the household in force in it.
     func stateDirectoryCameBack() {
         do {
-            self.stateLock = try StateDirectoryLock(stateDirectory: self.options.paths.stateDirectory)
+            self.stateLock = try self.disk.lockStateDirectory(self.options.paths.stateDirectory, standingIn: false)
             self.stateLockFailed = false
         } catch .taken(let taken) {
             // Another daemon took the new directory first: two would each call every start.

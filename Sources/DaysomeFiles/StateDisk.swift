@@ -3,7 +3,8 @@
 // synced (DaysomeSimDisk). Production's disk is `SystemDisk`: today's FileIO, unchanged, one call
 // forwarded per operation. The operations are the ones the daemon's files need, not POSIX's
 // whole surface: whole-file reads, the atomic replace, the history's durable append, the
-// directory sync, setting aside, directories, removal, and what a stat or a realpath answers.
+// directory sync, setting aside, directories, removal, what a stat or a realpath answers, and
+// the two locks a daemon holds (its runtime directory's, with its record, and its state directory's).
 
 import DaysomeCore
 import Glibc
@@ -62,7 +63,37 @@ public protocol StateDisk: AnyObject {
     func status(_ path: String, followLinks: Bool) -> FileStatus?
     /// Which file a path names, as device and inode and as a canonical path (FileIdentity).
     func identity(of path: String) -> FileIdentity
+    /// Takes the runtime directory's lock and its record space (DaemonLock); EWOULDBLOCK when
+    /// another daemon holds it.
+    func lockRuntimeDirectory(_ runtimeDirectory: String) throws(FileError) -> any RuntimeDirectoryHold
+    /// Takes the state directory's lock (StateDirectoryLock), or with `standingIn` the lock on the
+    /// nearest existing directory above a state directory that cannot be made yet.
+    func lockStateDirectory(
+        _ stateDirectory: String, standingIn: Bool
+    ) throws(StateDirectoryLockError) -> any StateDirectoryHold
 }
+
+/// A daemon's hold on its runtime directory: the lock on `daemon.lock`, and the record kept in
+/// its reserved space (DaemonLock.swift, RuntimeRecord.swift). Released when dropped.
+public protocol RuntimeDirectoryHold: AnyObject {
+    /// What the lock file held when the lock was taken: the earlier daemon's record.
+    var earlierRecord: [UInt8] { get }
+    /// Writes `record` over the reserved space; whether it was kept.
+    @discardableResult func keepRecord(_ record: [UInt8]) -> Bool
+}
+
+/// A daemon's hold on its state directory, or on the directory standing in for it
+/// (StateDirectoryLock.swift). Released when dropped.
+public protocol StateDirectoryHold: AnyObject {
+    /// The directory locked.
+    var lockedPath: String { get }
+    /// Whether the lock is on the directory now at `path`.
+    func holds(_ path: String) -> Bool
+}
+
+extension DaemonLock: RuntimeDirectoryHold {}
+
+extension StateDirectoryLock: StateDirectoryHold {}
 
 extension StateDisk {
     /// A whole file, following links, of any kind.
@@ -144,4 +175,15 @@ public final class SystemDisk: StateDisk, Sendable {
     }
 
     public func identity(of path: String) -> FileIdentity { FileIdentity.of(path) }
+
+    public func lockRuntimeDirectory(_ runtimeDirectory: String) throws(FileError) -> any RuntimeDirectoryHold {
+        try DaemonLock(runtimeDirectory: runtimeDirectory)
+    }
+
+    public func lockStateDirectory(
+        _ stateDirectory: String, standingIn: Bool
+    ) throws(StateDirectoryLockError) -> any StateDirectoryHold {
+        if standingIn { return try StateDirectoryLock(standingInFor: stateDirectory) }
+        return try StateDirectoryLock(stateDirectory: stateDirectory)
+    }
 }

@@ -6,35 +6,9 @@ import DaysomeCore
 import DaysomeFiles
 import DaysomeSimDisk
 import Glibc
-import SystemdKit
 import Testing
 
 @testable import DaysomeDaemon
-
-/// A loop that runs nothing: StateWrites asks it only for its retry timer, which a cut disk
-/// cannot use anyway.
-private final class StillLoop: Loop {
-    func now(_ clock: clockid_t) -> UInt64 { 0 }
-    func timer(
-        clock: clockid_t, at usec: UInt64, accuracy: UInt64, description: String, _ handler: @escaping () -> Void
-    ) throws(Errno) -> any LoopSource { throw Errno(rawValue: ENOSYS) }
-    func deferred(description: String, _ handler: @escaping () -> Void) throws(Errno) -> any LoopSource {
-        throw Errno(rawValue: ENOSYS)
-    }
-    func inotify(
-        path: String, mask: InotifyMask, description: String, _ handler: @escaping (InotifyEvent) -> Void
-    ) throws(Errno) -> any LoopSource { throw Errno(rawValue: ENOSYS) }
-    func io(
-        fd: Int32, events: IOEvents, description: String, _ handler: @escaping (IOEvents) -> Void
-    ) throws(Errno) -> any LoopSource { throw Errno(rawValue: ENOSYS) }
-    func pidfdExit(
-        _ pidfd: Int32, description: String, _ handler: @escaping () -> Void
-    ) throws(Errno) -> any LoopSource { throw Errno(rawValue: ENOSYS) }
-    func clockJumps(description: String, _ handler: @escaping () -> Void) throws(Errno) -> AnyObject {
-        throw Errno(rawValue: ENOSYS)
-    }
-    func exit(code: Int32) throws(Errno) {}
-}
 
 @Suite("Power cuts in the daemon's state writes")
 struct LayPowerCutTests {

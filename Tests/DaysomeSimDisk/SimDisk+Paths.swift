@@ -81,7 +81,7 @@ extension SimDisk {
         for (prefix, errno) in self.writeFaults where Self.isUnder(path, prefix) {
             switch errno {
             case ENOSPC where change == .create || change == .write: return errno
-            case EROFS where change != .sync: return errno
+            case EROFS where change != .sync && change != .inPlace: return errno
             case ENOSPC, EROFS: continue
             default: return errno
             }
@@ -102,5 +102,8 @@ extension SimDisk {
         case sync
         /// A rename, an unlink, a rmdir, a truncation.
         case change
+        /// A write into space reserved already (the lock file's record): it needs no block, and
+        /// an open file stays writable when its mount turns read-only.
+        case inPlace
     }
 }

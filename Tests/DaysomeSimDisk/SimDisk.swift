@@ -79,6 +79,8 @@ public final class SimDisk: StateDisk {
     var writeFaults: [(prefix: String, errno: Int32)] = []
     var readFaults: [(prefix: String, errno: Int32)] = []
     var cutAfter: Int?
+    /// The inodes locked now, each with the hold that has it (a power cut ends every process).
+    var locks: [UInt64: ObjectIdentifier] = [:]
 
     /// How many steps (changes of the disk, syncs among them) ran since the disk was made.
     public internal(set) var steps = 0
@@ -106,6 +108,7 @@ public final class SimDisk: StateDisk {
         copy.writeFaults = self.writeFaults
         copy.readFaults = self.readFaults
         copy.cutAfter = self.cutAfter
+        copy.locks = self.locks
         copy.steps = self.steps
         copy.isOff = self.isOff
         copy.powerCuts = self.powerCuts
@@ -196,6 +199,7 @@ public final class SimDisk: StateDisk {
         }
         self.isOff = false
         self.cutAfter = nil
+        self.locks = [:]
         self.collectGarbage()
     }
 
