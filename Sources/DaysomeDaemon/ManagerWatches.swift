@@ -308,7 +308,7 @@ extension Manager {
         do {
             try self.publisher.faults.check(path)
             try copy.save(to: path, disk: self.disk)
-            self.disk.removeFile(unsaved)
+            try? self.disk.removeFile(unsaved)
             self.unsavedCopyDigest = nil
             self.writes.keepInRecord(nil)
             self.writes.kept(path, nil, now: self.now())

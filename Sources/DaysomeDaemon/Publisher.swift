@@ -102,8 +102,8 @@ final class Publisher {
 
     /// lay.json caught up: the runtime copy says nothing more.
     func forgetUnsaved() {
-        self.disk.removeFile(self.paths.unsavedLayFile)
-        self.disk.removeFile(self.paths.unprovenMarkerFile)
+        try? self.disk.removeFile(self.paths.unsavedLayFile)
+        try? self.disk.removeFile(self.paths.unprovenMarkerFile)
     }
 
     /// The state a daemon of this boot kept while lay.json could not be written, when it was

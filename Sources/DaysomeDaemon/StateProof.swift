@@ -41,7 +41,8 @@ extension Manager {
         if disk.isRegularFile(marker) { return (true, nil) }
         let aside =
             (try? disk.setAside(marker, now: now)).map { "set aside as '\($0)'" }
-            ?? (disk.removeDirectory(marker) || disk.removeFile(marker) ? "removed" : "could not be set aside")
+            ?? ((try? disk.removeDirectory(marker)) != nil || (try? disk.removeFile(marker)) != nil
+                ? "removed" : "could not be set aside")
         let problem = HouseholdProblem(
             file: marker, itemId: nil, field: nil,
             message: "is not the empty file a daemon leaves there, so it proves nothing; \(aside)")

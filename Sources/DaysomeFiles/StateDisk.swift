@@ -55,10 +55,10 @@ public protocol StateDisk: AnyObject {
     func setAside(_ path: String, now: Instant) throws(FileError) -> String
     /// Creates a directory and its missing parents (FileIO.makeDirectories).
     func makeDirectories(_ path: String, mode: mode_t) throws(FileError)
-    /// `unlink`s a file (or a link); whether it was removed.
-    @discardableResult func removeFile(_ path: String) -> Bool
-    /// `rmdir`s an empty directory; whether it was removed.
-    @discardableResult func removeDirectory(_ path: String) -> Bool
+    /// `unlink`s a file (or a link).
+    func removeFile(_ path: String) throws(FileError)
+    /// `rmdir`s an empty directory.
+    func removeDirectory(_ path: String) throws(FileError)
     /// What `stat` (following a final link) or `lstat` (not) says; nil where there is nothing.
     func status(_ path: String, followLinks: Bool) -> FileStatus?
     /// Which file a path names, as device and inode and as a canonical path (FileIdentity).
@@ -154,9 +154,13 @@ public final class SystemDisk: StateDisk, Sendable {
         try FileIO.makeDirectories(path, mode: mode)
     }
 
-    @discardableResult public func removeFile(_ path: String) -> Bool { unlink(path) == 0 }
+    public func removeFile(_ path: String) throws(FileError) {
+        guard unlink(path) == 0 else { throw FileError(path: path, errno: errno, operation: "remove") }
+    }
 
-    @discardableResult public func removeDirectory(_ path: String) -> Bool { rmdir(path) == 0 }
+    public func removeDirectory(_ path: String) throws(FileError) {
+        guard rmdir(path) == 0 else { throw FileError(path: path, errno: errno, operation: "remove directory") }
+    }
 
     public func status(_ path: String, followLinks: Bool) -> FileStatus? {
         var info = stat()

@@ -58,12 +58,12 @@ struct SimDiskTests {
         let disk = tablet()
         disk.install(state + "/kept", text: "kept")
         try disk.appendDurably(state + "/history.jsonl", Array("line\n".utf8))
-        #expect(disk.removeFile(state + "/kept"))
+        try disk.removeFile(state + "/kept")
         disk.cutPower()
         disk.powerOn()
         // The append made the file and synced its directory; the unlink came after that sync.
         #expect(disk.names(in: state) == ["history.jsonl", "kept"])
-        #expect(disk.removeFile(state + "/kept"))
+        try disk.removeFile(state + "/kept")
         try disk.syncDirectory(of: state + "/kept")
         disk.cutPower()
         disk.powerOn()
@@ -120,11 +120,14 @@ struct SimDiskTests {
         disk.fail(state, with: ENOSPC)
         let full = #expect(throws: FileError.self) { try disk.writeAtomically(state + "/lay.json", "new") }
         #expect(full?.errno == ENOSPC)
-        #expect(disk.removeFile(state + "/lay.json"), "a full disk still takes an unlink")
+        try disk.removeFile(state + "/lay.json")  // a full disk still takes an unlink
         disk.fail(state, with: EROFS)
         let readOnly = #expect(throws: FileError.self) { try disk.appendDurably(state + "/history.jsonl", [0x0A]) }
         #expect(readOnly?.errno == EROFS)
-        #expect(!disk.removeFile(state + "/lay.json.corrupt"), "a read-only disk takes no unlink")
+        let unlinked = #expect(throws: FileError.self, "a read-only disk takes no unlink") {
+            try disk.removeFile(state + "/lay.json.corrupt")
+        }
+        #expect(unlinked?.errno == EROFS)
         disk.fail(state, with: EIO)
         let broken = #expect(throws: FileError.self) { try disk.makeDirectories(state + "/sub", mode: 0o700) }
         #expect(broken?.errno == EIO && broken?.operation == "create directory")

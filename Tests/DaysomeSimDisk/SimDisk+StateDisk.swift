@@ -48,7 +48,7 @@ extension SimDisk {
             throw FileError(path: temporary, errno: error.errno, operation: "create")
         }
         func fail(_ errno: Int32, _ operation: String) -> FileError {
-            self.removeFile(temporary)
+            try? self.removeFile(temporary)
             return FileError(path: temporary, errno: errno, operation: operation)
         }
         do { try self.write(number, bytes, path: temporary) } catch { throw fail(error.errno, "write") }
@@ -59,7 +59,7 @@ extension SimDisk {
             try self.rename(
                 self.resolve(temporary, followFinal: false), self.resolve(path, followFinal: false))
         } catch {
-            self.removeFile(temporary)
+            try? self.removeFile(temporary)
             throw FileError(path: path, errno: error.errno, operation: "rename")
         }
         if durable { try self.syncDirectory(of: path) }
@@ -150,14 +150,20 @@ extension SimDisk {
         }
     }
 
-    @discardableResult public func removeFile(_ path: String) -> Bool {
-        guard let resolved = try? self.resolve(path, followFinal: false) else { return false }
-        return (try? self.remove(resolved, directory: false)) != nil
+    public func removeFile(_ path: String) throws(FileError) {
+        do {
+            try self.remove(self.resolve(path, followFinal: false), directory: false)
+        } catch {
+            throw FileError(path: path, errno: error.errno, operation: "remove")
+        }
     }
 
-    @discardableResult public func removeDirectory(_ path: String) -> Bool {
-        guard let resolved = try? self.resolve(path, followFinal: false) else { return false }
-        return (try? self.remove(resolved, directory: true)) != nil
+    public func removeDirectory(_ path: String) throws(FileError) {
+        do {
+            try self.remove(self.resolve(path, followFinal: false), directory: true)
+        } catch {
+            throw FileError(path: path, errno: error.errno, operation: "remove directory")
+        }
     }
 
     public func status(_ path: String, followLinks: Bool) -> FileStatus? {
