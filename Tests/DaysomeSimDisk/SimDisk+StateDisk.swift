@@ -1,6 +1,6 @@
-// The daemon's file operations on the simulated disk, step for step as FileIO makes them on a
-// real one (the same temporary name, the same syncs in the same order, the same clean-up and the
-// same errors), so a power cut between any two of them leaves what it would leave on a tablet.
+// The daemon's file operations on the simulated disk. The atomic replace and the durable append
+// are FileIO's own steps (WriteSteps) on the simulated disk's calls (SimDisk+Calls.swift), so a
+// power cut between any two of them leaves what it would leave on a tablet.
 
 import DaysomeCore
 import DaysomeFiles
@@ -30,96 +30,15 @@ extension SimDisk {
     }
 
     public func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t, durable: Bool) throws(FileError) {
-        let temporary = "\(path).tmp.\(self.pid)"
-        // open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode)
-        let number: UInt64
-        do throws(Failure) {
-            let resolved = try self.resolve(temporary, followFinal: false)
-            if let existing = resolved.node {
-                switch self.nodes[existing]!.kind {
-                case .symlink: throw Failure(ELOOP)
-                case .directory: throw Failure(EISDIR)
-                default: number = existing
-                }
-            } else {
-                number = try self.create(.file, at: resolved, permissions: UInt32(mode) & 0o7777)
-            }
-        } catch {
-            throw FileError(path: temporary, errno: error.errno, operation: "create")
-        }
-        func fail(_ errno: Int32, _ operation: String) -> FileError {
-            try? self.removeFile(temporary)
-            return FileError(path: temporary, errno: errno, operation: operation)
-        }
-        do { try self.write(number, bytes, path: temporary) } catch { throw fail(error.errno, "write") }
-        if durable {
-            do { try self.syncFile(number, path: temporary) } catch { throw fail(error.errno, "sync") }
-        }
-        do {
-            try self.rename(
-                self.resolve(temporary, followFinal: false), self.resolve(path, followFinal: false))
-        } catch {
-            try? self.removeFile(temporary)
-            throw FileError(path: path, errno: error.errno, operation: "rename")
-        }
-        if durable { try self.syncDirectory(of: path) }
+        try WriteSteps.writeAtomically(Calls(disk: self), path, bytes, mode: mode, durable: durable, pid: self.pid)
     }
 
     public func appendDurably(_ path: String, _ bytes: [UInt8]) throws(FileError) {
-        // open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600)
-        let number: UInt64
-        do throws(Failure) {
-            let resolved = try self.resolve(path, followFinal: false)
-            if let existing = resolved.node {
-                switch self.nodes[existing]!.kind {
-                case .symlink: throw Failure(ELOOP)
-                case .directory: throw Failure(EISDIR)
-                default: number = existing
-                }
-            } else {
-                number = try self.create(.file, at: resolved, permissions: 0o600)
-            }
-        } catch {
-            throw FileError(path: path, errno: error.errno, operation: "open")
-        }
-        let end = self.nodes[number]!.data.count
-        let created = end == 0
-        func undo(_ errno: Int32, _ operation: String) -> FileError {
-            try? self.truncate(number, to: end, path: path)
-            return FileError(path: path, errno: errno, operation: operation)
-        }
-        do {
-            try self.write(number, self.nodes[number]!.data + bytes, path: path)
-        } catch {
-            throw undo(error.errno, "append to")
-        }
-        do { try self.syncFile(number, path: path) } catch { throw undo(error.errno, "sync") }
-        if created {
-            do {
-                try self.syncDirectory(of: path)
-            } catch {
-                try? self.truncate(number, to: end, path: path)
-                throw error
-            }
-        }
+        try WriteSteps.appendDurably(Calls(disk: self), path, bytes)
     }
 
     public func syncDirectory(of path: String) throws(FileError) {
-        let parent = directory(of: path)
-        let number: UInt64
-        do throws(Failure) {
-            guard !self.isOff else { throw Failure(EIO) }
-            guard let found = try self.resolve(parent, followFinal: true).node else { throw Failure(ENOENT) }
-            guard self.nodes[found]!.kind == .directory else { throw Failure(ENOTDIR) }
-            number = found
-        } catch {
-            throw FileError(path: parent, errno: error.errno, operation: "open directory")
-        }
-        do {
-            try self.syncDirectory(number, path: self.canonical(parent))
-        } catch {
-            throw FileError(path: parent, errno: error.errno, operation: "sync directory")
-        }
+        try WriteSteps.syncDirectory(Calls(disk: self), of: path)
     }
 
     public func setAside(_ path: String, now: Instant) throws(FileError) -> String {
