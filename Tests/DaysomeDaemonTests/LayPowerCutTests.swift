@@ -72,6 +72,41 @@ struct LayPowerCutTests {
         #expect(seen == ["old", "new"], "the cuts fall on both sides of the rename's sync")
     }
 
+    /// The protocol's order, lay.json first and its history line after, across a cut at any step of
+    /// both: the history never names a lay that lay.json does not hold (a restart catches the
+    /// history up from lay.json, never the other way), and a torn history line is skipped.
+    @Test func aPowerCutAtAnyStepOfALayAndItsHistoryLineNeverLeavesTheHistoryAheadOfLayJson() throws {
+        let laid = HistoryRecord(time: self.now, event: .laid, lay: 4)
+        let (probe, probeWrites) = self.tablet()
+        let before = probe.steps
+        probeWrites.persist(self.new, now: self.now)
+        probeWrites.record([laid], now: self.now)
+        let steps = probe.steps - before
+        #expect(steps == 9, "lay.json's five steps, then the history's create, write, fdatasync and directory fsync")
+        for cut in 0...steps {
+            let (disk, writes) = self.tablet()
+            disk.cutPower(afterSteps: cut)
+            writes.persist(self.new, now: self.now)
+            writes.record([laid], now: self.now)
+            for seed in [nil] + (0..<32).map(UInt64.init) {
+                let after = disk.copy()
+                after.cutPower()
+                after.powerOn(seed: seed)
+                let why = "cut before step \(cut + 1) of \(steps), seed \(String(describing: seed))"
+                let history = HistoryFile.read(path: self.paths.historyFile, disk: after)
+                let (read, problems) = Publisher.readPersisted(self.paths, disk: after, now: self.now)
+                #expect(problems.allSatisfy { $0.file != self.paths.layFile }, "\(why): \(problems)")
+                if history.contains(laid) {
+                    // As lay.json holds it: the counter read back is raised by the history itself.
+                    let layJson = text(after.contents(self.paths.layFile))
+                    #expect(layJson == text(self.bytes(self.new)), "\(why): the history is ahead of lay.json")
+                }
+                #expect(read.layCounter >= 3)
+                if cut == steps { #expect(history == [laid], "\(why): the line was written and synced") }
+            }
+        }
+    }
+
     /// The same cuts with the fsyncs taken out, as a write without `durable` makes it: the disk
     /// must show the loss (a torn or missing lay.json), or the test above could not fail.
     @Test func withoutItsSyncsALayWriteCutByThePowerCanLeaveATornOrEmptyLay() throws {
