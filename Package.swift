@@ -51,10 +51,12 @@ let package = Package(
             dependencies: ["SystemdKit", "DaysomeCore", "DaysomeErrno", "DaysomeTestSupport", "DaysomeWorld"],
             swiftSettings: strict),
         .testTarget(
-            name: "DaysomeFilesTests", dependencies: ["DaysomeFiles", "DaysomeCore", "DaysomeTestSupport"],
+            name: "DaysomeFilesTests",
+            dependencies: ["DaysomeFiles", "DaysomeCore", "DaysomeTestSupport", "DaysomeSimDisk"],
             swiftSettings: strict),
         .testTarget(
-            name: "DaysomeDaemonTests", dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "SystemdKit"],
+            name: "DaysomeDaemonTests",
+            dependencies: ["DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "SystemdKit", "DaysomeSimDisk"],
             swiftSettings: strict),
         .testTarget(
             name: "DaysomeCLITests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles", "DaysomeTestSupport"],
@@ -70,6 +72,11 @@ let package = Package(
         // real daysomed and reads it through daysomectl. A library only test targets depend on.
         .target(
             name: "DaysomeTestSupport", dependencies: ["DaysomeCore", "DaysomeFiles"], path: "Tests/DaysomeTestSupport",
+            swiftSettings: strict),
+        // An in-memory disk that loses what was not synced at a power cut: the daemon's own file
+        // code (StateDisk) runs on it in tests. Test-only: nothing shipped links it.
+        .target(
+            name: "DaysomeSimDisk", dependencies: ["DaysomeCore", "DaysomeFiles"], path: "Tests/DaysomeSimDisk",
             swiftSettings: strict),
         // Real services (a private session bus, Xvfb, dunst) and the real built binaries.
         .testTarget(

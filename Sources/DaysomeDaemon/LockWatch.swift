@@ -306,9 +306,14 @@ extension Manager {
     func watchLock() {
         // An older daemon kept logind's Lock request here across a restart; a request never
         // locks now, and one from before a restart means nothing.
-        if unlink(self.options.paths.lockRequestFile) != 0 && errno != ENOENT {
-            self.logger.log(
-                .warning, "Failed to remove '\(self.options.paths.lockRequestFile)': errno \(errno), ignoring")
+        do {
+            try self.disk.removeFile(self.options.paths.lockRequestFile)
+        } catch {
+            if error.errno != ENOENT {
+                self.logger.log(
+                    .warning,
+                    "Failed to remove '\(self.options.paths.lockRequestFile)': errno \(error.errno ?? 0), ignoring")
+            }
         }
         let watch = LockWatch(loop: self.loop, buses: self.peers.lockBuses, logger: self.logger, uid: getuid()) {
             [weak self] source, locked in

@@ -24,7 +24,7 @@ package final class Manager {
     let writes: StateWrites
     package internal(set) var machine: DaemonMachine
     var notifier: (any Notifier)?
-    let lock: DaemonLock
+    let lock: any RuntimeDirectoryHold
 
     /// The one realtime timer: armed at the wheel's next deadline only.
     var wheelTimer: (any LoopSource)?
@@ -91,7 +91,7 @@ package final class Manager {
         }
     }
     /// The state directory, held for this daemon's life: one daemon per state (StateDirectoryLock.swift).
-    var stateLock: StateDirectoryLock?
+    var stateLock: (any StateDirectoryHold)?
     /// The state directory could not be locked (not for another daemon): said once, not per write.
     var stateLockFailed = false
     /// The manager connection that stops what a systemd-backend daemon left (wheel only), kept
@@ -111,23 +111,24 @@ package final class Manager {
         self.loop = peers.loop
         self.logger = peers.logger
         let paths = options.paths
+        let disk = peers.stateDisk
         do {
-            try preparePrivateDirectory(paths.runtimeDirectory)
-            try FileIO.makeDirectories(directory(of: paths.displayState), mode: 0o700)
+            try preparePrivateDirectory(paths.runtimeDirectory, disk: disk)
+            try disk.makeDirectories(directory(of: paths.displayState), mode: 0o700)
         } catch {
             throw .setup(error.description)
         }
         // A daemon of this boot ran here before: the runtime directory's records of what it
         // called are to be trusted (gone at boot with the directory).
-        let lockExisted = FileIO.exists(DaemonLock.path(in: paths.runtimeDirectory))
+        let lockExisted = disk.exists(DaemonLock.path(in: paths.runtimeDirectory))
         do {
-            self.lock = try DaemonLock(runtimeDirectory: paths.runtimeDirectory)
+            self.lock = try disk.lockRuntimeDirectory(paths.runtimeDirectory)
         } catch {
             throw .setup("another daysomed already owns '\(paths.runtimeDirectory)' (\(error.reason))")
         }
         self.clock = peers.clock
-        self.displayProcesses = Self.readDisplayExits(paths)
-        self.publisher = Publisher(paths: paths, faults: peers.disk)
+        self.displayProcesses = Self.readDisplayExits(paths, disk: disk)
+        self.publisher = Publisher(paths: paths, faults: peers.disk, disk: disk)
         let lock = self.lock
         self.writes = StateWrites(
             paths: paths, publisher: self.publisher, logger: self.logger, loop: self.loop, clock: self.clock,
@@ -136,14 +137,14 @@ package final class Manager {
         // the daemon lays and calls from memory meanwhile.
         self.writes.makeDirectory(now: self.clock.instant)
         do {
-            self.stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
+            self.stateLock = try disk.lockStateDirectory(paths.stateDirectory, standingIn: false)
         } catch .taken(let taken) {
             throw .setup(taken.description)
         } catch {
             // Not there yet (it could not be created): the nearest directory above it stands in
             // until it is made, so no second daemon on it calls meanwhile (StateDirectoryLock.swift).
             do {
-                self.stateLock = try StateDirectoryLock(standingInFor: paths.stateDirectory)
+                self.stateLock = try disk.lockStateDirectory(paths.stateDirectory, standingIn: true)
             } catch .taken(let taken) {
                 throw .setup(taken.description)
             } catch {
@@ -154,22 +155,23 @@ package final class Manager {
         // The earlier daemon's record, where it was for this state directory (as a file: `STATE/`
         // or a link to it is the same). A record for another says nothing about this one.
         let earlier = RuntimeRecord(bytes: lock.earlierRecord)
-        let forThisState = earlier.map { $0.stateDirectory.isSame(as: FileIdentity.of(paths.stateDirectory)) } ?? true
+        let forThisState = earlier.map { $0.stateDirectory.isSame(as: disk.identity(of: paths.stateDirectory)) } ?? true
         let sameBoot = lockExisted && forThisState
         self.writes.inherit(forThisState ? earlier?.kept : nil)
         self.recordedHousehold = forThisState ? earlier?.household : nil
-        let (legacyMarker, markerProblem) = Self.legacyMarker(paths, logger: self.logger, now: self.clock.instant)
+        let (legacyMarker, markerProblem) = Self.legacyMarker(
+            paths, disk: disk, logger: self.logger, now: self.clock.instant)
         let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
         // A daemon killed between lay.json and its history line left the history behind: catch up first.
-        let (onDisk, problems) = Publisher.readPersisted(paths, now: self.clock.instant)
+        let (onDisk, problems) = Publisher.readPersisted(paths, disk: disk, now: self.clock.instant)
         for problem in problems { self.logger.log(.error, problem.description) }
-        let unsaved = Publisher.readUnsaved(paths)
+        let unsaved = Publisher.readUnsaved(paths, disk: disk)
         let read = onDisk.merging(unsaved: unsaved)
         if unsaved != nil {
             self.logger.log(.notice, "Read what lay.json could not hold from '\(paths.unsavedLayFile)'")
         }
         let (persisted, caughtUp) = Publisher.catchUpHistory(
-            read, history: HistoryFile.read(path: paths.historyFile), now: self.clock.instant)
+            read, history: HistoryFile.read(path: paths.historyFile, disk: disk), now: self.clock.instant)
         self.stateProven = Self.stateProven(
             read, kept: forThisState ? earlier?.kept : nil, legacyMarker: legacyMarker, unsaved: unsaved != nil,
             sameBoot: sameBoot, writes: self.writes, now: self.clock.instant)

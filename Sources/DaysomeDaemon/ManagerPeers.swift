@@ -6,6 +6,7 @@
 // does not link, gives it a manual loop and fakes (DaysomeWorld/EmbeddedTablet.swift).
 
 import DaysomeCore
+import DaysomeFiles
 import SystemdKit
 
 /// Plays the bell (ChimePlayer.swift), or records that it rang.
@@ -47,6 +48,8 @@ package struct ManagerPeers {
     let lockBuses: any LockBuses
     /// Where the state files' writes may be refused (DiskFaults.swift).
     let disk: DiskFaults
+    /// The disk every file of the daemon is on (StateDisk.swift): the kernel's in production.
+    let stateDisk: any StateDisk
     /// Whether the daemon listens on its control socket for `daysomectl fire` and `try`. A world
     /// that reaches the daemon otherwise calls `Manager.control` itself.
     let controlSocket: Bool
@@ -60,8 +63,9 @@ package struct ManagerPeers {
         timers: @escaping (Manager) throws(Errno) -> any TimerManager,
         leftoverTimers: @escaping () -> (any TimerManager)?, bell: @escaping () -> any BellPlayer,
         returner: @escaping () -> any DisplayBringer, lockBuses: any LockBuses, disk: DiskFaults, controlSocket: Bool,
-        serviceManager: @escaping (String) -> Void
+        serviceManager: @escaping (String) -> Void, stateDisk: any StateDisk = SystemDisk.shared
     ) {
+        self.stateDisk = stateDisk
         self.loop = loop
         self.clock = clock
         self.logger = logger

@@ -102,7 +102,7 @@ extension Manager {
         let line: DisplayStateLine
         do {
             // A symlink planted in place of the state file is refused (ELOOP), not followed.
-            let bytes = try FileIO.read(path, limit: 4_096, followLinks: false, regularOnly: true)
+            let bytes = try self.disk.read(path, limit: 4_096, followLinks: false, regularOnly: true)
             guard let parsed = DisplayStateLine(parsing: String(decoding: bytes, as: UTF8.self)) else {
                 let message = "Display state file '\(path)' holds neither 'foreground' nor 'away'"
                 self.logger.log(
@@ -131,9 +131,10 @@ extension Manager {
 
     /// When the display state file was last written (its mtime), or nil when it is missing.
     func displayStateWritten() -> Instant? {
-        var info = stat()
-        guard lstat(self.options.paths.displayState, &info) == 0 else { return nil }
-        return Instant(seconds: Int64(info.st_mtim.tv_sec))
+        guard let info = self.disk.status(self.options.paths.displayState, followLinks: false) else { return nil }
+        // Whole seconds, rounded down as st_mtim's tv_sec is (also before 1970).
+        let seconds = info.modified / 1_000_000_000
+        return Instant(seconds: info.modified % 1_000_000_000 < 0 ? seconds - 1 : seconds)
     }
 
     func setDisplayLine(_ line: DisplayStateLine) -> DisplayState {
@@ -188,17 +189,15 @@ extension Manager {
 
     /// Which display state file is in place (its inode and mtime); nil when missing.
     func displayFileStamp() -> DisplayFileStamp? {
-        var info = stat()
-        guard lstat(self.options.paths.displayState, &info) == 0 else { return nil }
-        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        return DisplayFileStamp(inode: UInt64(info.st_ino), modified: modified)
+        guard let info = self.disk.status(self.options.paths.displayState, followLinks: false) else { return nil }
+        return DisplayFileStamp(inode: info.inode, modified: info.modified)
     }
 
     /// The display's exits an earlier daemon of this boot kept (none after a boot: the runtime
     /// directory is new), so its crashed display's line stays away when its pid was taken since.
-    static func readDisplayExits(_ paths: Paths) -> DisplayProcessRule {
+    static func readDisplayExits(_ paths: Paths, disk: any StateDisk) -> DisplayProcessRule {
         // Not followed, and only a regular file: a pipe planted there must not block the start.
-        let read = try? FileIO.read(paths.displayExitsFile, limit: 1 << 16, followLinks: false, regularOnly: true)
+        let read = try? disk.read(paths.displayExitsFile, limit: 1 << 16, followLinks: false, regularOnly: true)
         guard let bytes = read else { return DisplayProcessRule() }
         return DisplayProcessRule(
             remembering: DisplayProcessRule.exits(fromText: String(decoding: bytes, as: UTF8.self)))
@@ -208,7 +207,7 @@ extension Manager {
     /// otherwise ignored: the daemon running now still knows them, and only a restart would forget.
     func keepDisplayExits() {
         do {
-            try FileIO.writeAtomically(self.options.paths.displayExitsFile, self.displayProcesses.exitsText)
+            try self.disk.writeAtomically(self.options.paths.displayExitsFile, self.displayProcesses.exitsText)
         } catch {
             self.logger.log(.notice, "The display's exits could not be kept for a restart: \(error)")
         }
@@ -227,7 +226,8 @@ extension Manager {
         let path = self.options.paths.household
         let now = self.now()
         // One read: the digest is that of the bytes parsed, even while the file is being replaced.
-        return HouseholdFile.loadWithDigest(path, environment: self.environment, regularOnly: true).map {
+        let read = HouseholdFile.loadWithDigest(path, environment: self.environment, regularOnly: true, disk: self.disk)
+        return read.map {
             self.lastReadHousehold = (bytes: $0.bytes, digest: $0.digest)
             return LoadedHousehold(load: $0.load, digest: $0.digest, loadedAt: now)
         }
@@ -258,9 +258,9 @@ extension Manager {
     }
 
     private func loadKeptHousehold(from path: String) -> LoadedHousehold? {
-        let (copy, problem) = LastGoodHousehold.load(from: path)
+        let (copy, problem) = LastGoodHousehold.load(from: path, disk: self.disk)
         if let problem {
-            let aside = (try? FileIO.setAside(path, now: self.now())).map { "set aside as '\($0)'" } ?? "kept"
+            let aside = (try? self.disk.setAside(path, now: self.now())).map { "set aside as '\($0)'" } ?? "kept"
             let reported = HouseholdProblem(
                 file: path, itemId: nil, field: problem.field, message: "\(problem.message); \(aside)")
             self.stateProblems.append(reported)
@@ -271,7 +271,7 @@ extension Manager {
         if copy.readFormat < LastGoodHousehold.format {
             // An older daemon's copy held the whole file, the PIN and note among them.
             do {
-                try copy.save(to: path)
+                try copy.save(to: path, disk: self.disk)
             } catch {
                 self.logger.log(.warning, "\(error): the kept household copy stays in its older format")
             }
@@ -316,8 +316,8 @@ extension Manager {
         let unsaved = LastGoodHousehold.unsavedPath(in: self.options.paths)
         do {
             try self.publisher.faults.check(path)
-            try copy.save(to: path)
-            unlink(unsaved)
+            try copy.save(to: path, disk: self.disk)
+            try? self.disk.removeFile(unsaved)
             self.unsavedCopyDigest = nil
             self.writes.keepInRecord(nil)
             self.writes.kept(path, nil, now: self.now())
@@ -327,7 +327,7 @@ extension Manager {
             guard self.unsavedCopyDigest != copy.fileDigest else { return }
             do {
                 try self.publisher.faults.check(unsaved)
-                try copy.save(to: unsaved, durable: false)
+                try copy.save(to: unsaved, durable: false, disk: self.disk)
                 self.unsavedCopyDigest = copy.fileDigest
                 self.writes.keepInRecord(nil)
             } catch {

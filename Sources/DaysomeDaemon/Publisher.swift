@@ -14,11 +14,15 @@ final class Publisher {
     /// What `queue.json` was last written from, and `status.json`'s last bytes.
     private var publishedQueue: QueueKey?
     private var publishedStatus: String?
+    /// Where every file of the daemon is read and written (StateDisk.swift): the kernel's in
+    /// production, a simulated one in a test.
+    let disk: any StateDisk
 
-    init(paths: Paths, faults: DiskFaults = DiskFaults()) {
+    init(paths: Paths, faults: DiskFaults = DiskFaults(), disk: any StateDisk = SystemDisk.shared) {
         self.paths = paths
         self.faults = faults
-        self.history = HistoryFile(path: paths.historyFile)
+        self.disk = disk
+        self.history = HistoryFile(path: paths.historyFile, disk: disk)
     }
 
     /// Reads the persisted state. Missing is a fresh start. A file that cannot be trusted (torn by
@@ -26,12 +30,14 @@ final class Publisher {
     /// `lay.json.corrupt-<time>` and reported, and the daemon starts clean; the lay counter never
     /// goes below a number the history still names, so none is used twice (the systemd manager's
     /// timers raise it further once connected). Returns the state and the problems to report.
-    static func readPersisted(_ paths: Paths, now: Instant) -> (state: PersistedState, problems: [HouseholdProblem]) {
+    static func readPersisted(
+        _ paths: Paths, disk: any StateDisk, now: Instant
+    ) -> (state: PersistedState, problems: [HouseholdProblem]) {
         var state = PersistedState()
         var problems: [HouseholdProblem] = []
         func setAside(_ why: String, field: String? = nil) {
             let aside =
-                (try? FileIO.setAside(paths.layFile, now: now)).map { "set aside as '\($0)'" }
+                (try? disk.setAside(paths.layFile, now: now)).map { "set aside as '\($0)'" }
                 ?? "could not be set aside"
             problems.append(
                 HouseholdProblem(
@@ -39,7 +45,7 @@ final class Publisher {
                     message: "\(why); \(aside), starting with no current lay"))
         }
         do {
-            let bytes = try FileIO.read(paths.layFile, limit: 1 << 20, followLinks: false, regularOnly: true)
+            let bytes = try disk.read(paths.layFile, limit: 1 << 20, followLinks: false, regularOnly: true)
             do {
                 state = try PersistedState(decoding: try JSONParser.parse(bytes))
             } catch let error as JSONParseError {
@@ -53,7 +59,7 @@ final class Publisher {
             // No lay.json, or no state directory yet (reported by the writes): a fresh start.
             if error.errno != ENOENT && error.errno != ENOTDIR { setAside(error.reason) }
         }
-        let (history, unreadable) = HistoryFile.readCounting(path: paths.historyFile)
+        let (history, unreadable) = HistoryFile.readCounting(path: paths.historyFile, disk: disk)
         if unreadable > 0 {
             problems.append(
                 HouseholdProblem(
@@ -78,7 +84,7 @@ final class Publisher {
 
     func persist(_ state: PersistedState) throws(FileError) {
         try self.faults.check(self.paths.layFile)
-        try FileIO.writeAtomically(self.paths.layFile, state.json.serialized(pretty: true) + "\n", durable: true)
+        try self.disk.writeAtomically(self.paths.layFile, state.json.serialized(pretty: true) + "\n", durable: true)
     }
 
     /// Keeps the state in the runtime directory while lay.json cannot be written. tmpfs, so no
@@ -86,7 +92,7 @@ final class Publisher {
     func keepUnsaved(_ state: PersistedState) throws(FileError) {
         // The state directory as a file too: a restart that names it `STATE/` or through a link
         // still finds the copy its own.
-        let identity = FileIdentity.of(self.paths.stateDirectory)
+        let identity = self.disk.identity(of: self.paths.stateDirectory)
         let kept = JSONValue.object(
             JSONObject([
                 ("stateDirectory", .string(self.paths.stateDirectory)),
@@ -94,20 +100,20 @@ final class Publisher {
                 ("stateDirectoryNode", identity.node.map { .string($0) } ?? .null), ("state", state.json),
             ]))
         try self.faults.check(self.paths.unsavedLayFile)
-        try FileIO.writeAtomically(self.paths.unsavedLayFile, kept.serialized(pretty: true) + "\n")
+        try self.disk.writeAtomically(self.paths.unsavedLayFile, kept.serialized(pretty: true) + "\n")
     }
 
     /// lay.json caught up: the runtime copy says nothing more.
     func forgetUnsaved() {
-        unlink(self.paths.unsavedLayFile)
-        unlink(self.paths.unprovenMarkerFile)
+        try? self.disk.removeFile(self.paths.unsavedLayFile)
+        try? self.disk.removeFile(self.paths.unprovenMarkerFile)
     }
 
     /// The state a daemon of this boot kept while lay.json could not be written, when it was
     /// kept for this state directory (compared as a file, never as a string); nil when there is
     /// none or it cannot be read.
-    static func readUnsaved(_ paths: Paths) -> PersistedState? {
-        guard let bytes = try? FileIO.read(paths.unsavedLayFile, limit: 1 << 20, followLinks: false, regularOnly: true),
+    static func readUnsaved(_ paths: Paths, disk: any StateDisk) -> PersistedState? {
+        guard let bytes = try? disk.read(paths.unsavedLayFile, limit: 1 << 20, followLinks: false, regularOnly: true),
             let json = try? JSONParser.parse(bytes), let object = json.objectValue,
             let named = object["stateDirectory"]?.stringValue, let state = object["state"]
         else { return nil }
@@ -115,7 +121,7 @@ final class Publisher {
         let kept = FileIdentity(
             node: object["stateDirectoryNode"]?.stringValue,
             canonicalPath: object["stateDirectoryCanonical"]?.stringValue ?? FileIdentity.canonical(named))
-        guard kept.isSame(as: FileIdentity.of(paths.stateDirectory)) else { return nil }
+        guard kept.isSame(as: disk.identity(of: paths.stateDirectory)) else { return nil }
         return try? PersistedState(decoding: state)
     }
 
@@ -152,14 +158,14 @@ final class Publisher {
         let key = QueueKey(machine)
         if key != self.publishedQueue {
             self.publishedQueue = nil
-            try FileIO.writeAtomically(
+            try self.disk.writeAtomically(
                 self.paths.queueFile, self.queue(machine, backend: backend).serialized)
             self.publishedQueue = key
         }
         let bytes = status().json.serialized(pretty: true) + "\n"
         if bytes != self.publishedStatus {
             self.publishedStatus = nil
-            try FileIO.writeAtomically(self.paths.statusFile, bytes)
+            try self.disk.writeAtomically(self.paths.statusFile, bytes)
             self.publishedStatus = bytes
         }
     }

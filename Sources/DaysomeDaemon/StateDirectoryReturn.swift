@@ -23,7 +23,7 @@ extension Manager {
     /// The state directory exists again: hold it, and keep the household in force in it.
     func stateDirectoryCameBack() {
         do {
-            self.stateLock = try StateDirectoryLock(stateDirectory: self.options.paths.stateDirectory)
+            self.stateLock = try self.disk.lockStateDirectory(self.options.paths.stateDirectory, standingIn: false)
             self.stateLockFailed = false
         } catch .taken(let taken) {
             // Another daemon took the new directory first: two would each call every start.
@@ -43,10 +43,10 @@ extension Manager {
     /// from the app's file or from the kept copy itself.
     func keepLastGoodAgain() {
         let path = LastGoodHousehold.path(in: self.options.paths)
-        guard let copy = self.keptCopy, !FileIO.exists(path) else { return }
+        guard let copy = self.keptCopy, !self.disk.exists(path) else { return }
         do {
             try self.publisher.faults.check(path)
-            try copy.save(to: path)
+            try copy.save(to: path, disk: self.disk)
             self.logger.log(.notice, "Kept the last good household again in '\(path)': the state directory had lost it")
             self.writes.kept(path, nil, now: self.now())
         } catch {

@@ -33,13 +33,16 @@ extension Manager {
     /// Whether an older daemon left its `lay.unproven` marker (an empty plain file). Anything else
     /// there is no marker: named in `status` and set aside, so it never stands for a lost call
     /// (a directory there would otherwise outlive every restart of the boot).
-    static func legacyMarker(_ paths: Paths, logger: Logger, now: Instant) -> (Bool, HouseholdProblem?) {
+    static func legacyMarker(
+        _ paths: Paths, disk: any StateDisk, logger: Logger, now: Instant
+    ) -> (Bool, HouseholdProblem?) {
         let marker = paths.unprovenMarkerFile
-        guard FileIO.exists(marker) else { return (false, nil) }
-        if FileIO.isRegularFile(marker) { return (true, nil) }
+        guard disk.exists(marker) else { return (false, nil) }
+        if disk.isRegularFile(marker) { return (true, nil) }
         let aside =
-            (try? FileIO.setAside(marker, now: now)).map { "set aside as '\($0)'" }
-            ?? (rmdir(marker) == 0 || unlink(marker) == 0 ? "removed" : "could not be set aside")
+            (try? disk.setAside(marker, now: now)).map { "set aside as '\($0)'" }
+            ?? ((try? disk.removeDirectory(marker)) != nil || (try? disk.removeFile(marker)) != nil
+                ? "removed" : "could not be set aside")
         let problem = HouseholdProblem(
             file: marker, itemId: nil, field: nil,
             message: "is not the empty file a daemon leaves there, so it proves nothing; \(aside)")

@@ -69,7 +69,8 @@ final class StateWrites {
         self.keepRecord = keepRecord
         // A copy an earlier daemon of this boot left is read at start-up, and goes once lay.json
         // holds what it held.
-        self.unsavedKept = FileIO.exists(paths.unsavedLayFile) || FileIO.isRegularFile(paths.unprovenMarkerFile)
+        self.unsavedKept =
+            publisher.disk.exists(paths.unsavedLayFile) || publisher.disk.isRegularFile(paths.unprovenMarkerFile)
     }
 
     /// Where the earlier daemon of this boot recorded its calls kept, for this state directory;
@@ -105,7 +106,8 @@ final class StateWrites {
         // No record proves nothing, as `nowhere` does: nothing to write until a household must be kept.
         guard force || self.recorded != nil || value != .nowhere else { return }
         let record = RuntimeRecord(
-            kept: value, stateDirectory: FileIdentity.of(self.paths.stateDirectory), household: self.householdInRecord)
+            kept: value, stateDirectory: self.publisher.disk.identity(of: self.paths.stateDirectory),
+            household: self.householdInRecord)
         if self.keepRecord(record) {
             self.recorded = value
         } else {
@@ -128,10 +130,10 @@ final class StateWrites {
     @discardableResult
     func makeDirectory(now: Instant) -> Bool {
         do {
-            if !FileIO.exists(self.paths.stateDirectory) {
+            if !self.publisher.disk.exists(self.paths.stateDirectory) {
                 try self.publisher.faults.check(self.paths.stateDirectory, operation: "create directory")
             }
-            try FileIO.makeDirectories(self.paths.stateDirectory, mode: 0o700)
+            try self.publisher.disk.makeDirectories(self.paths.stateDirectory, mode: 0o700)
         } catch {
             self.directoryMissing = true
             self.failed(self.paths.stateDirectory, error, now: now)

@@ -113,12 +113,13 @@ private let ofdSetLock: Int32 = 37
 
 /// Creates a private directory (0700) or checks an existing one: refused when it is a symlink,
 /// not a directory, not ours, or writable by group or others.
-public func preparePrivateDirectory(_ path: String) throws(FileError) {
-    try FileIO.makeDirectories(path, mode: 0o700)
-    var info = stat()
-    guard lstat(path, &info) == 0 else { throw FileError(path: path, errno: errno, operation: "inspect") }
-    guard (info.st_mode & S_IFMT) == S_IFDIR else { throw FileError(path: path, errno: ENOTDIR, operation: "use") }
-    guard info.st_uid == getuid(), info.st_mode & 0o022 == 0 else {
+public func preparePrivateDirectory(_ path: String, disk: any StateDisk = SystemDisk.shared) throws(FileError) {
+    try disk.makeDirectories(path, mode: 0o700)
+    guard let info = disk.status(path, followLinks: false) else {
+        throw FileError(path: path, errno: ENOENT, operation: "inspect")
+    }
+    guard info.kind == .directory else { throw FileError(path: path, errno: ENOTDIR, operation: "use") }
+    guard info.ownedByUs, info.permissions & 0o022 == 0 else {
         throw FileError(path: path, errno: EPERM, operation: "trust (owned by another user or writable by others)")
     }
 }

@@ -113,32 +113,8 @@ public enum FileIO {
     public static func writeAtomically(
         _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, durable: Bool = false
     ) throws(FileError) {
-        let temporary = "\(path).tmp.\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { throw FileError(path: temporary, errno: Glibc.errno, operation: "create") }
-        func fail(_ operation: String) -> FileError {
-            let saved = Glibc.errno
-            close(fd)
-            unlink(temporary)
-            return FileError(path: temporary, errno: saved, operation: operation)
-        }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 {
-                if Glibc.errno == EINTR { continue }
-                throw fail("write")
-            }
-            written += count
-        }
-        if durable && fsync(fd) != 0 { throw fail("sync") }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let saved = Glibc.errno
-            unlink(temporary)
-            throw FileError(path: path, errno: saved, operation: "rename")
-        }
-        if durable { try self.syncDirectory(of: path) }
+        // The steps are written once, for the kernel and the simulated disk alike (WriteSteps.swift).
+        try WriteSteps.writeAtomically(KernelCalls(), path, bytes, mode: mode, durable: durable, pid: getpid())
     }
 
     /// Writes a UTF-8 string atomically (see the bytes' form for `durable`).
@@ -148,14 +124,23 @@ public enum FileIO {
         try self.writeAtomically(path, Array(text.utf8), mode: mode, durable: durable)
     }
 
+    /// Appends bytes to a file (created 0600 where missing, a final symlink refused) and syncs them
+    /// (`fdatasync`) before returning; a file this made (or found empty) has its directory synced
+    /// too, since its name is on disk only once its directory is.
+    ///
+    /// All or nothing: a write cut short (a full disk takes what fits in the file's last block and
+    /// refuses the rest) or a failed sync is truncated back to where the file ended, so nothing is
+    /// left half written and the caller can append the same bytes again without doubling any.
+    /// Only one writer may append (the daemon's runtime lock): the file is taken to end where it
+    /// ended when opened.
+    public static func appendDurably(_ path: String, _ bytes: [UInt8]) throws(FileError) {
+        try WriteSteps.appendDurably(KernelCalls(), path, bytes)
+    }
+
     /// `fsync`s the directory holding `path`: a rename or a new file is on disk only once its
     /// directory is.
     public static func syncDirectory(of path: String) throws(FileError) {
-        let parent = directory(of: path)
-        let fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileError(path: parent, errno: Glibc.errno, operation: "open directory") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw FileError(path: parent, errno: Glibc.errno, operation: "sync directory") }
+        try WriteSteps.syncDirectory(KernelCalls(), of: path)
     }
 
     /// Sets a file that cannot be trusted aside as `<path>.corrupt-<time>` (kept for a person to

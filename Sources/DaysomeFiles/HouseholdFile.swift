@@ -24,11 +24,12 @@ public enum HouseholdFile {
     /// contents with another's digest, and a changed household goes unnoticed (or a kept one
     /// is laid again). The bytes come back too, so the daemon can keep the last good copy.
     public static func loadWithDigest(
-        _ path: String, environment: [String: String], regularOnly: Bool
+        _ path: String, environment: [String: String], regularOnly: Bool, disk: any StateDisk = SystemDisk.shared
     ) -> Result<(load: HouseholdLoad, digest: UInt64, bytes: [UInt8]), HouseholdFileError> {
         let bytes: [UInt8]
         do {
-            bytes = try FileIO.read(path, limit: HouseholdParser.sizeLimit, regularOnly: regularOnly)
+            bytes = try disk.read(
+                path, limit: HouseholdParser.sizeLimit, followLinks: true, regularOnly: regularOnly)
         } catch {
             if error.cause == .tooLarge {
                 return .failure(

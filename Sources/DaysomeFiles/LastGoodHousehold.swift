@@ -57,8 +57,8 @@ public struct LastGoodHousehold: Sendable {
     public static func unsavedPath(in paths: Paths) -> String { paths.runtimeDirectory + "/household.unsaved.json" }
 
     /// Writes the copy crash-consistently; `durable` also survives a power cut (fsync).
-    public func save(to path: String, durable: Bool = true) throws(FileError) {
-        try FileIO.writeAtomically(path, self.json.serialized() + "\n", durable: durable)
+    public func save(to path: String, durable: Bool = true, disk: any StateDisk = SystemDisk.shared) throws(FileError) {
+        try disk.writeAtomically(path, self.json.serialized() + "\n", durable: durable)
     }
 
     /// The copy as its file holds it (also kept inside the daemon's runtime record).
@@ -74,10 +74,12 @@ public struct LastGoodHousehold: Sendable {
 
     /// Reads the copy back. Missing is nil with no problem; anything else that cannot be trusted
     /// (torn, a digest that does not match its bytes, an unknown format) is a problem to report.
-    public static func load(from path: String) -> (copy: LastGoodHousehold?, problem: StateFileProblem?) {
+    public static func load(
+        from path: String, disk: any StateDisk = SystemDisk.shared
+    ) -> (copy: LastGoodHousehold?, problem: StateFileProblem?) {
         let bytes: [UInt8]
         do {
-            bytes = try FileIO.read(path, limit: 4 << 20, followLinks: false, regularOnly: true)
+            bytes = try disk.read(path, limit: 4 << 20, followLinks: false, regularOnly: true)
         } catch {
             if error.errno == ENOENT { return (nil, nil) }
             return (nil, StateFileProblem(field: nil, error.reason))
