@@ -13,7 +13,7 @@ final class Publisher {
     let faults: DiskFaults
     /// What `queue.json` was last written from, and `status.json`'s last bytes.
     private var publishedQueue: QueueKey?
-    private var publishedStatus: String?
+    private var publishedStatus: [UInt8]?
     /// Where every file of the daemon is read and written (StateDisk.swift): the kernel's in
     /// production, a simulated one in a test.
     let disk: any StateDisk
@@ -159,13 +159,13 @@ final class Publisher {
         if key != self.publishedQueue {
             self.publishedQueue = nil
             try self.disk.writeAtomically(
-                self.paths.queueFile, self.queue(machine, backend: backend).serialized)
+                self.paths.queueFile, bytes: self.queue(machine, backend: backend).serializedBytes)
             self.publishedQueue = key
         }
-        let bytes = status().json.serialized(pretty: true) + "\n"
+        let bytes = Array((status().json.serialized(pretty: true) + "\n").utf8)
         if bytes != self.publishedStatus {
             self.publishedStatus = nil
-            try self.disk.writeAtomically(self.paths.statusFile, bytes)
+            try self.disk.writeAtomically(self.paths.statusFile, bytes: bytes)
             self.publishedStatus = bytes
         }
     }

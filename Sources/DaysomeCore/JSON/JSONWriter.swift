@@ -7,19 +7,6 @@ extension JSONValue {
         return String(decoding: writer.output, as: UTF8.self)
     }
 
-    /// Serialized as the array `elements` would be, one element built at a time: the same bytes
-    /// as `.array(elements.map(element)).serialized(pretty:)` under `depth`, without holding every
-    /// element's tree at once (a dense week's queue is 10,080 objects).
-    static func serializeArray<Elements: Collection>(
-        _ elements: Elements, pretty: Bool, depth: Int, into output: inout [UInt8],
-        _ element: (Elements.Element) -> JSONValue
-    ) {
-        var writer = JSONByteWriter(pretty: pretty)
-        swap(&writer.output, &output)
-        defer { swap(&writer.output, &output) }
-        writer.writeArray(elements, depth: depth, element)
-    }
-
     /// Appends this value serialized at `depth` (its first line unindented, as a member's value).
     func serialize(pretty: Bool, depth: Int, into output: inout [UInt8]) {
         var writer = JSONByteWriter(pretty: pretty)

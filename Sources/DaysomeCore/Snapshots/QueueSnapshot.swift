@@ -64,7 +64,10 @@ public struct QueueSnapshot: Sendable, Equatable {
     }
 
     /// The contract's keys, in its order, then ours.
-    public var json: JSONValue {
+    public var json: JSONValue { self.json(pending: .array(self.pending.map(\.json))) }
+
+    /// The queue's object with `pending` as given: the envelope's members in the contract's order.
+    private func json(pending: JSONValue) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("backend", .string(self.backend)), ("display", self.display.map { .string($0.rawValue) } ?? .null),
             ("lay", self.lay.map { .number(Double($0)) } ?? .null), ("daemonRunning", .bool(self.daemonRunning)),
@@ -73,24 +76,23 @@ public struct QueueSnapshot: Sendable, Equatable {
             members.append(("pid", .number(Double(publisher.pid))))
             members.append(("timeZone", publisher.timeZone.map { .string($0) } ?? .null))
         }
-        members.append(("pending", .array(self.pending.map(\.json))))
+        members.append(("pending", pending))
         return .object(JSONObject(members))
     }
 
     /// `json` pretty-printed with a newline, byte for byte, written one entry at a time: the
     /// envelope with an empty list, then the list serialized into its place.
-    public var serialized: String {
-        guard case .object(var envelope) = self.json, envelope.members.last?.key == "pending" else {
-            return self.json.serialized(pretty: true) + "\n"
-        }
-        envelope.members[envelope.members.count - 1].value = .array([])
+    public var serialized: String { String(decoding: self.serializedBytes, as: UTF8.self) }
+
+    /// `serialized` as the bytes written to the file, with no copy into a String between.
+    public var serializedBytes: [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(256 + self.pending.count * 280)
-        JSONValue.object(envelope).serialize(pretty: true, depth: 0, into: &output)
+        self.json(pending: .array([])).serialize(pretty: true, depth: 0, into: &output)
         // The envelope ends `"pending": []` and its closing line: the list goes where `[]` was.
         let closing = Array("[]\n}".utf8)
         guard output.suffix(closing.count).elementsEqual(closing) else {
-            return self.json.serialized(pretty: true) + "\n"
+            return Array((self.json.serialized(pretty: true) + "\n").utf8)
         }
         output.removeLast(closing.count)
         var writer = JSONByteWriter(pretty: true)
@@ -108,7 +110,7 @@ public struct QueueSnapshot: Sendable, Equatable {
             writer.append("]")
         }
         writer.append("\n}\n")
-        return String(decoding: writer.output, as: UTF8.self)
+        return writer.output
     }
 
     /// Reads a queue back; every key the encoder writes is required.
