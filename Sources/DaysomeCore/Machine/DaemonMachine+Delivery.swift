@@ -10,9 +10,8 @@ extension DaemonMachine {
         var actions: [MachineAction] = []
         for expired in self.wheel.advance(to: now.seconds) {
             switch expired.payload {
-            case .start(let start):
-                self.laid.fired(start)
-                due.append(start)
+            case .start:
+                due += self.laid.wheelStartsDue(now: now, wheel: &self.wheel)
             case .expire(let key):
                 _ = self.inHand.removeExpiry(key)
                 actions += self.expire(key, now: now)

@@ -23,14 +23,20 @@ extension DaemonMachine {
         if zip(laid, laid.dropFirst()).contains(where: { $0.at >= $1.at }) {
             broken.append("the laid starts are not in strictly increasing order")
         }
-        // The ordered list of laid starts is what the wheel holds, no more and no less.
+        // The wheel holds one start timer, at the first laid start's minute, while any is laid.
         if self.config.startsLiveIn == .wheel {
-            let held = self.wheel.sortedEntries().compactMap { entry -> TimerID? in
-                if case .start = entry.payload { return entry.id }
-                return nil
+            let held = self.wheel.sortedEntries().filter { entry in
+                if case .start = entry.payload { return true }
+                return false
             }
-            if held != self.laid.wheelStarts.map(\.id) {
-                broken.append("the laid starts (\(laid.count)) are not the wheel's (\(held.count))")
+            if let first = laid.first {
+                if held.count != 1 || held[0].id != self.laid.wheelHeadTimer || held[0].payload != .start(first)
+                    || held[0].deadline < first.at.seconds
+                {
+                    broken.append("the wheel holds \(held.count) start timer(s), not one at the first laid start")
+                }
+            } else if !held.isEmpty {
+                broken.append("the wheel holds \(held.count) start timer(s) with nothing laid")
             }
         }
         // A call is delivered once: one record per call.

@@ -1,18 +1,23 @@
 // Where the current lay's starts wait until they are due, for either backend, behind one type:
-// the machine's own wheel (one wheel timer per start) or the user's systemd manager (the starts
-// in order, with an optional wheel deadline at the next one's minute for exact alarms). The
-// machine asks this type, never which backend it is, except where the manager needs telling.
+// the machine's own wheel or the user's systemd manager. Either way the starts are kept here in
+// order, and the wheel holds one timer at the next one's minute (for the systemd backend only
+// with exact alarms): a dense week is 10,080 starts, and a timer each made laying and clearing
+// it cost a wheel insert and cancel per start. The machine asks this type, never which backend
+// it is, except where the manager needs telling.
 
 /// The current lay's starts not yet due, in whichever store the daemon's options chose.
 struct LaidStarts: Sendable {
     let store: StartStore
-    /// Wheel backend: each start with its wheel timer, in order, from `wheelHead` on. The wheel
-    /// answers "what is laid" only by copying and sorting every entry; this list answers it at
-    /// once (a dense week is 10,080 starts, asked after every step). Starts are added later than
-    /// any held and fire in order, so the list stays sorted without a sort.
+    /// Wheel backend: each start with the number the queue names its slot by, in order, from
+    /// `wheelHead` on. Starts are added later than any held and fall due in order, so the list
+    /// stays sorted without a sort.
     private var wheelOrder: [(id: TimerID, start: Start)] = []
-    /// The first start of `wheelOrder` not yet fired.
+    /// The first start of `wheelOrder` not yet due.
     private var wheelHead = 0
+    /// Wheel backend: the wheel's timer at the first start's minute.
+    private var headTimer: TimerID?
+    /// The next slot number; never reused, so a handle names one start.
+    private var nextSlot: UInt64 = 1
     /// Systemd backend: the starts the manager holds and has not fired yet, in order.
     private(set) var managerStarts: [Start] = []
     /// Systemd backend with exact alarms: the wheel's deadline at the next manager start.
@@ -32,31 +37,51 @@ struct LaidStarts: Sendable {
         case .wheel:
             self.wheelOrder.reserveCapacity(self.wheelOrder.count + starts.count)
             for start in starts {
-                if case .scheduled(let id) = wheel.insert(.start(start), at: start.at.seconds) {
-                    self.wheelOrder.append((id, start))
-                }
+                self.wheelOrder.append((TimerID(rawValue: self.nextSlot), start))
+                self.nextSlot += 1
             }
+            if self.headTimer == nil { self.armHead(wheel: &wheel) }
         case .systemd:
             self.managerStarts += starts
         }
     }
 
-    /// A wheel start fired: the wheel no longer holds it.
-    mutating func fired(_ start: Start) {
+    /// Wheel backend: the timer at the first start's minute fired. Takes out every start due by
+    /// now, in order (after a resume or a stall, several at once: rule 2 decides which is
+    /// called), and arms the timer at the next.
+    mutating func wheelStartsDue(now: Instant, wheel: inout TimerWheel<WheelEntry>) -> [Start] {
         self.generation &+= 1
-        if self.wheelHead < self.wheelOrder.count, self.wheelOrder[self.wheelHead].start.at == start.at {
+        self.headTimer = nil
+        var due: [Start] = []
+        while self.wheelHead < self.wheelOrder.count, self.wheelOrder[self.wheelHead].start.at <= now {
+            due.append(self.wheelOrder[self.wheelHead].start)
             self.wheelHead += 1
-        } else if let index = self.wheelOrder[self.wheelHead...].firstIndex(where: { $0.start.at == start.at }) {
-            self.wheelOrder.remove(at: index)
         }
-        // Fired starts are dropped in one move once they are half the list, so firing stays O(1).
+        // Due starts are dropped in one move once they are half the list, so taking stays O(1).
         if self.wheelHead > 64 && self.wheelHead * 2 > self.wheelOrder.count {
             self.wheelOrder.removeFirst(self.wheelHead)
             self.wheelHead = 0
         }
+        self.armHead(wheel: &wheel)
+        return due
     }
 
-    /// Wheel backend: the starts laid and not yet fired, in order, with their wheel timers.
+    /// Puts the wheel's one start timer at the first start's minute (a second after the wheel's
+    /// time at the earliest: the wheel never holds a deadline it has passed).
+    private mutating func armHead(wheel: inout TimerWheel<WheelEntry>) {
+        if let armed = self.headTimer { wheel.cancel(armed) }
+        self.headTimer = nil
+        guard self.wheelHead < self.wheelOrder.count else { return }
+        let next = self.wheelOrder[self.wheelHead].start
+        if case .scheduled(let id) = wheel.insert(.start(next), at: max(next.at.seconds, wheel.now + 1)) {
+            self.headTimer = id
+        }
+    }
+
+    /// Wheel backend: the wheel's start timer, for the invariants.
+    var wheelHeadTimer: TimerID? { self.headTimer }
+
+    /// Wheel backend: the starts laid and not yet due, in order, with their slot numbers.
     var wheelStarts: ArraySlice<(id: TimerID, start: Start)> { self.wheelOrder[self.wheelHead...] }
 
     /// Systemd backend: the manager's starts whose minute has come, taken out of the list.
@@ -76,7 +101,8 @@ struct LaidStarts: Sendable {
     /// hold) some, so that its timers must be stopped.
     mutating func removeAll(wheel: inout TimerWheel<WheelEntry>) {
         self.generation &+= 1
-        for entry in self.wheelStarts { wheel.cancel(entry.id) }
+        if let armed = self.headTimer { wheel.cancel(armed) }
+        self.headTimer = nil
         self.wheelOrder = []
         self.wheelHead = 0
         self.managerStarts = []
@@ -88,6 +114,7 @@ struct LaidStarts: Sendable {
     /// manager's starts are kept; the wheel's are laid again by the caller if the plan holds.
     mutating func forgetWheelTimers() {
         self.generation &+= 1
+        self.headTimer = nil
         self.wheelOrder = []
         self.wheelHead = 0
         self.managerDeadline = nil
