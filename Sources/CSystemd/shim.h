@@ -1,5 +1,5 @@
 // The C surface SystemdKit needs, in one header. No code: libsystemd's public headers plus the
-// glibc headers the Glibc module leaves out (pidfd_open, timerfd_*, TFD_*).
+// glibc headers the Glibc module leaves out (pidfd_open, timerfd_*, TFD_*, malloc_trim).
 #ifndef CSYSTEMD_SHIM_H
 #define CSYSTEMD_SHIM_H
 
@@ -11,5 +11,6 @@
 #include <sys/pidfd.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
+#include <malloc.h>
 
 #endif

@@ -4,6 +4,7 @@
 import DaysomeCore
 import DaysomeFiles
 import Glibc
+import SystemdKit
 
 /// Writes the daemon's files.
 final class Publisher {
@@ -161,6 +162,9 @@ final class Publisher {
             try self.disk.writeAtomically(
                 self.paths.queueFile, bytes: self.queue(machine, backend: backend).serializedBytes)
             self.publishedQueue = key
+            // The queue's bytes and the starts a clear let go of: given back, not kept resident
+            // until the next lay (a dense week's lay left 5 MB of free heap behind).
+            Heap.releaseFreeMemory()
         }
         let bytes = Array((status().json.serialized(pretty: true) + "\n").utf8)
         if bytes != self.publishedStatus {
