@@ -204,6 +204,8 @@ final class Manager {
         do {
             try eventLoop.enableSignalExit()
             _ = try eventLoop.setWatchdog(true)
+            // Idle, the daemon keeps resident what it touches while idle, not the code it ran once.
+            try eventLoop.releaseMemoryAfterWork(atMostEvery: 100_000)
         } catch {
             throw .setup("\(error)")
         }

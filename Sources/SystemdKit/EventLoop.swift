@@ -1,7 +1,8 @@
 // EventLoop: one sd_event, run on one thread, with sources added as Swift closures (a box passed
 // as userdata, released by the source's destroy callback; the C callbacks are one-line
 // trampolines). Leaves out signal sources other than the clean SIGTERM/SIGINT exit, child sources
-// (see addPidfdExit), post and exit sources, priorities and sd_event_run stepping.
+// (see addPidfdExit), exit sources, priorities and sd_event_run stepping; its one post source is
+// releaseMemoryAfterWork's.
 
 import CSystemd
 import Glibc
@@ -57,6 +58,11 @@ private let deferTrampoline: sd_event_handler_t = { source, userdata in
     return 0
 }
 
+private let postTrampoline: sd_event_handler_t = { source, userdata in
+    box(userdata, as: SourceHandler.self)(EventSource(borrowing: source!))
+    return 0
+}
+
 private let ioTrampoline: sd_event_io_handler_t = { source, _, revents, userdata in
     box(userdata, as: IOHandler.self)(EventSource(borrowing: source!), IOEvents(rawValue: revents))
     return 0
@@ -74,6 +80,8 @@ private let inotifyTrampoline: sd_event_inotify_handler_t = { source, event, use
 /// daemon can own a loop on whatever thread it runs on.
 public final class EventLoop {
     let pointer: OpaquePointer
+    /// Sources the loop itself keeps (releaseMemoryAfterWork's).
+    private var kept: [EventSource] = []
 
     /// Creates a new event loop.
     ///
@@ -195,6 +203,58 @@ public final class EventLoop {
         try self.addSource(handler as SourceHandler, description: description) { source, userdata in
             sd_event_add_time_relative(self.pointer, source, clock, usec, accuracy, timeTrampoline, userdata)
         }
+    }
+
+    /// Returns what an idle daemon need not keep resident at the end of the loop iterations that
+    /// did work: the read-only pages of the program and its libraries are unmapped and the heap's
+    /// free pages trimmed (`daysome_release_idle_memory`). Idle, the daemon then keeps resident
+    /// only what it touches while idle, not the code it ran once (start-up, a lay, a publish); the
+    /// page cache keeps the pages, so the next work maps back what it runs with minor faults.
+    ///
+    /// At most once per `interval` microseconds: an iteration sooner than that after the last
+    /// release arms a timer for the rest of the interval instead, so a burst of iterations pays
+    /// once and its last one is covered too. No wakeup while nothing happens; at most one,
+    /// `interval` after a burst. The loop's first iteration releases what start-up touched.
+    ///
+    /// The corresponding C functions are `sd_event_add_post`, `sd_event_add_defer` and
+    /// `sd_event_add_time`.
+    public func releaseMemoryAfterWork(atMostEvery interval: UInt64) throws(Errno) {
+        final class Releases {
+            var last: UInt64?
+            var byTimer = false
+        }
+        let releases = Releases()
+        let release: (EventSource) -> Void = { [unowned self] _ in
+            daysome_release_idle_memory()
+            releases.last = self.now(CLOCK_MONOTONIC)
+            releases.byTimer = true
+        }
+        let timer = try self.addTimer(
+            clock: CLOCK_MONOTONIC, at: 0, accuracy: interval / 4, description: "release-memory", release)
+        try timer.setEnabled(.off)
+        // A post source runs after every iteration that dispatched another source: work was done.
+        let post = try self.addSource(
+            { [unowned self] (_: EventSource) in
+                // The iteration of the timer's own release did no work of its own to release.
+                if releases.byTimer {
+                    releases.byTimer = false
+                    return
+                }
+                let now = self.now(CLOCK_MONOTONIC)
+                if let last = releases.last, now - last < interval {
+                    try? timer.setTime(last + interval)
+                    try? timer.setEnabled(.oneshot)
+                    return
+                }
+                daysome_release_idle_memory()
+                releases.last = now
+            } as SourceHandler, description: "release-memory-after-work"
+        ) { source, userdata in
+            sd_event_add_post(self.pointer, source, postTrampoline, userdata)
+        }
+        // The first iteration dispatches at least this, so start-up's pages are released then.
+        let first = try self.addDefer(description: "release-memory-at-start") { _ in }
+        self.kept += [timer, post, first]
     }
 
     /// Adds a watch on a file descriptor, called whenever one of `events` is ready.

@@ -115,6 +115,7 @@ STUB(int, sd_event_add_child_pidfd, (sd_event *e, sd_event_source **s, int pidfd
 STUB(int, sd_event_add_defer, (sd_event *e, sd_event_source **s, sd_event_handler_t callback, void *userdata), (e, s, callback, userdata))
 STUB(int, sd_event_add_inotify, (sd_event *e, sd_event_source **s, const char *path, uint32_t mask, sd_event_inotify_handler_t callback, void *userdata), (e, s, path, mask, callback, userdata))
 STUB(int, sd_event_add_io, (sd_event *e, sd_event_source **s, int fd, uint32_t events, sd_event_io_handler_t callback, void *userdata), (e, s, fd, events, callback, userdata))
+STUB(int, sd_event_add_post, (sd_event *e, sd_event_source **s, sd_event_handler_t callback, void *userdata), (e, s, callback, userdata))
 STUB(int, sd_event_add_time, (sd_event *e, sd_event_source **s, clockid_t clock, uint64_t usec, uint64_t accuracy, sd_event_time_handler_t callback, void *userdata), (e, s, clock, usec, accuracy, callback, userdata))
 STUB(int, sd_event_add_time_relative, (sd_event *e, sd_event_source **s, clockid_t clock, uint64_t usec, uint64_t accuracy, sd_event_time_handler_t callback, void *userdata), (e, s, clock, usec, accuracy, callback, userdata))
 STUB(int, sd_event_exit, (sd_event *e, int code), (e, code))
