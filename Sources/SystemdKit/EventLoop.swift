@@ -252,6 +252,9 @@ public final class EventLoop {
         ) { source, userdata in
             sd_event_add_post(self.pointer, source, postTrampoline, userdata)
         }
+        // Last among the iteration's post sources (SD_EVENT_PRIORITY_IDLE): a publish made in
+        // one of them is work this release covers.
+        try post.setPriority(100)
         // The first iteration dispatches at least this, so start-up's pages are released then.
         let first = try self.addDefer(description: "release-memory-at-start") { _ in }
         self.kept += [timer, post, first]
