@@ -11,22 +11,29 @@ let package = Package(
         .executable(name: "daysomectl", targets: ["daysomectl"]),
     ],
     targets: [
-        // libsystemd (sd-bus, sd-event, sd-daemon, sd-journal) and the Linux headers Glibc lacks.
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // libsystemd's headers (sd-bus, sd-event, sd-daemon, sd-journal; package libsystemd-dev) and the
+        // Linux headers Glibc lacks. No pkg-config: its -lsystemd would be linked into daysomectl too.
+        .systemLibrary(name: "CSystemd"),
         // One error number type with a thread-safe text, below both SystemdKit and DaysomeFiles. No I/O.
         .target(name: "DaysomeErrno", swiftSettings: strict),
-        // Thin typed wrappers: the only module that imports CSystemd.
+        // Thin typed wrappers: the only module that imports CSystemd. CSystemd links no library:
+        // the daemon links libsystemd itself; daysomectl loads it on first use (SystemdLoader).
         .target(name: "SystemdKit", dependencies: ["CSystemd", "DaysomeErrno"], swiftSettings: strict),
+        // daysomectl's libsystemd, opened on the first call into it: most verbs never need it, and
+        // loading it with its six dependencies at every start cost more than `pending` itself.
+        .target(name: "SystemdLoader", linkerSettings: [.linkedLibrary("dl")]),
         // The pure core: no I/O, no clock reads, no globals. Time is a parameter.
         .target(name: "DaysomeCore", swiftSettings: strict),
         // Files the daemon and the tool share: zone files, atomic writes, default paths, the queue and history.
         .target(name: "DaysomeFiles", dependencies: ["DaysomeCore", "DaysomeErrno"], swiftSettings: strict),
         // The daemon: one sd-event loop executing the core's actions.
         .target(
-            name: "DaysomeDaemon", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict),
+            name: "DaysomeDaemon", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict,
+            linkerSettings: [.linkedLibrary("systemd")]),
         // daysomectl's commands, with a pure argument parser.
         .target(
-            name: "DaysomeCLI", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict),
+            name: "DaysomeCLI", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit", "SystemdLoader"],
+            swiftSettings: strict),
         // Test support, never linked by daysomed or daysomectl: the manual loop, the fake session
         // peers (notification server, lockers, systemd manager) and the embedded tablet that runs
         // the real Manager on them.

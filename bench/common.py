@@ -21,7 +21,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = ROOT / ".build-bench"
-BIN = SCRATCH / "release"
+# The programs as the package ships them: built by scripts/lib/release-build.sh in the package's
+# scratch path (scripts/build-deb's, so a run after it builds nothing), then stripped as it strips.
+PACKAGE_SCRATCH = ".build-pkg"
+BIN = SCRATCH / "package"
 TOOLS = SCRATCH / "bench"
 SWIFT = Path("/opt/swift/usr/bin")
 SEED = ROOT / "Fixtures" / "households" / "seed.json"
@@ -159,6 +162,50 @@ def cgroup_mounts(tracking_only=False):
 def rss_kb(pid):
     text = Path(f"/proc/{pid}/status").read_text()
     return int(re.search(r"^VmRSS:\s*(\d+)", text, re.M).group(1))
+
+
+def memory_kb(pid):
+    """Resident and anonymous kB from /proc/PID/smaps_rollup."""
+    text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    return {key: int(re.search(rf"^{name}:\s*(\d+)", text, re.M).group(1))
+            for key, name in (("rss", "Rss"), ("anon", "Anonymous"))}
+
+
+def memory_split_kb(pid):
+    """Resident kB (and anonymous kB) per part of the process, from /proc/PID/smaps: its own
+    binary, libsystemd, the libraries libsystemd brings, the C library and its loader, the heap,
+    stacks, and other anonymous memory."""
+    parts = {}
+    name = None
+    exe = os.path.realpath(f"/proc/{pid}/exe")
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            fields = line.split()
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                path = fields[5] if len(fields) > 5 else ""
+                base = path.rsplit("/", 1)[-1]
+                if path.startswith("[heap]"):
+                    name = "heap"
+                elif path.startswith("[stack"):
+                    name = "stack"
+                elif not path or path.startswith("["):
+                    name = "other anonymous" if not path else path
+                elif base.startswith("libsystemd"):
+                    name = "libsystemd"
+                elif re.match(r"lib(cap|gcrypt|gpg-error|lzma|zstd|lz4)\.", base):
+                    name = "libsystemd's libraries"
+                elif re.match(r"(libc|libm|ld-linux|libgcc_s|libstdc\+\+)[.-]", base):
+                    name = "C and C++ libraries"
+                elif path == exe:
+                    name = "the program's own binary"
+                else:
+                    name = base
+                parts.setdefault(name, [0, 0])
+            elif fields and fields[0] == "Rss:" and name:
+                parts[name][0] += int(fields[1])
+            elif fields and fields[0] == "Anonymous:" and name:
+                parts[name][1] += int(fields[1])
+    return {key: tuple(value) for key, value in parts.items() if value[0]}
 
 
 def mb(kb):

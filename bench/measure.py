@@ -85,7 +85,8 @@ class Measurements:
         res["manager_rss"] = manager_rss
         return res
 
-    def at_loop(self, starts):
+    def at_queue(self, starts):
+        """The `at` peer: one job per start, queued by a bash loop; returns the seconds and the jobs."""
         stamps = self.run_dir / "at-stamps.txt"
         stamps.write_text("".join(utc(at).strftime("%Y%m%d%H%M") + "\n" for at in starts))
         script = 'while read -r stamp; do echo /bin/true | at -t "$stamp"; done < "$1"'
@@ -97,6 +98,10 @@ class Measurements:
         self.at_jobs.update(jobs)
         if len(jobs) != len(starts):
             raise BenchFailure(f"the at loop queued {len(jobs)} of {len(starts)} jobs: {out.stderr[-500:]}")
+        return lay, jobs
+
+    def at_loop(self, starts):
+        lay, jobs = self.at_queue(starts)
         t0 = time.monotonic()
         queued = subprocess.run(["atq"], capture_output=True, text=True).stdout
         read = time.monotonic() - t0
@@ -207,6 +212,50 @@ class Measurements:
         results["starts"] = minutes
         return results
 
+    def race(self, a, b, pairs, env=None):
+        """A and B in turn, each timed from fork to reaping by probe.c: the pairs' times and A/B ratios."""
+        out = subprocess.run([self.probe, "race", str(pairs), *a, "--", *b], env=env, capture_output=True,
+                             text=True)
+        if out.returncode != 0:
+            raise BenchFailure(f"probe race failed: {out.stderr.strip()}")
+        rows = [line.split() for line in out.stdout.splitlines()]
+        bad = [row for row in rows if row[2] != "0" or row[3] != "0"]
+        if bad:
+            raise BenchFailure(f"`{' '.join(a)}` or `{' '.join(b)}` exited {bad[0][2]}/{bad[0][3]} in a race")
+        times_a, times_b = [float(row[0]) for row in rows], [float(row[1]) for row in rows]
+        return {"a": Samples(times_a), "b": Samples(times_b), "ratios": [x / y for x, y in zip(times_a, times_b)]}
+
+    def read_back(self, manager, pairs):
+        """Reading the seed week back: `daysomectl pending --json` (each backend) against `atq` on an
+        equal queue (one `at` job per laid start), and the start of `daysomectl --version` against a
+        bare Swift program built the same way and `atq`; each pair timed exec to exit, in turn."""
+        starts = self.plan(SEED)
+        wheel = Daemon(self, "read-wheel", "wheel", SEED, manager, display="away")
+        systemd = Daemon(self, "read-systemd", "systemd", SEED, manager, display="away")
+        n = self.stable_expected(starts)
+        deadline = time.time() + 20
+        while manager.count("daysome-*")[1] != n and time.time() < deadline:
+            time.sleep(0.1)
+        for daemon in (wheel, systemd):
+            if daemon.pending_count() != n:
+                raise BenchFailure(f"{daemon.name}: `daysomectl pending` does not list the {n} starts laid")
+        equal = [at for at in starts if time.time() < at <= time.time() + WEEK][:n]
+        _, jobs = self.at_queue(equal)
+        ctl = str(BIN / "daysomectl")
+        out = {"starts": n, "jobs": len(jobs)}
+        try:
+            for key, daemon in (("wheel", wheel), ("systemd", systemd)):
+                out[key] = self.race([ctl, "pending", "--json", "--runtime-dir", str(daemon.runtime), "--display-state",
+                                      str(daemon.display)], ["atq"], pairs, env=manager.env)
+            out["version"] = self.race([ctl, "--version"], [self.hello], pairs)
+            out["hello"] = self.race([self.hello], ["atq"], pairs)
+        finally:
+            subprocess.run(["atrm", *jobs], stderr=subprocess.DEVNULL)
+            self.at_jobs.difference_update(jobs)
+            wheel.close()
+            systemd.close()
+        return out
+
     def idle(self, manager, seconds):
         """Rows 5 and 6 (memory): a week laid, nothing due, nobody asking."""
         starts = self.plan(SEED)
@@ -245,12 +294,15 @@ class Measurements:
             time.sleep(2)
         wake = {key: (after[key][0] - before[key][0], after[key][1] - before[key][1]) for key in pids}
         rss = {key: rss_kb(pid) for key, pid in pids.items()}
+        memory = {key: memory_kb(pids[key]) for key in ("wheel", "systemd", "bare")}
+        split = {key: memory_split_kb(pids[key]) for key in ("wheel", "systemd", "bare")}
         threads = {key: after[key][2] for key in pids}
         for proc in (poller, sleeper):
             self.stop(proc)
         wheel.close()
         systemd.close()
-        return {"seconds": seconds, "wakeups": wake, "rss": rss, "threads": threads, "starts": n}
+        return {"seconds": seconds, "wakeups": wake, "rss": rss, "threads": threads, "starts": n, "memory": memory,
+                "split": split}
 
     def ready(self, manager, reps, sizes):
         """Row 6: start → READY=1 (state read and the first lay done), display away, fresh state."""
@@ -273,8 +325,8 @@ class Measurements:
                         if pending != n:
                             raise BenchFailure(f"{daemon.name}: READY with {pending} of {n} starts pending")
                     time.sleep(0.3)
-                    rss.append(rss_kb(daemon.proc.pid))
+                    rss.append(memory_kb(daemon.proc.pid))
                     daemon.close()
                     manager.stop_units("daysome-*")
-                out[(backend, size)] = (samples, statistics.median(rss))
+                out[(backend, size)] = (samples, {key: statistics.median(m[key] for m in rss) for key in ("rss", "anon")})
         return out

@@ -1,5 +1,6 @@
 // The floor for resident memory and wakeups: a Swift program that only sleeps. scripts/bench
-// builds it in release (`swiftc -O`) and reads its VmRSS and context switches beside daysomed's.
+// builds it as the package builds daysomed (scripts/lib/release-build.sh: the runtime linked in)
+// and reads its memory and context switches beside daysomed's.
 import Glibc
 
 while true {

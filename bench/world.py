@@ -81,15 +81,26 @@ class World:
     # ---- set-up ----
 
     def build(self):
+        """daysomed and daysomectl as the package builds and strips them, and the bare Swift
+        programs (the floor) built with the same flags; probe.c with the C compiler."""
         env = dict(os.environ, PATH=f"{SWIFT}:{os.environ.get('PATH', '')}")
+        library = ". scripts/lib/release-build.sh"
         if not self.args.no_build:
-            log("building daysomed and daysomectl (release, --scratch-path .build-bench)")
+            log(f"building daysomed and daysomectl as the package does (scripts/lib/release-build.sh, {PACKAGE_SCRATCH})")
             result = subprocess.run(
-                ["swift", "build", "--scratch-path", str(SCRATCH), "-c", "release"],
-                cwd=ROOT, env=env, capture_output=True, text=True)
+                ["bash", "-c", f'{library} && release_build "$1" "$1/bench-build.log" && release_bin "$1"', "build",
+                 PACKAGE_SCRATCH], cwd=ROOT, env=env, capture_output=True, text=True)
             if result.returncode != 0:
-                sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+                log_path = ROOT / PACKAGE_SCRATCH / "bench-build.log"
+                sys.stderr.write(result.stderr[-2000:] + (log_path.read_text()[-4000:] if log_path.exists() else ""))
                 raise BenchFailure("swift build failed")
+            built = Path(result.stdout.strip().splitlines()[-1])
+            BIN.mkdir(parents=True, exist_ok=True)
+            for binary in ("daysomed", "daysomectl"):
+                shutil.copy2(built / binary, BIN / binary)
+                # As scripts/build-deb strips them (dh_strip's way).
+                subprocess.run(["strip", "--remove-section=.comment", "--remove-section=.note", str(BIN / binary)],
+                               check=True)
         for binary in ("daysomed", "daysomectl"):
             if not (BIN / binary).exists():
                 raise BenchFailure(f"{BIN / binary} is missing: run without --no-build")
@@ -99,12 +110,24 @@ class World:
             flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libsystemd"],
                                    capture_output=True, text=True, check=True).stdout.split()
             subprocess.run(["cc", "-O2", "-Wall", "-o", str(probe), str(probe_src), *flags], check=True)
-        sleeper_src, sleeper = ROOT / "bench" / "sleeper.swift", TOOLS / "sleeper"
-        if not sleeper.exists() or sleeper.stat().st_mtime < sleeper_src.stat().st_mtime:
-            subprocess.run(["swiftc", "-O", "-o", str(sleeper), str(sleeper_src)], env=env, check=True,
-                           cwd=TOOLS)
+        # The floor: Swift programs that only sleep or only print, linked as the package links.
+        flags = subprocess.run(
+            ["bash", "-c", f'{library} && swiftc_flags "$1" && printf "%s\\n" "${{swiftc_flags[@]}}" && '
+             'for f in "${linker_flags[@]}"; do printf -- "-Xlinker\\n%s\\n" "$f"; done', "flags", PACKAGE_SCRATCH],
+            cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout.split("\n")
+        flags = ["-static-stdlib"] + [flag for flag in flags if flag]
+        stamp = TOOLS / "swift-flags.txt"
+        fresh = stamp.exists() and stamp.read_text() == " ".join(flags)
+        for name in ("sleeper", "hello"):
+            source, program = ROOT / "bench" / f"{name}.swift", TOOLS / name
+            if not fresh or not program.exists() or program.stat().st_mtime < source.stat().st_mtime:
+                subprocess.run(["swiftc", *flags, "-o", str(program), str(source)], env=env, check=True, cwd=TOOLS)
+                subprocess.run(["strip", "--remove-section=.comment", "--remove-section=.note", str(program)],
+                               check=True)
+        stamp.write_text(" ".join(flags))
         self.probe = str(probe)
-        self.sleeper = str(sleeper)
+        self.sleeper = str(TOOLS / "sleeper")
+        self.hello = str(TOOLS / "hello")
 
     def versions(self):
         def first_line(argv):

@@ -218,6 +218,15 @@ def tail(path, lines=15):
 
 # -- the household -------------------------------------------------------------------------------
 
+# How far ahead each step lays its call: enough for what the step does before the minute (a lay
+# takes milliseconds; a reboot or power cut brings the daemon back within a few seconds of the
+# boot; an apt upgrade restarts it within seconds), with room for a loaded CI machine, and no more:
+# the walk's minutes went mostly to waiting for these calls (75-135 s each), one after another.
+LEAD_LAY = 15
+LEAD_RESTART = 30
+LEAD_UPGRADE = 45
+
+
 def minute_ahead(seconds):
     """The first whole minute at least `seconds` from now, as epoch seconds."""
     now = time.time()
@@ -487,7 +496,7 @@ def walk(o, tablet):
            f"NRestarts={fields.get('NRestarts')}, start failures logged: {len(failures)} {failures[:2]}")
 
     # 2. No graphical session: a call waits or is dropped, never delivered unseen.
-    at = minute_ahead(60)
+    at = minute_ahead(LEAD_LAY)
     write_household(tablet, [("drink-a", "A drink", at)])
     poll("the call to be laid", 20, lambda: any(s for s in tablet.pending()))
     time.sleep(max(0, at - time.time()) + 30)
@@ -541,7 +550,7 @@ def walk(o, tablet):
 
     # 5. A call at its minute, shown.
     before = ground_pixels(tablet, "before-call")
-    at = minute_ahead(50)
+    at = minute_ahead(LEAD_LAY)
     write_household(tablet, [("drink-b", "A drink", at)])
     poll("drink-b laid", 20, lambda: any(at == epoch_of(s.get("at", "1970-01-01T00:00:00Z")) for s in tablet.pending()))
     wait_for_event(tablet, "drink-b", "delivered", max(0, at - time.time()) + 30)
@@ -653,7 +662,7 @@ def is_inside(tablet, host):
 def resume_step(o, tablet, name, item, restart):
     before = tablet.status()
     lay = before.get("lay")
-    at = minute_ahead(75)
+    at = minute_ahead(LEAD_RESTART)
     write_household(tablet, [(item, "A drink", at)])
     poll(f"{item} laid", 20, lambda: any(at == epoch_of(s.get("at", "1970-01-01T00:00:00Z")) for s in tablet.pending()))
     lay = tablet.status().get("lay")
@@ -684,7 +693,7 @@ def upgrade_step(o, tablet):
     daemon_up(tablet)
     old_pid = tablet.daemon_pid()
     old_version = tablet.run(["/usr/bin/daysomed", "--version"]).stdout.strip()
-    at = minute_ahead(75)
+    at = minute_ahead(LEAD_UPGRADE)
     write_household(tablet, [("drink-e", "A drink", at)])
     poll("drink-e laid by 0.1.0", 20,
          lambda: any(at == epoch_of(s.get("at", "1970-01-01T00:00:00Z")) for s in tablet.pending()))

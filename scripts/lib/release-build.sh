@@ -1,0 +1,58 @@
+# Sourced by scripts/build-deb and scripts/bench: the one way the shipped programs are built, so
+# the benchmark measures what users install. docs/layout.md ("What ships") says why each flag.
+# release_build SCRATCH LOG: builds daysomed and daysomectl (only the shipped products: not the
+# simulator, not the test support) in release into SCRATCH, output to LOG; returns swift's status.
+# release_bin SCRATCH: prints the directory the programs are in.
+#
+# - The Swift runtime linked in (--static-swift-stdlib), and libstdc++ too: libstdc++.so costs a
+#   process start about 0.4 ms of loading and relocation (a C hello world linked against it: 0.69
+#   -> 1.11 ms), more than any of our own work for `pending`. A directory holding only
+#   libstdc++.a, searched before the compiler's own, makes the runtime's -lstdc++ resolve to it.
+# - No $ORIGIN RUNPATH (--disable-local-rpath): with it every shared library was first looked
+#   for in the program's own directory and its glibc-hwcaps/tls subdirectories (24 failed
+#   openat/stat calls a start); nothing is installed beside /usr/bin/daysomed.
+# - lld with packed relative relocations (DT_RELR, glibc 2.36): the position-independent
+#   executable's 21,000 relative relocations took 510 KB of .rela.dyn, all of it read at every
+#   start and resident in the daemon; packed, a few KB.
+# - No exported dynamic symbol table (--no-export-dynamic after the runtime's -export-dynamic):
+#   nothing dlsym()s into the programs; the table was 316 KB read and resident.
+# - Full RELRO (-z now) and PIE are kept: hardening, and -z now measured at under 0.1 ms here.
+# swiftc_flags SCRATCH: sets `swiftc_flags` (the compiler driver's) and `linker_flags` (the
+# linker's): also how scripts/bench builds its bare Swift programs, so the floor they show is
+# built the same way.
+swiftc_flags() {
+    local scratch=$1 libstdcxx
+    mkdir -p "$scratch/static-cxx"
+    libstdcxx=$(g++ -print-file-name=libstdc++.a 2>/dev/null || true)
+    if [ ! -f "$libstdcxx" ]; then
+        libstdcxx=$(ls /usr/lib/gcc/*-linux-gnu/*/libstdc++.a 2>/dev/null | sort -V | tail -n 1)
+    fi
+    [ -f "$libstdcxx" ] || { echo "release-build: no libstdc++.a (apt-get install libstdc++-12-dev)" >&2; return 1; }
+    ln -sfn "$libstdcxx" "$scratch/static-cxx/libstdc++.a"
+    swiftc_flags=(-L"$(cd "$scratch/static-cxx" && pwd)" -use-ld=lld)
+    linker_flags=(-z now -z pack-relative-relocs --no-export-dynamic)
+}
+
+# release_flags SCRATCH: sets `flags`, swift build's arguments.
+release_flags() {
+    local flag
+    swiftc_flags "$1" || return 1
+    flags=(--scratch-path "$1" -c release --static-swift-stdlib --disable-local-rpath)
+    for flag in "${swiftc_flags[@]}"; do flags+=(-Xswiftc "$flag"); done
+    for flag in "${linker_flags[@]}"; do flags+=(-Xlinker "$flag"); done
+}
+
+release_build() {
+    local scratch=$1 log=$2 product flags swiftc_flags linker_flags
+    release_flags "$scratch" || return 1
+    : >"$log"
+    for product in daysomed daysomectl; do
+        swift build "${flags[@]}" --product "$product" >>"$log" 2>&1 || return 1
+    done
+}
+
+release_bin() {
+    local flags swiftc_flags linker_flags
+    release_flags "$1" >/dev/null || return 1
+    swift build "${flags[@]}" --show-bin-path
+}
