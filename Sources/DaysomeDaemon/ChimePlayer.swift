@@ -8,13 +8,17 @@ import DaysomeFiles
 import Glibc
 import SystemdKit
 
+/// Starts a player on the file: `exited` gets its wait status. False when it could not start.
+package typealias PlayerStart = (_ argv: [String], _ exited: @escaping (Int32) -> Void) -> Bool
+
 /// Plays a sound file with the first player that works.
-final class ChimePlayer: BellPlayer {
-    let file: String
+package final class ChimePlayer: BellPlayer {
+    package let file: String
     /// The players to try, in order: `--player`, else every candidate found on PATH.
     let players: [String]
     private let logger: Logger
-    private let children: ChildProcesses
+    /// Runs a player: a child process (`ChildProcesses`), or a world's stand-in.
+    private let start: PlayerStart
     /// The player that played last (or the first to try): a player that cannot reach a sound
     /// server (pw-play on a PulseAudio machine) gives way to the next, once.
     private var current = 0
@@ -23,11 +27,20 @@ final class ChimePlayer: BellPlayer {
     static let candidates = ["pw-play", "paplay", "aplay"]
 
     /// The player the next call starts with, for status; nil when there is none.
-    var player: String? { self.players.isEmpty ? nil : self.players[self.current] }
+    package var player: String? { self.players.isEmpty ? nil : self.players[self.current] }
+
+    /// The bell of `players` (absolute paths, tried in order) on `file`, each run by `start`.
+    package init(file: String, players: [String], logger: Logger, start: @escaping PlayerStart) {
+        self.file = file
+        self.players = players
+        self.logger = logger
+        self.start = start
+    }
 
     init(options: DaemonOptions, environment: [String: String], loop: any Loop, logger: Logger) {
         self.logger = logger
-        self.children = ChildProcesses(loop: loop, logger: logger)
+        let children = ChildProcesses(loop: loop, logger: logger)
+        self.start = { argv, exited in children.spawn(argv, what: "chime", exited: exited) }
         if let file = options.chimeFile {
             self.file = file
         } else {
@@ -64,7 +77,7 @@ final class ChimePlayer: BellPlayer {
     }
 
     /// Starts the player; it runs on while the loop goes on.
-    func play() {
+    package func play() {
         self.play(with: self.current, tried: 0)
     }
 
@@ -74,7 +87,7 @@ final class ChimePlayer: BellPlayer {
         guard !self.players.isEmpty, tried < self.players.count else { return }
         let player = self.players[index]
         let next = (index + 1) % self.players.count
-        let started = self.children.spawn([player, self.file], what: "chime") { [weak self] status in
+        let started = self.start([player, self.file]) { [weak self] status in
             guard let self else { return }
             if status == 0 {
                 self.current = index

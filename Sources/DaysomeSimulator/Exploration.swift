@@ -1,7 +1,7 @@
 // Bounded exhaustive exploration: from one world, every sequence of steps from a small alphabet
 // up to a depth, breadth first, each world reached checked against every rule, and a world
-// already seen (by its whole state) not explored twice. Where seeds sample, this covers: every
-// interleaving of the alphabet's steps around a DST change, to the depth given.
+// already seen (by its whole state, written canonically: the same count on every run) not
+// explored twice. Where seeds sample, this covers: every interleaving of the alphabet's steps around a DST change, to the depth given.
 
 import DaysomeCore
 
@@ -60,15 +60,17 @@ public enum Exploration {
 }
 
 extension SimWorld {
-    /// The whole world as text: two worlds with the same fingerprint behave the same from here.
-    /// The step counter and the figures are left out; dictionaries print in their own order, so
-    /// an equal world may now and then be explored twice, never one skipped.
+    /// The whole world as canonical text (CanonicalText.swift): two worlds with the same
+    /// fingerprint behave the same from here, and equal worlds have the same fingerprint in every
+    /// process, whatever order their dictionaries and sets were filled in. The step counter and
+    /// the figures are left out, and so are the constants every world of one exploration shares
+    /// (its zone, its machine's configuration, its bus's timeout).
     var fingerprint: String {
         var copy = self
         copy.stepIndex = 0
         copy.events = 0
         copy.posts = 0
         copy.log = []
-        return String(describing: copy)
+        return CanonicalText.of(copy, leaving: ["zone", "config", "busTimesOut"])
     }
 }

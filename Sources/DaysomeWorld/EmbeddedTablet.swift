@@ -1,7 +1,7 @@
 // The embedded world: the real Manager, with its real files in a scratch directory, on a
-// ManualLoop whose time moves only when the test says so, beside a FakeNotificationServer, a bell
-// and a returner that record, and a FakeSessionLock whose logind and screensavers the real lock
-// watch asks and follows. What
+// ManualLoop whose time moves only when the test says so, beside a FakeNotificationServer, the
+// daemon's real bell on players that record (and fail on demand), a returner that records, and a
+// FakeSessionLock whose logind and screensavers the real lock watch asks and follows. What
 // a test does to it is what happens to a tablet: the display app writes its file (by rename, with
 // the virtual time as its mtime, and inotify says so), the family edits the household, the clock
 // moves or jumps, the session locks, the server misbehaves, the daemon is killed and started again.
@@ -37,6 +37,15 @@ public final class EmbeddedTablet {
     /// How many log lines there were at each ring: the call it rang for is the last one the log
     /// says was delivered before it (the machine rings right after it records the delivery).
     public private(set) var ringsAfter: [Int] = []
+    /// The sound players the daemon's bell (its real `ChimePlayer`) finds, in its order of choice.
+    public var players = ["embedded"]
+    /// Players that fail on demand: one named here exits 1 (it reaches no sound server, as
+    /// pw-play where no PipeWire runs), and the bell gives way to the next.
+    public var failingPlayers: Set<String> = []
+    /// Each player started, in order, failing or not.
+    public private(set) var playersStarted: [String] = []
+    /// The players' exits on their way to the daemon, as their pidfds' would be.
+    private var playerExits: [ManualSource] = []
     /// Each request to bring the day back, with its reason.
     public private(set) var returns: [String] = []
     /// What the daemons told their service manager (sd_notify), the newest 16.
@@ -89,16 +98,14 @@ public final class EmbeddedTablet {
         }
         let loop = ManualLoop(realtime: self.loop.realtime, monotonic: self.loop.monotonic)
         self.loop = loop
-        let bell = RecordingBell { [weak self] in
-            guard let self else { return }
-            self.bells += 1
-            self.ringsAfter.append(self.log.count)
-        }
         let returner = RecordingReturner { [weak self] reason in self?.returns.append(reason) }
         let server = self.server
         let systemd = self.systemd
         let logger = Logger { [weak self] priority, message, fields in
             self?.log.append((priority, message, Dictionary(fields) { first, _ in first }))
+        }
+        let bell = ChimePlayer(file: "/embedded/bell.wav", players: self.players, logger: logger) {
+            [weak self] argv, exited in self?.play(argv[0], on: loop, exited: exited) ?? false
         }
         // No control socket: `control` calls the Manager as the socket would. No leftover timers
         // to stop: the fake manager's timers are the systemd backend's own.
@@ -124,6 +131,23 @@ public final class EmbeddedTablet {
             throw error
         }
         loop.runPending()
+    }
+
+    /// The bell's player `player` starts: it rings unless it is one of `failingPlayers`, and its
+    /// exit reaches the daemon on a later dispatch of its loop, as a pidfd's does.
+    private func play(_ player: String, on loop: ManualLoop, exited: @escaping (Int32) -> Void) -> Bool {
+        self.playersStarted.append(player)
+        let fails = self.failingPlayers.contains(player)
+        if !fails {
+            self.bells += 1
+            self.ringsAfter.append(self.log.count)
+        }
+        self.playerExits.removeAll { $0.enablement == .off }
+        guard
+            let exit = try? loop.deferred(description: "chime", { exited(fails ? 1 << 8 : 0) }) as? ManualSource
+        else { return false }
+        self.playerExits.append(exit)
+        return true
     }
 
     /// SIGKILL: the process is gone at once, its loop and locks with it; every file stays (a
@@ -394,21 +418,6 @@ public struct EmbeddedError: Error, CustomStringConvertible {
 
     init(_ description: String) {
         self.description = description
-    }
-}
-
-/// A bell that counts its rings.
-final class RecordingBell: BellPlayer {
-    let file = "/embedded/bell.wav"
-    let player: String? = "embedded"
-    private let rang: () -> Void
-
-    init(_ rang: @escaping () -> Void) {
-        self.rang = rang
-    }
-
-    func play() {
-        self.rang()
     }
 }
 

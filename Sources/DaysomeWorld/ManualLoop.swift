@@ -6,7 +6,11 @@
 // event, or its queue overflowing) and pidfd. Where sd-event would fire an `on` timer or defer
 // source in every iteration, this one fires it once per arming (the daemon arms them oneshot).
 // As with sd-event, a source lives while its owner keeps it: the loop holds each weakly, so one
-// dropped is gone (a long run never piles up old ones).
+// dropped is gone (a long run never piles up old ones). Like sd-event's priority queues, the loop
+// keeps its armed timers in a heap by time and what is ready in a heap by priority, so a dispatch
+// costs a logarithm of the sources, not a sort of them all: each change to a source (a new time,
+// enabled or not, a new priority, a trigger) queues it anew, and an entry older than the source's
+// last change is dropped when it comes up.
 
 import Glibc
 import SystemdKit
@@ -33,6 +37,10 @@ public final class ManualSource: LoopSource {
     /// The time a timer last fired at: armed again only by a new time or a new enabling.
     var firedTime: UInt64?
     let handler: (Trigger) -> Void
+    /// The loop that holds it, told of each change.
+    weak var loop: ManualLoop?
+    /// Moves on at each change: the loop's queue entries made before it are stale.
+    var generation = 0
 
     enum Trigger {
         case fire
@@ -52,6 +60,7 @@ public final class ManualSource: LoopSource {
         guard case .timer(let clock, _) = self.kind else { throw Errno(rawValue: EDOM) }
         self.kind = .timer(clock: clock, at: usec)
         self.firedTime = nil
+        self.loop?.schedule(self)
     }
 
     public func setEnabled(_ enablement: Enablement) throws(Errno) {
@@ -60,16 +69,19 @@ public final class ManualSource: LoopSource {
         if enablement != .off { self.firedTime = nil }
         // A deferred source is ready whenever it is enabled.
         if case .deferred = self.kind, enablement != .off, self.pending.isEmpty { self.pending = [.fire] }
+        self.loop?.schedule(self)
     }
 
     public func setPriority(_ priority: Int64) throws(Errno) {
         self.priority = priority
+        self.loop?.schedule(self)
     }
 
     public func cancel() {
         self.isCancelled = true
         self.enablement = .off
         self.pending = []
+        self.loop?.schedule(self)
     }
 
     /// When a timer fires, on its clock.
@@ -83,9 +95,17 @@ public final class ManualSource: LoopSource {
 public final class ManualLoop: Loop {
     public private(set) var realtime: UInt64
     public private(set) var monotonic: UInt64
-    /// Every source added and still kept by its owner.
-    private var sources: [WeakSource] = []
+    /// Every source added and still kept by its owner, by the order it was added in.
+    private var sources: [Int: WeakSource] = [:]
+    /// How many sources may be held before the dropped ones are forgotten.
+    private var pruneAt = 64
     private var added = 0
+    /// Armed timers on each clock, soonest first: one that falls due moves to `readyQueue`.
+    private var realtimeTimers = MinHeap<Queued>(by: Queued.dueFirst)
+    private var monotonicTimers = MinHeap<Queued>(by: Queued.dueFirst)
+    /// Sources ready when queued (each is asked again when taken), by priority, then the order
+    /// they were added in.
+    private var readyQueue = MinHeap<Queued>(by: Queued.readyFirst)
     /// Handlers run so far, by source description: what a test reads back.
     public private(set) var dispatched: [String] = []
     /// The code the daemon asked its run to end with (`exit(code:)`), once it asked.
@@ -109,7 +129,13 @@ public final class ManualLoop: Loop {
         let source = ManualSource(
             kind: kind, description: description, enablement: enablement, order: self.added, handler: handler)
         if case .deferred = kind { source.pending = [.fire] }
-        self.sources.append(WeakSource(source: source))
+        if self.sources.count >= self.pruneAt {
+            self.forgetGone()
+            self.pruneAt = max(64, 2 * self.sources.count)
+        }
+        self.sources[source.order] = WeakSource(source: source)
+        source.loop = self
+        self.schedule(source)
         return source
     }
 
@@ -164,12 +190,15 @@ public final class ManualLoop: Loop {
     public func runPending() {
         guard !self.stalled else { return }
         var rounds = 0
-        while let next = self.ready().first {
+        while let next = self.takeReady() {
             rounds += 1
             precondition(rounds < 100_000, "ManualLoop: sources kept each other ready for 100000 dispatches")
             let trigger = next.pending.isEmpty ? ManualSource.Trigger.fire : next.pending.removeFirst()
             if next.enablement == .oneshot { try? next.setEnabled(.off) }
             if case .timer = next.kind { next.firedTime = next.time }
+            // Queued again if still ready (an `on` source with more triggers waiting); what the
+            // handler changes of it queues it anew.
+            self.schedule(next)
             self.dispatched.append(next.description)
             next.handler(trigger)
         }
@@ -194,8 +223,7 @@ public final class ManualLoop: Loop {
     public func advance(by usec: UInt64) {
         let target = self.monotonic + usec
         // Stalled, nothing fires on the way: what fell due is dispatched at `resume`.
-        while !self.stalled, let (source, offset) = self.nextTimer(), self.monotonic + offset <= target {
-            _ = source
+        while !self.stalled, let offset = self.nextTimer(), self.monotonic + offset <= target {
             self.move(by: offset)
             self.runPending()
         }
@@ -207,7 +235,7 @@ public final class ManualLoop: Loop {
     public func jumpRealtime(to usec: UInt64) {
         self.realtime = usec
         for source in self.live where source.enablement != .off {
-            if case .clockJump = source.kind { source.pending.append(.fire) }
+            if case .clockJump = source.kind { self.trigger(source, .fire) }
         }
         self.runPending()
     }
@@ -216,7 +244,7 @@ public final class ManualLoop: Loop {
     public func changed(path: String, _ event: InotifyEvent) {
         for source in self.live where source.enablement != .off {
             if case .inotify(let watched, let mask) = source.kind, watched == path, !mask.isDisjoint(with: event.mask) {
-                source.pending.append(.inotify(event))
+                self.trigger(source, .inotify(event))
             }
         }
         self.runPending()
@@ -234,7 +262,7 @@ public final class ManualLoop: Loop {
         let priorities = Set(watching.map(\.priority))
         for source in self.live where source.enablement != .off && priorities.contains(source.priority) {
             if case .inotify = source.kind {
-                source.pending.append(.inotify(InotifyEvent(mask: .queueOverflow, name: nil)))
+                self.trigger(source, .inotify(InotifyEvent(mask: .queueOverflow, name: nil)))
             }
         }
         self.runPending()
@@ -244,7 +272,7 @@ public final class ManualLoop: Loop {
     public func ready(fd: Int32, _ events: IOEvents = .readable) {
         for source in self.live where source.enablement != .off {
             if case .io(let watched, let wanted) = source.kind, watched == fd, !wanted.isDisjoint(with: events) {
-                source.pending.append(.io(events))
+                self.trigger(source, .io(events))
             }
         }
         self.runPending()
@@ -258,10 +286,15 @@ public final class ManualLoop: Loop {
     /// Live sources: what a leak check counts.
     public var liveSources: Int { self.live.count }
 
-    /// The sources neither dropped nor cancelled; the others are forgotten.
+    /// The sources neither dropped nor cancelled, in the order they were added; the others are
+    /// forgotten.
     private var live: [ManualSource] {
-        self.sources.removeAll { $0.source == nil || $0.source?.isCancelled == true }
-        return self.sources.compactMap(\.source)
+        self.forgetGone()
+        return self.sources.values.compactMap(\.source).sorted { $0.order < $1.order }
+    }
+
+    private func forgetGone() {
+        self.sources = self.sources.filter { $0.value.source.map { !$0.isCancelled } ?? false }
     }
 
     private func move(by usec: UInt64) {
@@ -269,31 +302,190 @@ public final class ManualLoop: Loop {
         self.realtime += usec
     }
 
-    private func ready() -> [ManualSource] {
-        return self.live.filter { source in
-            guard source.enablement != .off else { return false }
-            if case .timer(let clock, let at) = source.kind {
-                return at <= self.now(clock) && source.firedTime != at
-            }
-            return !source.pending.isEmpty
-        }.sorted { ($0.priority, $0.order) < ($1.priority, $1.order) }
+    private func trigger(_ source: ManualSource, _ trigger: ManualSource.Trigger) {
+        source.pending.append(trigger)
+        self.schedule(source)
     }
 
-    /// The enabled timer due soonest, and how far (in microseconds) the clocks must move to reach it.
-    private func nextTimer() -> (ManualSource, UInt64)? {
-        self.live.compactMap { source -> (ManualSource, UInt64)? in
-            guard source.enablement != .off, case .timer(let clock, let at) = source.kind,
-                source.firedTime != at
-            else { return nil }
+    // MARK: The queues
+
+    /// Whether `source` is to be dispatched now: an enabled timer due and not yet fired at its
+    /// time, or another enabled source with a trigger waiting.
+    private func isReady(_ source: ManualSource) -> Bool {
+        guard !source.isCancelled, source.enablement != .off else { return false }
+        if case .timer(let clock, let at) = source.kind {
+            return at <= self.now(clock) && source.firedTime != at
+        }
+        return !source.pending.isEmpty
+    }
+
+    /// Queues `source` where it belongs after a change, its earlier entries gone stale: ready,
+    /// armed for a time still ahead on its clock, or nowhere (off, cancelled, already fired at
+    /// its time, no trigger waiting).
+    func schedule(_ source: ManualSource) {
+        source.generation &+= 1
+        guard !source.isCancelled, source.enablement != .off else { return }
+        let entry = Queued(source)
+        if case .timer(let clock, let at) = source.kind {
+            guard source.firedTime != at else { return }
+            if at > self.now(clock) {
+                if clock == CLOCK_REALTIME {
+                    self.realtimeTimers.push(entry)
+                    self.compact(&self.realtimeTimers)
+                } else {
+                    self.monotonicTimers.push(entry)
+                    self.compact(&self.monotonicTimers)
+                }
+                return
+            }
+        } else if source.pending.isEmpty {
+            return
+        }
+        self.readyQueue.push(entry)
+        self.compact(&self.readyQueue)
+    }
+
+    /// Stale entries are dropped as they come up; a queue grown well past the sources held
+    /// (timers moved again and again, far ahead) is rebuilt from its current entries.
+    private func compact(_ queue: inout MinHeap<Queued>) {
+        guard queue.count > 2 * self.sources.count + 64 else { return }
+        queue.keep { self.current($0) != nil }
+    }
+
+    /// The live source `entry` was queued for, if it has not changed since.
+    private func current(_ entry: Queued) -> ManualSource? {
+        guard let source = self.sources[entry.order]?.source else { return nil }
+        return source.generation == entry.generation ? source : nil
+    }
+
+    /// The timers of `timers` that have fallen due by `now`, moved to the ready queue.
+    private func promoteDue(_ timers: inout MinHeap<Queued>, now: UInt64) {
+        while let top = timers.first, top.at <= now {
+            timers.popFirst()
+            if self.current(top) != nil { self.readyQueue.push(top) }
+        }
+    }
+
+    /// The next source to dispatch: of those ready, the first by priority, then by the order
+    /// they were added in.
+    private func takeReady() -> ManualSource? {
+        self.promoteDue(&self.realtimeTimers, now: self.realtime)
+        self.promoteDue(&self.monotonicTimers, now: self.monotonic)
+        while let entry = self.readyQueue.popFirst() {
+            guard let source = self.current(entry) else { continue }
+            if self.isReady(source) { return source }
+            // No longer due (the realtime clock was set back): armed again for its time.
+            self.schedule(source)
+        }
+        return nil
+    }
+
+    /// How far (in microseconds) the clocks must move to reach the enabled timer due soonest.
+    private func nextTimer() -> UInt64? {
+        var soonest: UInt64?
+        func consider(_ entry: Queued) {
+            guard case .timer(let clock, let at)? = self.current(entry)?.kind else { return }
             let now = self.now(clock)
-            return (source, at > now ? at - now : 0)
-        }.min { ($0.1, $0.0.priority, $0.0.order) < ($1.1, $1.0.priority, $1.0.order) }
+            let offset = at > now ? at - now : 0
+            soonest = min(soonest ?? offset, offset)
+        }
+        // A timer that fell due while nothing dispatched waits in the ready queue.
+        for entry in self.readyQueue.elements { consider(entry) }
+        self.dropStale(&self.realtimeTimers)
+        self.dropStale(&self.monotonicTimers)
+        self.realtimeTimers.first.map(consider)
+        self.monotonicTimers.first.map(consider)
+        return soonest
+    }
+
+    private func dropStale(_ timers: inout MinHeap<Queued>) {
+        while let top = timers.first, self.current(top) == nil { timers.popFirst() }
     }
 }
 
 /// A source as the loop holds it: its owner keeps it alive.
 private struct WeakSource {
     weak var source: ManualSource?
+}
+
+/// A source as a queue holds it: by its order, with what the queue orders it by when queued.
+private struct Queued {
+    let order: Int
+    let generation: Int
+    let priority: Int64
+    /// A timer's time on its clock (0 for another source).
+    let at: UInt64
+
+    init(_ source: ManualSource) {
+        self.order = source.order
+        self.generation = source.generation
+        self.priority = source.priority
+        self.at = source.time ?? 0
+    }
+
+    static func readyFirst(_ lhs: Queued, _ rhs: Queued) -> Bool {
+        (lhs.priority, lhs.order) < (rhs.priority, rhs.order)
+    }
+
+    static func dueFirst(_ lhs: Queued, _ rhs: Queued) -> Bool {
+        (lhs.at, lhs.order) < (rhs.at, rhs.order)
+    }
+}
+
+/// A binary min-heap: `first` is the element no other comes before.
+private struct MinHeap<Element> {
+    private(set) var elements: [Element] = []
+    private let before: (Element, Element) -> Bool
+
+    init(by before: @escaping (Element, Element) -> Bool) {
+        self.before = before
+    }
+
+    var count: Int { self.elements.count }
+    var first: Element? { self.elements.first }
+
+    mutating func push(_ element: Element) {
+        self.elements.append(element)
+        var child = self.elements.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard self.before(self.elements[child], self.elements[parent]) else { break }
+            self.elements.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    @discardableResult
+    mutating func popFirst() -> Element? {
+        guard !self.elements.isEmpty else { return nil }
+        self.elements.swapAt(0, self.elements.count - 1)
+        let first = self.elements.removeLast()
+        self.siftDown(from: 0)
+        return first
+    }
+
+    /// Keeps only the elements `keep` accepts, in heap order again.
+    mutating func keep(_ keep: (Element) -> Bool) {
+        self.elements = self.elements.filter(keep)
+        for index in stride(from: self.elements.count / 2 - 1, through: 0, by: -1) {
+            self.siftDown(from: index)
+        }
+    }
+
+    private mutating func siftDown(from start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            guard left < self.elements.count else { return }
+            var first = left
+            if left + 1 < self.elements.count && self.before(self.elements[left + 1], self.elements[left]) {
+                first = left + 1
+            }
+            guard self.before(self.elements[first], self.elements[parent]) else { return }
+            self.elements.swapAt(first, parent)
+            parent = first
+        }
+    }
 }
 
 @available(*, unavailable)

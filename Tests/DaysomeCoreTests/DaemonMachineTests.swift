@@ -24,6 +24,30 @@ struct DaemonMachineTests {
         #expect(replay.shownAtEnd == daemon.shown.count)
     }
 
+    @Test("The virtual daemon enters the machine where the daemon does: the file's word and its time are kept")
+    func theVirtualDaemonEntersTheMachineWhereTheDaemonDoes() {
+        let start = instant("2026-06-01T08:00:00Z")
+        var daemon = VirtualDaemon(lunchAndTea(), now: start, display: .foreground)
+        // `startAfterRestart` keeps the file's word, as the daemon's start does.
+        #expect(daemon.machine.screenLock.file == .foreground)
+        let left = instant("2026-06-01T09:00:00Z")
+        daemon.run(until: left)
+        daemon.send(.display(.away))
+        // `displayRead` keeps the write it read, so that a restart never takes it for a return.
+        #expect(daemon.machine.screenLock.file == .away)
+        #expect(daemon.machine.persisted.displaySeenAt == left)
+        #expect(daemon.machine.currentLay?.number == 1)
+    }
+
+    @Test("The display's word never enters the machine but through displayRead or startAfterRestart")
+    func theDisplaysWordEntersOnlyWhereTheDaemonGivesIt() async {
+        await #expect(processExitsWith: .failure) {
+            let now = instant("2026-06-01T08:00:00Z")
+            var machine = DaemonMachine(config: MachineConfig(), persisted: PersistedState(), now: now)
+            _ = machine.handle(.display(.away), now: now)
+        }
+    }
+
     @Test("Away lays exactly the plan from that instant")
     func awayLaysThePlan() {
         let start = instant("2026-06-01T08:00:00Z")
@@ -213,8 +237,10 @@ struct DaemonMachineTests {
                     """)))
         let now = instant("2026-06-01T08:00:00Z")
         var machine = DaemonMachine(config: MachineConfig(), persisted: PersistedState(), now: now)
-        _ = machine.start(
-            display: .away, household: .success(LoadedHousehold(load: broken, digest: 1, loadedAt: now)), now: now)
+        _ = machine.startAfterRestart(
+            file: .away, fileWrittenAt: nil,
+            household: .success(LoadedHousehold(load: broken, digest: 1, loadedAt: now)), lastGood: nil,
+            stateProven: true, now: now)
         #expect(machine.currentLay == nil)
         #expect(machine.household?.load.problems.first?.message.hasSuffix("using false") == true)
     }

@@ -117,9 +117,9 @@ struct EdgeTests {
         first.run(until: self.lunch.adding(seconds: -30))
         let changed = household("Europe/London", [item("lunch", "13:00", end: "13:45"), item("tea", "20:00")])
         var machine = DaemonMachine(config: MachineConfig(), persisted: first.machine.persisted, now: self.lunch)
-        let actions = machine.start(
-            display: .away, household: .success(loaded(changed, digest: 2, at: self.lunch)),
-            lastGood: loaded(lunchAndTea(), digest: 1, at: self.morning, kept: true),
+        let actions = machine.startAfterRestart(
+            file: .away, fileWrittenAt: nil, household: .success(loaded(changed, digest: 2, at: self.lunch)),
+            lastGood: loaded(lunchAndTea(), digest: 1, at: self.morning, kept: true), stateProven: true,
             now: self.lunch.adding(seconds: 30))
         #expect(posts(actions).map(\.title) == ["Lunch"])
         #expect(machine.currentLay?.number == 2)
@@ -153,9 +153,9 @@ struct EdgeTests {
         first.run(until: instant("2026-06-01T09:00:00Z"))
         let restart = instant("2026-06-01T10:00:00Z")
         var machine = DaemonMachine(config: MachineConfig(), persisted: first.machine.persisted, now: restart)
-        _ = machine.start(
-            display: .away, household: .failure(brokenFile),
-            lastGood: loaded(lunchAndTea(), digest: 1, at: self.morning, kept: true), now: restart)
+        _ = machine.startAfterRestart(
+            file: .away, fileWrittenAt: nil, household: .failure(brokenFile),
+            lastGood: loaded(lunchAndTea(), digest: 1, at: self.morning, kept: true), stateProven: true, now: restart)
         #expect(machine.currentLay?.number == 1)
         #expect(machine.pendingStarts.first?.start.title == "Lunch")
         #expect(machine.householdError == brokenFile)
@@ -166,7 +166,9 @@ struct EdgeTests {
     @Test("With a broken file and nothing kept, status's reason names the file, not the carer's switch")
     func nothingKeptNamesTheRealReason() {
         var machine = DaemonMachine(config: MachineConfig(), persisted: PersistedState(), now: self.morning)
-        _ = machine.start(display: .away, household: .failure(brokenFile), now: self.morning)
+        _ = machine.startAfterRestart(
+            file: .away, fileWrittenAt: nil, household: .failure(brokenFile), lastGood: nil, stateProven: true,
+            now: self.morning)
         #expect(machine.currentLay == nil)
         #expect(machine.notLaidReason?.contains("household file is not a JSON object") == true)
         #expect(machine.notLaidReason?.contains("notifyInOtherApps") == false)
@@ -184,8 +186,9 @@ struct EdgeTests {
             config: MachineConfig(), persisted: PersistedState(json: first.machine.persisted.json),
             now: self.lunch.adding(seconds: 20))
         var actions = second.handle(.serverIdentified("boot-2 bus-b :1.3"), now: self.lunch.adding(seconds: 20))
-        actions += second.start(
-            display: .foreground, household: .success(loaded(lunchAndTea(), digest: 1, at: self.lunch)),
+        actions += second.startAfterRestart(
+            file: .foreground, fileWrittenAt: nil,
+            household: .success(loaded(lunchAndTea(), digest: 1, at: self.lunch)), lastGood: nil, stateProven: true,
             now: self.lunch.adding(seconds: 20))
         #expect(second.persisted.delivered.isEmpty)
         #expect(!actions.contains { if case .close = $0 { true } else { false } })
@@ -199,8 +202,9 @@ struct EdgeTests {
         var second = DaemonMachine(
             config: MachineConfig(), persisted: first.machine.persisted, now: self.lunch.adding(seconds: 20))
         var actions = second.handle(.serverIdentified("boot-1 bus-a :1.7"), now: self.lunch.adding(seconds: 20))
-        actions += second.start(
-            display: .foreground, household: .success(loaded(lunchAndTea(), digest: 1, at: self.lunch)),
+        actions += second.startAfterRestart(
+            file: .foreground, fileWrittenAt: nil,
+            household: .success(loaded(lunchAndTea(), digest: 1, at: self.lunch)), lastGood: nil, stateProven: true,
             now: self.lunch.adding(seconds: 20))
         #expect(actions.contains { if case .close = $0 { true } else { false } })
     }
@@ -298,7 +302,8 @@ struct KeptSettingsTests {
         let kept = LoadedHousehold(
             load: HouseholdLoad(household: lunchAndTea(), problems: []), digest: 1, loadedAt: now, fromKeptCopy: true)
         var machine = DaemonMachine(config: MachineConfig(), persisted: PersistedState(), now: now)
-        _ = machine.start(display: .away, household: .success(file), lastGood: kept, now: now)
+        _ = machine.startAfterRestart(
+            file: .away, fileWrittenAt: nil, household: .success(file), lastGood: kept, stateProven: true, now: now)
         #expect(machine.notifyInOtherApps)
         #expect(machine.currentLay?.number == 1)
         #expect(machine.household?.fromKeptCopy == false)

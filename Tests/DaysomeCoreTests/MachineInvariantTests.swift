@@ -10,7 +10,7 @@ import Testing
         let now = instant("2026-06-01T08:00:00Z")
         var machine = DaemonMachine(config: MachineConfig(), persisted: PersistedState(), now: now)
         #expect(machine.invariantViolations().isEmpty)
-        _ = machine.handle(.display(.away), now: now)
+        _ = machine.displayRead(.away, writtenAt: nil, now: now)
         #expect(machine.invariantViolations().isEmpty)
     }
 

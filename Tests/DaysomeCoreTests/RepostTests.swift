@@ -143,7 +143,11 @@ struct RepostTests {
         var machine = DaemonMachine(config: MachineConfig(), persisted: PersistedState(), now: self.morning)
         let loaded = LoadedHousehold(
             load: HouseholdLoad(household: lunchAndTea(), problems: []), digest: 1, loadedAt: self.morning)
-        var steps = [machine.start(display: .away, household: .success(loaded), now: self.morning)]
+        var steps = [
+            machine.startAfterRestart(
+                file: .away, fileWrittenAt: nil, household: .success(loaded), lastGood: nil, stateProven: true,
+                now: self.morning)
+        ]
         steps.append(machine.handle(.timer, now: self.lunch))
         for step in steps {
             let persists = step.indices.filter { step[$0] == .persist }

@@ -13,7 +13,8 @@ func managerMachine(
     var machine = DaemonMachine(
         config: MachineConfig(grace: 300, startsLiveIn: .systemd), persisted: persisted, now: now)
     let loaded = LoadedHousehold(load: HouseholdLoad(household: home, problems: []), digest: 1, loadedAt: now)
-    let actions = machine.start(display: display, household: .success(loaded), now: now)
+    let actions = machine.startAfterRestart(
+        file: display, fileWrittenAt: nil, household: .success(loaded), lastGood: nil, stateProven: true, now: now)
     return (machine, actions)
 }
 
@@ -74,7 +75,7 @@ struct SystemdStoreTests {
         #expect(posts(first.actions).map(\.title) == ["Lunch"])
         #expect(machine.fire(lay: 1, now: lunch.adding(seconds: 3)).reply == .alreadyDelivered(at: lunch))
         #expect(machine.fire(lay: 7, now: lunch.adding(seconds: 3)).reply == .nothingDue(lay: 7))
-        _ = machine.handle(.display(.foreground), now: lunch.adding(seconds: 4))
+        _ = machine.displayRead(.foreground, writtenAt: nil, now: lunch.adding(seconds: 4))
         #expect(machine.fire(lay: 1, now: lunch.adding(seconds: 5)).reply == .nothingDue(lay: 1))
     }
 
@@ -93,7 +94,7 @@ struct SystemdStoreTests {
     func returnDisarmsTheExactDeadline() {
         var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
         let lunch = instant("2026-06-01T12:00:00Z")
-        _ = machine.handle(.display(.foreground), now: lunch.adding(seconds: -1))
+        _ = machine.displayRead(.foreground, writtenAt: nil, now: lunch.adding(seconds: -1))
         #expect(machine.wheel.nextDeadline == nil)
         #expect(posts(machine.handle(.timer, now: lunch)).isEmpty)
         #expect(posts(machine.handle(.fired(lay: 1), now: lunch)).isEmpty)
@@ -115,8 +116,8 @@ struct SystemdStoreTests {
     func firesOfCurrentAndOlderLays() {
         var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
         let lunch = instant("2026-06-01T12:00:00Z")
-        #expect(posts(machine.handle(.display(.foreground), now: from)).isEmpty)
-        _ = machine.handle(.display(.away), now: from)
+        #expect(posts(machine.displayRead(.foreground, writtenAt: nil, now: from)).isEmpty)
+        _ = machine.displayRead(.away, writtenAt: nil, now: from)
         #expect(machine.currentLay?.number == 2)
         #expect(posts(machine.handle(.fired(lay: 1), now: lunch)).isEmpty)
         #expect(posts(machine.handle(.fired(lay: 2), now: lunch)).map(\.title) == ["Lunch"])
@@ -127,14 +128,14 @@ struct SystemdStoreTests {
     @Test("A fire that arrives while the display is in the foreground delivers nothing")
     func fireInTheForeground() {
         var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
-        _ = machine.handle(.display(.foreground), now: from)
+        _ = machine.displayRead(.foreground, writtenAt: nil, now: from)
         #expect(posts(machine.handle(.fired(lay: 1), now: instant("2026-06-01T12:00:00Z"))).isEmpty)
     }
 
     @Test("A return stops every daysome- timer")
     func returnStopsTimers() {
         var (machine, _) = managerMachine(lunchAndTea(), now: from, display: .away)
-        let actions = machine.handle(.display(.foreground), now: from)
+        let actions = machine.displayRead(.foreground, writtenAt: nil, now: from)
         #expect(actions.contains(.stopTimers))
         #expect(machine.laidStarts.isEmpty)
     }

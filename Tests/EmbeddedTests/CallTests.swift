@@ -266,6 +266,32 @@ struct CallTests {
         #expect(tablet.logged("the bell stays silent").isEmpty == !respect, "\(tablet.log.map(\.message))")
     }
 
+    /// A player that reaches no sound server (pw-play where only PulseAudio runs) gives way to the
+    /// next, once, and the player that worked plays the next bell: the daemon's own bell on players
+    /// that fail on demand. The real-process twin, with real players and a real sound server:
+    /// HeardAndSeenTests' `theBellIsHeardAtTheStartsMinuteAndOnTry…AndAFailingPlayerGivesWay`.
+    @Test func aFailingPlayerGivesWayToTheNextWhichPlaysTheNextBell() throws {
+        let tablet = try tablet("player-fails", at: "2026-06-01T10:00:00Z", start: false)
+        defer { tablet.remove() }
+        let (pwPlay, paplay) = ("/usr/bin/pw-play", "/usr/bin/paplay")
+        tablet.players = [pwPlay, paplay]
+        tablet.failingPlayers = [pwPlay]
+        try tablet.startDaemon()
+        #expect(try tablet.status().daemon?.chime.player == pwPlay)
+        #expect(tablet.control("try").hasPrefix("the bell is playing"))
+        tablet.advance(seconds: 1)
+        #expect(tablet.playersStarted == [pwPlay, paplay])
+        #expect(tablet.bells == 1)
+        #expect(
+            !tablet.logged("'\(pwPlay)' could not play the bell (exit status 1); trying '\(paplay)'").isEmpty,
+            "\(tablet.log.map(\.message))")
+        tablet.advance(seconds: 20)
+        #expect(tablet.control("try").hasPrefix("the bell is playing"))
+        tablet.advance(seconds: 1)
+        #expect(tablet.playersStarted == [pwPlay, paplay, paplay])
+        #expect(tablet.bells == 2)
+    }
+
     @Test func aCarersTryIsShownAndTakenAwayAfterTenSeconds() throws {
         let tablet = try tablet("try", at: "2026-06-01T10:00:00Z")
         defer { tablet.remove() }

@@ -137,6 +137,50 @@ import Testing
         _ = wheel
     }
 
+    /// Many timers armed out of order, some moved, some cancelled, some dropped, one turned off,
+    /// on both clocks: each fires once at its own time, in time order, ties by priority and then
+    /// by the order they were added in (the loop keeps them in heaps, never sorting them all).
+    @Test func manyTimersFireInTimeOrderThenPriorityThenTheOrderAddedWhateverWasChanged() throws {
+        let loop = ManualLoop(realtime: self.start)
+        var fired: [(name: Int, at: UInt64)] = []
+        var timers: [Int: any LoopSource] = [:]
+        var expected: [(name: Int, at: UInt64, priority: Int64)] = []
+        var random: UInt64 = 0x2545_f491_4f6c_dd1d
+        func next(_ bound: UInt64) -> UInt64 {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (random >> 33) % bound
+        }
+        for name in 0..<300 {
+            let realtime = name % 2 == 0
+            let clock = realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC
+            // Whole seconds, so many share a time.
+            let offset = (1 + next(120)) * 1_000_000
+            let timer = try loop.timer(
+                clock: clock, at: loop.now(clock) + offset, accuracy: 1, description: "\(name)"
+            ) { fired.append((name, loop.now(CLOCK_MONOTONIC))) }
+            let priority = Int64(next(3)) - 1
+            try timer.setPriority(priority)
+            var at = loop.now(CLOCK_MONOTONIC) + offset
+            switch name % 10 {
+            case 3:
+                let moved = (1 + next(120)) * 1_000_000
+                try timer.setTime(loop.now(clock) + moved)
+                at = loop.now(CLOCK_MONOTONIC) + moved
+            case 5: timer.cancel()
+            case 7: try timer.setEnabled(.off)
+            default: break
+            }
+            if name % 10 != 9 { timers[name] = timer }
+            if ![5, 7, 9].contains(name % 10) { expected.append((name, at, priority)) }
+        }
+        loop.advance(by: 200_000_000)
+        expected.sort { ($0.at, $0.priority, $0.name) < ($1.at, $1.priority, $1.name) }
+        #expect(fired.map(\.name) == expected.map(\.name))
+        #expect(fired.map(\.at) == expected.map(\.at))
+        #expect(loop.liveSources == timers.count - 30)
+        _ = timers
+    }
+
     /// One scenario written against `Loop`: a deferred reload, then a timer 20 ms on that stops.
     static func scenario(
         _ loop: any Loop, stop: @escaping () -> Void

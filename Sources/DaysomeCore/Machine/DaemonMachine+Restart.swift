@@ -144,7 +144,7 @@ extension DaemonMachine {
             self.returnSeenAt = written
             let returned = self.started(display: .foreground, household: household, lastGood: lastGood, now: now)
             actions =
-                replayed + MachineAction.unpublished(returned) + self.handle(.display(display), now: now)
+                replayed + MachineAction.unpublished(returned) + self.handled(.display(display), now: now)
                 + self.handle(.caughtUp, now: now)
         } else {
             actions = self.start(
@@ -178,7 +178,7 @@ extension DaemonMachine {
         }
         let display = self.screenLock.fileSays(said)
         let noted = self.displayWritten(at: writtenAt)
-        var actions = self.handle(.display(display), now: now)
+        var actions = self.handled(.display(display), now: now)
         // Status shows the file's word as soon as it is written, also while a lock keeps her away
         // and nothing else changes.
         if self.screenLock.file != before && !actions.contains(.publish) { actions.append(.publish) }

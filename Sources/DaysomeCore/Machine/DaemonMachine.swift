@@ -143,15 +143,14 @@ public struct DaemonMachine: Sendable {
     // MARK: Start-up
 
     /// The first decision after a (re)start: the display state and household are already read.
-    /// `display` is the one to act on, the lock already applied; the file's own word is kept in
-    /// `screenLock` only by `startAfterRestart` and `displayRead`, which the daemon uses. A machine
-    /// started here alone (`VirtualDaemon`) has the file's word once `displayRead` gives it.
+    /// `display` is the one to act on, the lock already applied. Only `startAfterRestart`, the
+    /// daemon's entry, calls it: it keeps the file's own word in `screenLock` first.
     /// - Parameter lastGood: the copy of the last household used, kept in the state directory: in
     ///   force when the file cannot be used now (rule 9 across restarts and reboots).
     /// - Parameter stateProven: false when the state read may be behind what was called before
     ///   the restart (the state directory refuses writes after a reboot): starts owed from before
     ///   are dropped and recorded rather than risk a second call.
-    public mutating func start(
+    mutating func start(
         display: DisplayState, household: Result<LoadedHousehold, HouseholdFileError>,
         lastGood: LoadedHousehold? = nil, stateProven: Bool = true, now: Instant
     ) -> [MachineAction] {
@@ -232,6 +231,14 @@ public struct DaemonMachine: Sendable {
 
     /// Handles one event at `now`.
     public mutating func handle(_ event: MachineEvent, now: Instant) -> [MachineAction] {
+        // The display's word enters only where the daemon gives it: with its file's time and
+        // the lock applied (`displayRead`, `startAfterRestart`).
+        if case .display = event { preconditionFailure("the display's word enters through displayRead") }
+        return self.handled(event, now: now)
+    }
+
+    /// Any event, the display's word included: for `displayRead` and `startAfterRestart`.
+    mutating func handled(_ event: MachineEvent, now: Instant) -> [MachineAction] {
         let before = self.persisted
         let actions = self.dispatch(event, now: now)
         return Self.persistingOnce(actions, changed: self.persisted != before)

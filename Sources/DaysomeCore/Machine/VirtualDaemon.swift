@@ -1,6 +1,8 @@
 // The daemon on a virtual clock: the real state machine and its timer wheel, driven the way the
 // daemon's Manager drives them, with a virtual notification server that answers every post at
 // once (unless told to hold its replies). `replay` and the state-machine tests both run on it.
+// It enters the machine only where the daemon does: its start through `startAfterRestart`, the
+// display's word through `displayRead`, as if the display wrote its file at that virtual instant.
 // Nothing here touches a real timer, bus, file or clock: a week runs in milliseconds.
 
 /// Drives a `DaemonMachine` as the daemon's loop does: time is a parameter that only moves when
@@ -23,18 +25,21 @@ public struct VirtualDaemon: Sendable {
     /// Every post, with the virtual time it happened.
     public private(set) var posts: [(at: Instant, key: DeliveryKey, start: Start)] = []
 
-    /// Starts a machine on `household` at `now` with the display as given, as the daemon starts.
+    /// Starts a machine on `household` at `now` with the display as given, as the daemon starts:
+    /// its file last written at `displayWrittenAt` (nil: not since the state was written, so no
+    /// return made while no daemon ran is replayed).
     public init(
         _ household: Household, now: Instant, display: DisplayState, persisted: PersistedState = PersistedState(),
-        config: MachineConfig = MachineConfig(), stateProven: Bool = true
+        config: MachineConfig = MachineConfig(), stateProven: Bool = true, displayWrittenAt: Instant? = nil
     ) {
         self.now = now
         self.household = LoadedHousehold(
             load: HouseholdLoad(household: household, problems: []), digest: 1, loadedAt: now)
         self.machine = DaemonMachine(config: config, persisted: persisted, now: now)
         self.apply(
-            self.machine.start(
-                display: display, household: .success(self.household), stateProven: stateProven, now: now))
+            self.machine.startAfterRestart(
+                file: display, fileWrittenAt: displayWrittenAt, household: .success(self.household), lastGood: nil,
+                stateProven: stateProven, now: now))
     }
 
     /// Runs actions as the Manager would, against the virtual server: posts are answered (or held),
@@ -73,9 +78,14 @@ public struct VirtualDaemon: Sendable {
         self.apply(self.machine.handle(.posted(key, notificationId: id), now: self.now))
     }
 
-    /// Tells the machine something at the current virtual time.
+    /// Tells the machine something at the current virtual time. The display's word comes as the
+    /// daemon reads it: its file written now.
     public mutating func send(_ event: MachineEvent) {
-        self.apply(self.machine.handle(event, now: self.now))
+        if case .display(let said) = event {
+            self.apply(self.machine.displayRead(said, writtenAt: self.now, now: self.now))
+        } else {
+            self.apply(self.machine.handle(event, now: self.now))
+        }
     }
 
     /// A carer's `try` at the current virtual time, with what the shell can tell; returns its words.
