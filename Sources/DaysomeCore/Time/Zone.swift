@@ -82,6 +82,11 @@ public struct Zone: Sendable, Equatable {
         // each one a transition in the window brings. No zone's offset exceeds ±26 hours.
         let window: Int64 = 2 * 86_400
         let transitions = self.rules.transitions(after: wall - window, through: wall + window)
+        // No transition near it (every day of a zone without DST, and most days of one with it):
+        // one offset holds over the whole window, so the one instant is the wall time less it.
+        if transitions.isEmpty {
+            return ResolvedTime(instant: Instant(seconds: wall - Int64(self.rules.offset(at: wall - window))), dst: nil)
+        }
         var offsets = [self.rules.offset(at: wall - window)]
         for transition in transitions where !offsets.contains(transition.offsetAfter) {
             offsets.append(transition.offsetAfter)
