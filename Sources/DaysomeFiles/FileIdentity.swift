@@ -36,13 +36,22 @@ public struct FileIdentity: Sendable, Equatable {
     /// normalized (`.`, `..` and empty components).
     public static func canonical(_ path: String) -> String {
         let absolute = path.hasPrefix("/") ? path : absolutePath(path, in: currentDirectory())
+        return self.canonical(absolute) { prefix in
+            guard let resolved = realpath(prefix, nil) else { return nil }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+    }
+
+    /// An absolute `path` with its longest part that `resolve` knows resolved by it, the rest
+    /// normalized: the same rule for the kernel's file system and a simulated one.
+    public static func canonical(_ absolute: String, resolve: (String) -> String?) -> String {
         var components = absolute.split(separator: "/").map(String.init)
         var rest: [String] = []
         while true {
             let prefix = "/" + components.joined(separator: "/")
-            if let resolved = realpath(prefix, nil) {
-                defer { free(resolved) }
-                var result = String(cString: resolved).split(separator: "/").map(String.init)
+            if let resolved = resolve(prefix) {
+                var result = resolved.split(separator: "/").map(String.init)
                 for component in rest.reversed() {
                     switch component {
                     case ".": continue

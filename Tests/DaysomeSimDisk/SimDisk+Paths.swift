@@ -56,23 +56,9 @@ extension SimDisk {
     /// `path` made canonical as FileIdentity does: its longest existing part resolved, links
     /// and all, the rest normalized.
     func canonical(_ path: String) -> String {
-        var components = path.split(separator: "/").map(String.init)
-        var rest: [String] = []
-        while true {
-            let prefix = "/" + components.joined(separator: "/")
-            if let resolved = try? self.resolve(prefix, followFinal: true), resolved.node != nil {
-                var result = resolved.path.split(separator: "/").map(String.init)
-                for component in rest.reversed() {
-                    switch component {
-                    case ".": continue
-                    case "..": _ = result.popLast()
-                    default: result.append(component)
-                    }
-                }
-                return "/" + result.joined(separator: "/")
-            }
-            guard let last = components.popLast() else { return "/" }
-            rest.append(last)
+        FileIdentity.canonical(path) { prefix in
+            guard let resolved = try? self.resolve(prefix, followFinal: true), resolved.node != nil else { return nil }
+            return resolved.path
         }
     }
 
