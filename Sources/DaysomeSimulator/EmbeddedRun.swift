@@ -1,6 +1,6 @@
 // A scenario played on the real daemon: the same seeded steps as `Simulation.run`, executed by the
-// real Manager embedded (EmbeddedTablet: the manual loop, a fake server, real files at a virtual
-// time) instead of SimWorld's model of it. So the simulator's model and the daemon's shell are
+// real Manager embedded (EmbeddedTablet: the manual loop, a fake server, a simulated disk that
+// loses what was not synced at a power cut, at a virtual time) instead of SimWorld's model of it. So the simulator's model and the daemon's shell are
 // checked against the same rules, and a sequencing of the Manager's that SimWorld does not mirror
 // is still tried, on both backends (the systemd one against the embedded world's manager).
 
@@ -23,19 +23,17 @@ public enum EmbeddedRun {
         return FileIO.exists("/dev/shm") ? "/dev/shm" : "/tmp"
     }
 
-    /// Runs `scenario` in a scratch directory under `root`, removed after, to its end or its first
-    /// broken rule.
+    /// Runs `scenario` on a simulated disk whose files are named under `root` (nothing is written
+    /// on the host), to its end or its first broken rule.
     /// With `verbose`, each step, the daemon's log lines and its history lines are printed.
     public static func run(_ scenario: SimScenario, root: String, verbose: Bool = false) throws -> SimResult {
-        _ = system("rm -rf '\(root)'")
-        defer { _ = system("rm -rf '\(root)'") }
         let tablet = try EmbeddedTablet(
             root: root, at: scenario.start, household: Households.text(0, zone: scenario.zone), display: "away",
-            arguments: scenario.backend == .systemd ? ["--backend", "systemd"] : [])
+            arguments: scenario.backend == .systemd ? ["--backend", "systemd"] : [], simulatedDisk: true)
         tablet.server.busTimesOut = scenario.busTimesOut
         var world = EmbeddedWorld(tablet: tablet, zone: try Households.zone(scenario.zone))
         try tablet.startDaemon()
-        world.grace = Int64((try? tablet.status().daemon?.grace) ?? 600)
+        world.grace = Int64(tablet.liveStatus?.daemon?.grace ?? 600)
         var violation: SimViolation?
         var done = 0
         var logged = 0
@@ -289,11 +287,12 @@ struct EmbeddedWorld {
                 self.fileView = self.file.view(atStart: true, before: self.fileView, exited: self.pidLineExited)
                 try tablet.startDaemon()
             }
-        case .powerCut:
+        case .powerCut(let tear):
             self.wipe(daemonDies: true)
             self.unprovable.formUnion(self.postedWhileFull)
             self.runtimeFull = false
-            try tablet.powerCut()
+            try tablet.powerCut(tear: tear)
+            self.householdAfterPowerCut()
             self.lockers = [:]
             self.systemBusUp = true
             self.awaitsSystemBusSocket = false
@@ -333,6 +332,21 @@ struct EmbeddedWorld {
         }
     }
 
+    /// The family's app does not sync its writes: a power cut may take the last one back, or
+    /// tear it (a broken file, variant 3's part). The variant the disk holds now is in force.
+    mutating func householdAfterPowerCut() {
+        let bytes = try? self.tablet.files.read(self.tablet.paths.household, limit: 1 << 20)
+        let variant =
+            bytes.flatMap { bytes in
+                (0..<Households.count).first { Array(Households.text($0, zone: self.zone.name).utf8) == bytes }
+            } ?? 3
+        guard variant != self.fileVariant else { return }
+        self.fileVariant = variant
+        if variant != 3 && variant != self.households.last?.variant {
+            self.households.append((self.tablet.loop.monotonic, variant))
+        }
+    }
+
     /// A power cut takes the runtime directory's copy of a household the full state disk
     /// refused: with a broken household file the daemon then lays from the older copy the state
     /// directory holds (the known limit), which counts as in force from now.
@@ -351,7 +365,9 @@ struct EmbeddedWorld {
     }
 
     func variant(keptAt path: String) -> Int? {
-        guard let kept = LastGoodHousehold.load(from: path).copy?.fileDigest else { return nil }
+        guard let kept = LastGoodHousehold.load(from: path, disk: self.tablet.files).copy?.fileDigest else {
+            return nil
+        }
         return (0..<Households.count).first { fnv1a(Array(Households.text($0, zone: self.zone.name).utf8)) == kept }
     }
 
@@ -567,7 +583,7 @@ struct EmbeddedWorld {
                 "the call at \(withdrawn.fields["DAYSOME_START"] ?? "?") was withdrawn while she cannot see the day")
         }
         // logind is followed again once its bus is back: a lock made meanwhile counts.
-        if self.logindHeard, tablet.session.logindRuns, let status = try? tablet.status(),
+        if self.logindHeard, tablet.session.logindRuns, let status = tablet.liveStatus,
             status.daemon?.lock.sources[.logind]?.watched != true
         {
             let detail = status.daemon?.lock.sources[.logind]?.detail ?? "no word"
@@ -575,8 +591,7 @@ struct EmbeddedWorld {
         }
         if case .advance = step, let violation = self.displayAgrees() { return violation }
         // Never silent: no start stays pending past its grace window.
-        if let queue = try? tablet.queue(), let first = queue.pending.first,
-            first.at.adding(seconds: self.grace) < tablet.now
+        if let first = tablet.nextLaid, first.at.adding(seconds: self.grace) < tablet.now
         {
             return self.broke(
                 "never-silent", "the start at \(first.at.rfc3339) is still pending at \(tablet.now.rfc3339)")
