@@ -65,7 +65,9 @@ let package = Package(
         // The real Manager embedded: a manual loop, a fake server and real files, on virtual time.
         .testTarget(
             name: "EmbeddedTests",
-            dependencies: ["DaysomeWorld", "DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "DaysomeCLI", "DaysomeSimDisk"],
+            dependencies: [
+                "DaysomeWorld", "DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "DaysomeCLI", "DaysomeSimDisk",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "ReplayTests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),

@@ -591,8 +591,7 @@ struct EmbeddedWorld {
         }
         if case .advance = step, let violation = self.displayAgrees() { return violation }
         // Never silent: no start stays pending past its grace window.
-        if let first = tablet.nextLaid, first.at.adding(seconds: self.grace) < tablet.now
-        {
+        if let first = tablet.nextLaid, first.at.adding(seconds: self.grace) < tablet.now {
             return self.broke(
                 "never-silent", "the start at \(first.at.rfc3339) is still pending at \(tablet.now.rfc3339)")
         }
