@@ -119,6 +119,10 @@ struct EmbeddedWorld {
     /// keep its copy: only the daemon's record holds it, and a power cut then leaves only an
     /// older copy (the known limit).
     var readUnkept = false
+    /// Whether the last good household a daemon read found the state disk full, and no step since
+    /// let it keep its copy there: a power cut (which empties the runtime directory) leaves the
+    /// state directory's older copy as the last good one kept.
+    var readUnkeptOnState = false
     /// Calls posted while the state disk was full, and those a kill then left unprovable (no disk
     /// holds them: a clock stepped back may make them due again), by call.
     var postedWhileFull: Set<String> = []
@@ -159,6 +163,11 @@ struct EmbeddedWorld {
             tablet.advance(seconds: seconds)
             // Kept once a disk holds it (a freed disk's retry wrote it).
             if self.readUnkept && self.keptCopy() == self.lastReadGood { self.readUnkept = false }
+            if self.readUnkeptOnState
+                && self.variant(keptAt: LastGoodHousehold.path(in: self.tablet.paths)) == self.lastReadGood
+            {
+                self.readUnkeptOnState = false
+            }
         case .display(let word), .displayInPlace(let word):
             self.file = word
             self.pidLineExited = false
@@ -196,6 +205,7 @@ struct EmbeddedWorld {
             if index != 3 && tablet.running {
                 self.lastReadGood = index
                 self.readUnkept = self.stateFull && self.runtimeFull
+                self.readUnkeptOnState = self.stateFull
             }
             if index != 3 && index != self.households.last?.variant {
                 self.households.append((tablet.loop.monotonic, index))
@@ -321,11 +331,14 @@ struct EmbeddedWorld {
             self.lastReadGood = self.fileVariant
             // Read at the start as at an edit: with both disks full, kept on neither.
             self.readUnkept = self.stateFull && self.runtimeFull
-        } else if self.readUnkept, afterPowerCut, let kept = self.keptCopy() {
-            // The last good read was kept on neither disk, only in the daemon's record in its lock
-            // file, which the power cut took with the runtime directory: the freshest copy the
-            // disks hold lays.
+            self.readUnkeptOnState = self.stateFull
+        } else if self.readUnkept || self.readUnkeptOnState, afterPowerCut, let kept = self.keptCopy() {
+            // The last good read was kept on neither disk (only in the daemon's record in its lock
+            // file), or only in the runtime directory (the state disk was full): the power cut
+            // took the runtime directory, and the freshest copy the disks hold lays.
             self.lastReadGood = kept
+            self.readUnkept = false
+            self.readUnkeptOnState = false
             if kept != self.households.last?.variant { self.households.append((self.tablet.loop.monotonic, kept)) }
         } else if self.lastReadGood != self.households.last?.variant {
             self.households.append((self.tablet.loop.monotonic, self.lastReadGood))
