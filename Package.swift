@@ -38,12 +38,13 @@ let package = Package(
         // peers (notification server, lockers, systemd manager) and the embedded tablet that runs
         // the real Manager on them.
         .target(
-            name: "DaysomeWorld", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeDaemon", "SystemdKit"],
+            name: "DaysomeWorld",
+            dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeDaemon", "SystemdKit", "DaysomeSimDisk"],
             swiftSettings: strict),
         // The seeded simulator: the machine and the daemon's start-up, lock and state decisions
         // against a simulated tablet with random faults, every rule checked after every step.
         .target(
-            name: "DaysomeSimulator", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeWorld"],
+            name: "DaysomeSimulator", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeWorld", "DaysomeSimDisk"],
             swiftSettings: strict),
         .executableTarget(name: "daysome-simulate", dependencies: ["DaysomeSimulator"], swiftSettings: strict),
         .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon"], swiftSettings: strict),
@@ -71,7 +72,9 @@ let package = Package(
         // The real Manager embedded: a manual loop, a fake server and real files, on virtual time.
         .testTarget(
             name: "EmbeddedTests",
-            dependencies: ["DaysomeWorld", "DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "DaysomeCLI"],
+            dependencies: [
+                "DaysomeWorld", "DaysomeDaemon", "DaysomeCore", "DaysomeFiles", "DaysomeCLI", "DaysomeSimDisk",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "ReplayTests", dependencies: ["DaysomeCLI", "DaysomeCore", "DaysomeFiles"], swiftSettings: strict),

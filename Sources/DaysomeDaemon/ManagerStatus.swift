@@ -8,7 +8,7 @@ import Glibc
 
 extension Manager {
     /// The status as published in `status.json`.
-    func statusSnapshot() -> StatusSnapshot {
+    package func statusSnapshot() -> StatusSnapshot {
         let machine = self.machine
         let paths = self.options.paths
         let settings = machine.household?.load.household.settings

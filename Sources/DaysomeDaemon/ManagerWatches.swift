@@ -363,7 +363,7 @@ extension Manager {
     /// the daemon; the missing path is reported as the household's error.
     func watchHouseholdDirectory() {
         let target = directory(of: self.options.paths.household)
-        let (watched, wanted, atTarget) = Self.watchPoint(for: self.options.paths.household)
+        let (watched, wanted, atTarget) = Self.watchPoint(for: self.options.paths.household, on: self.disk)
         guard watched != self.householdWatchedPath else { return }
         self.householdWatch?.cancel()
         self.householdWatch = nil
@@ -393,11 +393,13 @@ extension Manager {
     /// Where to watch for `path`: its directory, named by its own name, or while that directory
     /// does not exist its nearest existing ancestor, named by the next directory down the path
     /// (only that name matters there: ~/.config is busy with other apps' files).
-    static func watchPoint(for path: String) -> (directory: String, name: String, atTarget: Bool) {
+    /// Asked of the state disk, so that a simulated tablet's directories are the ones looked at.
+    static func watchPoint(
+        for path: String, on disk: any StateDisk
+    ) -> (directory: String, name: String, atTarget: Bool) {
         let target = directory(of: path)
         var watched = target
-        var info = stat()
-        while watched != "/" && watched != "." && !(stat(watched, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) {
+        while watched != "/" && watched != "." && !disk.isDirectory(watched) {
             watched = directory(of: watched)
         }
         guard watched != target else { return (watched, basename(of: path), true) }
@@ -428,7 +430,7 @@ extension Manager {
         for _ in 0..<40 {
             guard let target = Self.linkTarget(path) else { break }
             path = target.hasPrefix("/") ? target : directory(of: path) + "/" + target
-            let point = Self.watchPoint(for: path)
+            let point = Self.watchPoint(for: path, on: self.disk)
             // Canonical: the same directory reached by two spellings is watched once.
             let watched = Self.canonical(point.directory)
             wanted[watched, default: []].insert(point.name)

@@ -22,6 +22,8 @@ final class StateWrites {
     /// One second, doubling to a minute: a disk freed by hand is caught up within a minute, and a
     /// disk that stays full costs one failed write a minute.
     private var backoff = RetryBackoff(first: 1_000_000, longest: 60_000_000)
+    /// State directories this daemon made whose names are not synced into their parents yet.
+    private var unsyncedDirectories: [String] = []
     /// History lines not on disk yet, oldest first: appended before any newer line.
     private(set) var unwrittenRecords: [HistoryRecord] = []
     /// lay.json is older than the machine's state.
@@ -126,14 +128,30 @@ final class StateWrites {
     }
 
     /// Creates the state directory (0700) when it is missing; a failure is kept and retried, and
-    /// the daemon runs on without it, as on a read-only one.
+    /// the daemon runs on without it, as on a read-only one. Each directory made is synced into
+    /// its parent: an fsync of lay.json and of the state directory keeps nothing while the state
+    /// directory's own name is not on the disk (a power cut after the first start lost it all).
     @discardableResult
     func makeDirectory(now: Instant) -> Bool {
+        let disk = self.publisher.disk
         do {
-            if !self.publisher.disk.exists(self.paths.stateDirectory) {
+            // The missing directories, deepest first, down to the first one that exists.
+            var missing: [String] = []
+            var path = self.paths.stateDirectory
+            while path != "/" && path != "." && !disk.exists(path) {
+                missing.append(path)
+                path = directory(of: path)
+            }
+            if !missing.isEmpty {
                 try self.publisher.faults.check(self.paths.stateDirectory, operation: "create directory")
             }
-            try self.publisher.disk.makeDirectories(self.paths.stateDirectory, mode: 0o700)
+            try disk.makeDirectories(self.paths.stateDirectory, mode: 0o700)
+            // Kept until synced: a sync that failed is tried again with the directory's next retry.
+            self.unsyncedDirectories += missing.reversed()
+            while let made = self.unsyncedDirectories.first {
+                try disk.syncDirectory(of: made)
+                self.unsyncedDirectories.removeFirst()
+            }
         } catch {
             self.directoryMissing = true
             self.failed(self.paths.stateDirectory, error, now: now)

@@ -1,6 +1,6 @@
 // A scenario played on the real daemon: the same seeded steps as `Simulation.run`, executed by the
-// real Manager embedded (EmbeddedTablet: the manual loop, a fake server, real files at a virtual
-// time) instead of SimWorld's model of it. So the simulator's model and the daemon's shell are
+// real Manager embedded (EmbeddedTablet: the manual loop, a fake server, a simulated disk that
+// loses what was not synced at a power cut, at a virtual time) instead of SimWorld's model of it. So the simulator's model and the daemon's shell are
 // checked against the same rules, and a sequencing of the Manager's that SimWorld does not mirror
 // is still tried, on both backends (the systemd one against the embedded world's manager).
 
@@ -23,19 +23,17 @@ public enum EmbeddedRun {
         return FileIO.exists("/dev/shm") ? "/dev/shm" : "/tmp"
     }
 
-    /// Runs `scenario` in a scratch directory under `root`, removed after, to its end or its first
-    /// broken rule.
+    /// Runs `scenario` on a simulated disk whose files are named under `root` (nothing is written
+    /// on the host), to its end or its first broken rule.
     /// With `verbose`, each step, the daemon's log lines and its history lines are printed.
     public static func run(_ scenario: SimScenario, root: String, verbose: Bool = false) throws -> SimResult {
-        _ = system("rm -rf '\(root)'")
-        defer { _ = system("rm -rf '\(root)'") }
         let tablet = try EmbeddedTablet(
             root: root, at: scenario.start, household: Households.text(0, zone: scenario.zone), display: "away",
-            arguments: scenario.backend == .systemd ? ["--backend", "systemd"] : [])
+            arguments: scenario.backend == .systemd ? ["--backend", "systemd"] : [], simulatedDisk: true)
         tablet.server.busTimesOut = scenario.busTimesOut
         var world = EmbeddedWorld(tablet: tablet, zone: try Households.zone(scenario.zone))
         try tablet.startDaemon()
-        world.grace = Int64((try? tablet.status().daemon?.grace) ?? 600)
+        world.grace = Int64(tablet.liveStatus?.daemon?.grace ?? 600)
         var violation: SimViolation?
         var done = 0
         var logged = 0
@@ -121,6 +119,10 @@ struct EmbeddedWorld {
     /// keep its copy: only the daemon's record holds it, and a power cut then leaves only an
     /// older copy (the known limit).
     var readUnkept = false
+    /// Whether the last good household a daemon read found the state disk full, and no step since
+    /// let it keep its copy there: a power cut (which empties the runtime directory) leaves the
+    /// state directory's older copy as the last good one kept.
+    var readUnkeptOnState = false
     /// Calls posted while the state disk was full, and those a kill then left unprovable (no disk
     /// holds them: a clock stepped back may make them due again), by call.
     var postedWhileFull: Set<String> = []
@@ -161,6 +163,11 @@ struct EmbeddedWorld {
             tablet.advance(seconds: seconds)
             // Kept once a disk holds it (a freed disk's retry wrote it).
             if self.readUnkept && self.keptCopy() == self.lastReadGood { self.readUnkept = false }
+            if self.readUnkeptOnState
+                && self.variant(keptAt: LastGoodHousehold.path(in: self.tablet.paths)) == self.lastReadGood
+            {
+                self.readUnkeptOnState = false
+            }
         case .display(let word), .displayInPlace(let word):
             self.file = word
             self.pidLineExited = false
@@ -198,6 +205,7 @@ struct EmbeddedWorld {
             if index != 3 && tablet.running {
                 self.lastReadGood = index
                 self.readUnkept = self.stateFull && self.runtimeFull
+                self.readUnkeptOnState = self.stateFull
             }
             if index != 3 && index != self.households.last?.variant {
                 self.households.append((tablet.loop.monotonic, index))
@@ -289,11 +297,12 @@ struct EmbeddedWorld {
                 self.fileView = self.file.view(atStart: true, before: self.fileView, exited: self.pidLineExited)
                 try tablet.startDaemon()
             }
-        case .powerCut:
+        case .powerCut(let tear):
             self.wipe(daemonDies: true)
             self.unprovable.formUnion(self.postedWhileFull)
             self.runtimeFull = false
-            try tablet.powerCut()
+            try tablet.powerCut(tear: tear)
+            self.householdAfterPowerCut()
             self.lockers = [:]
             self.systemBusUp = true
             self.awaitsSystemBusSocket = false
@@ -322,14 +331,32 @@ struct EmbeddedWorld {
             self.lastReadGood = self.fileVariant
             // Read at the start as at an edit: with both disks full, kept on neither.
             self.readUnkept = self.stateFull && self.runtimeFull
-        } else if self.readUnkept, afterPowerCut, let kept = self.keptCopy() {
-            // The last good read was kept on neither disk, only in the daemon's record in its lock
-            // file, which the power cut took with the runtime directory: the freshest copy the
-            // disks hold lays.
+            self.readUnkeptOnState = self.stateFull
+        } else if self.readUnkept || self.readUnkeptOnState, afterPowerCut, let kept = self.keptCopy() {
+            // The last good read was kept on neither disk (only in the daemon's record in its lock
+            // file), or only in the runtime directory (the state disk was full): the power cut
+            // took the runtime directory, and the freshest copy the disks hold lays.
             self.lastReadGood = kept
+            self.readUnkept = false
+            self.readUnkeptOnState = false
             if kept != self.households.last?.variant { self.households.append((self.tablet.loop.monotonic, kept)) }
         } else if self.lastReadGood != self.households.last?.variant {
             self.households.append((self.tablet.loop.monotonic, self.lastReadGood))
+        }
+    }
+
+    /// The family's app does not sync its writes: a power cut may take the last one back, or
+    /// tear it (a broken file, variant 3's part). The variant the disk holds now is in force.
+    mutating func householdAfterPowerCut() {
+        let bytes = try? self.tablet.files.read(self.tablet.paths.household, limit: 1 << 20)
+        let variant =
+            bytes.flatMap { bytes in
+                (0..<Households.count).first { Array(Households.text($0, zone: self.zone.name).utf8) == bytes }
+            } ?? 3
+        guard variant != self.fileVariant else { return }
+        self.fileVariant = variant
+        if variant != 3 && variant != self.households.last?.variant {
+            self.households.append((self.tablet.loop.monotonic, variant))
         }
     }
 
@@ -351,7 +378,9 @@ struct EmbeddedWorld {
     }
 
     func variant(keptAt path: String) -> Int? {
-        guard let kept = LastGoodHousehold.load(from: path).copy?.fileDigest else { return nil }
+        guard let kept = LastGoodHousehold.load(from: path, disk: self.tablet.files).copy?.fileDigest else {
+            return nil
+        }
         return (0..<Households.count).first { fnv1a(Array(Households.text($0, zone: self.zone.name).utf8)) == kept }
     }
 
@@ -567,7 +596,7 @@ struct EmbeddedWorld {
                 "the call at \(withdrawn.fields["DAYSOME_START"] ?? "?") was withdrawn while she cannot see the day")
         }
         // logind is followed again once its bus is back: a lock made meanwhile counts.
-        if self.logindHeard, tablet.session.logindRuns, let status = try? tablet.status(),
+        if self.logindHeard, tablet.session.logindRuns, let status = tablet.liveStatus,
             status.daemon?.lock.sources[.logind]?.watched != true
         {
             let detail = status.daemon?.lock.sources[.logind]?.detail ?? "no word"
@@ -575,9 +604,7 @@ struct EmbeddedWorld {
         }
         if case .advance = step, let violation = self.displayAgrees() { return violation }
         // Never silent: no start stays pending past its grace window.
-        if let queue = try? tablet.queue(), let first = queue.pending.first,
-            first.at.adding(seconds: self.grace) < tablet.now
-        {
+        if let first = tablet.nextLaid, first.at.adding(seconds: self.grace) < tablet.now {
             return self.broke(
                 "never-silent", "the start at \(first.at.rfc3339) is still pending at \(tablet.now.rfc3339)")
         }

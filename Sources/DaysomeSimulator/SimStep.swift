@@ -43,8 +43,11 @@ public enum SimStep: Sendable, Equatable {
     /// The daemon starts (systemd's restart, or the next boot's start).
     case start
     /// The power goes: the daemon dies, the runtime directory and the server's cards are gone,
-    /// the session starts again unlocked. The state disk keeps what was fsynced (all of it).
-    case powerCut
+    /// the session starts again unlocked. The state disk keeps what was fsynced; of what was not,
+    /// nothing (`tear` nil), or what a disk's write-back drawn by the seed `tear` kept: some
+    /// renames and creates, each file's new bytes whole, lost or torn (SimDisk.powerOn). The
+    /// model's disk keeps everything.
+    case powerCut(tear: UInt64?)
     /// The realtime clock steps by this much (NTP, a carer's hand), without time passing.
     case clockStep(seconds: Int64)
     /// The tablet sleeps this long: nothing runs, then the overdue timer fires and the clock-jump
@@ -98,7 +101,7 @@ public enum SimStep: Sendable, Equatable {
         case .runtimeFull(let full): "runtime \(full ? "full" : "free")"
         case .kill: "kill"
         case .start: "start"
-        case .powerCut: "power-cut"
+        case .powerCut(let tear): "power-cut\(tear.map { " \($0)" } ?? "")"
         case .clockStep(let seconds): "clock \(seconds)"
         case .suspend(let seconds): "suspend \(seconds)"
         case .managerRestart: "manager-restart"
@@ -146,7 +149,10 @@ public enum SimStep: Sendable, Equatable {
             self = verb == "disk" ? .diskFull(rest[0] == "full") : .runtimeFull(rest[0] == "full")
         case ("kill", 0): self = .kill
         case ("start", 0): self = .start
-        case ("power-cut", 0): self = .powerCut
+        case ("power-cut", 0): self = .powerCut(tear: nil)
+        case ("power-cut", 1):
+            guard let tear = UInt64(rest[0]) else { return nil }
+            self = .powerCut(tear: tear)
         case ("clock", 1):
             guard let seconds = Int64(rest[0]) else { return nil }
             self = .clockStep(seconds: seconds)

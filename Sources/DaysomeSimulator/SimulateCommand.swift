@@ -27,7 +27,8 @@ public enum SimulateCommand {
           --replay FILE   run the traces (the corpus's files) instead of seeds
           --verbose       with --replay: print each step, and each post and history line
           --embedded      play each scenario on the real daemon embedded (the Manager on a manual
-                          loop, a fake server, real files under $TMPDIR or /dev/shm) instead of the model;
+                          loop, a fake server, a simulated disk that loses what was not synced at a
+                          power cut) instead of the model;
                           every scenario plays: the systemd backend's on a fake user manager, full
                           disks as writes the disk refuses
           --explore D     every sequence of the exploration's steps up to depth D, around the night

@@ -70,7 +70,7 @@ public enum Simulation {
         case 83..<85: return .runtimeFull(random.chance(50))
         case 85..<89: return .kill
         case 89..<96: return .start
-        case 96..<97: return .powerCut
+        case 96..<97: return .powerCut(tear: random.chance(75) ? random.next() : nil)
         case 97..<98:
             guard backend == .systemd && random.chance(60) else {
                 return .suspend(seconds: Int64.random(in: 60...36_000, using: &random))

@@ -5,12 +5,16 @@
 // a test does to it is what happens to a tablet: the display app writes its file (by rename, with
 // the virtual time as its mtime, and inotify says so), the family edits the household, the clock
 // moves or jumps, the session locks, the server misbehaves, the daemon is killed and started again.
+// Its files are real ones under `root`, or with `simulatedDisk` a SimDisk's: the daemon's every
+// state file goes through it, its runtime directory is a tmpfs, and a power cut loses what was
+// not synced (the simulator's world, and fast: no file is written on the host).
 // What only real processes can show (sd-bus wire formats, a real systemd manager, sound, real
-// servers, power cuts) stays in the integration suites.
+// servers) stays in the integration suites.
 
 import DaysomeCore
 import DaysomeDaemon
 import DaysomeFiles
+import DaysomeSimDisk
 import Glibc
 import SystemdKit
 
@@ -51,20 +55,35 @@ public final class EmbeddedTablet {
     /// What the daemons told their service manager (sd_notify), the newest 16.
     public private(set) var serviceStates: [String] = []
     var manager: Manager?
-    /// The state directory's and the runtime directory's faults, kept across restarts (a full
-    /// disk stays full).
+    /// The state directory's and the runtime directory's faults on real files, kept across
+    /// restarts (a full disk stays full). A simulated disk fails its paths itself.
     let disk = DiskFaults()
+    /// The simulated disk the tablet's files are on, or nil where they are real files under `root`.
+    public let simDisk: SimDisk?
+    /// The disk the tablet's files are on, the daemon's and the apps': the simulated one, or the kernel's.
+    public var files: any StateDisk { self.simDisk ?? SystemDisk.shared }
     /// What each locker was last made to say (`lock`), for a test to read; the session's buses
     /// (`session`) hold the state the daemon's lock watch asks.
     public private(set) var lockers: [LockSource: Bool] = [:]
 
     /// A tablet at `now` with `household` (nil: none yet) and `display` (nil: no file yet); the
-    /// daemon is not running until `startDaemon`.
+    /// daemon is not running until `startDaemon`. With `simulatedDisk` its files are on a SimDisk
+    /// (`root` only names them): `root/run` is a tmpfs, everything else the disk that keeps what
+    /// was synced.
     public init(
-        root: String, at now: Instant, household: String?, display: String?, arguments: [String] = []
+        root: String, at now: Instant, household: String?, display: String?, arguments: [String] = [],
+        simulatedDisk: Bool = false
     ) throws {
         self.root = root
         self.arguments = arguments
+        if simulatedDisk {
+            let simulated = SimDisk()
+            simulated.installDirectory(root, permissions: 0o700)
+            simulated.mountTmpfs(at: root + "/run", permissions: 0o755)
+            self.simDisk = simulated
+        } else {
+            self.simDisk = nil
+        }
         self.loop = ManualLoop(realtime: UInt64(now.seconds) * 1_000_000)
         var paths = Paths(environment: ["HOME": root])
         paths.household = root + "/config/household.json"
@@ -73,9 +92,16 @@ public final class EmbeddedTablet {
         paths.stateDirectory = root + "/state"
         self.paths = paths
         self.server.clock = { [weak self] in (self?.loop.realtime ?? 0, self?.loop.monotonic ?? 0) }
-        try FileIO.makeDirectories(root + "/config", mode: 0o700)
-        try FileIO.makeDirectories(root + "/run/display-app", mode: 0o700)
-        if let household { try self.writeHousehold(household) }
+        if let simDisk = self.simDisk {
+            // What the tablet held before it is simulated is on its disk: synced.
+            simDisk.installDirectory(root + "/config", permissions: 0o700)
+            simDisk.installDirectory(root + "/run/display-app", permissions: 0o700)
+            if let household { simDisk.install(self.paths.household, text: household) }
+        } else {
+            try FileIO.makeDirectories(root + "/config", mode: 0o700)
+            try FileIO.makeDirectories(root + "/run/display-app", mode: 0o700)
+            if let household { try self.writeHousehold(household) }
+        }
         if let display { try self.writeDisplay(display) }
     }
 
@@ -120,7 +146,7 @@ public final class EmbeddedTablet {
             serviceManager: { [weak self] state in
                 guard let self else { return }
                 self.serviceStates = Array((self.serviceStates + [state]).suffix(16))
-            })
+            }, stateDisk: self.files)
         let manager = try Manager(options: options, environment: environment, peers: peers)
         self.manager = manager
         do {
@@ -162,9 +188,11 @@ public final class EmbeddedTablet {
 
     /// A power cut and the boot after it: the daemon and the server die, the runtime directory
     /// (the display's file with it) is gone, and no locker has spoken yet. The state directory
-    /// keeps what its writes made durable; the embedded world's files are all written, so this
-    /// is the cut after every write reached the disk (the lost-write cut is the integration suite's).
-    public func powerCut() throws {
+    /// keeps what its writes made durable. On real files every write reached the disk (the
+    /// lost-write cut is the integration suite's); on a simulated disk only what was synced is
+    /// kept for certain, and `tear` (a seed) may keep some of the rest, whole or torn, as a
+    /// disk's write-back would (`SimDisk.powerOn`).
+    public func powerCut(tear: UInt64? = nil) throws {
         self.killDaemon()
         self.server.reboot()
         // The user manager starts again at boot: its transient timers are gone.
@@ -173,18 +201,31 @@ public final class EmbeddedTablet {
         self.lockers = [:]
         // A new tmpfs: whatever filled the old one is gone.
         self.failRuntime(nil)
-        _ = system("rm -rf '\(self.root)/run'")
-        try FileIO.makeDirectories(self.root + "/run/display-app", mode: 0o700)
+        if let simDisk = self.simDisk {
+            simDisk.cutPower()
+            simDisk.powerOn(seed: tear)
+        } else {
+            _ = system("rm -rf '\(self.root)/run'")
+        }
+        try self.files.makeDirectories(self.root + "/run/display-app", mode: 0o700)
     }
 
     /// The state directory's disk full (ENOSPC), or freed (nil); or another error (EROFS, EIO).
     public func failStateDisk(_ errno: Int32?) {
-        self.disk.fail(self.paths.stateDirectory, with: errno)
+        if let simDisk = self.simDisk {
+            simDisk.fail(self.paths.stateDirectory, with: errno)
+        } else {
+            self.disk.fail(self.paths.stateDirectory, with: errno)
+        }
     }
 
     /// The runtime directory's tmpfs full (ENOSPC), or freed (nil).
     public func failRuntime(_ errno: Int32?) {
-        self.disk.fail(self.paths.runtimeDirectory, with: errno)
+        if let simDisk = self.simDisk {
+            simDisk.fail(self.paths.runtimeDirectory, with: errno)
+        } else {
+            self.disk.fail(self.paths.runtimeDirectory, with: errno)
+        }
     }
 
     /// The session bus restarts (`systemctl --user restart dbus`): down, the notification server
@@ -205,8 +246,9 @@ public final class EmbeddedTablet {
     /// marker says so.
     public var unprovenMarker: Bool {
         let bytes =
-            (try? FileIO.read(DaemonLock.path(in: self.paths.runtimeDirectory), limit: DaemonLock.recordSize)) ?? []
-        return RuntimeRecord(bytes: bytes)?.kept == .nowhere || FileIO.isRegularFile(self.paths.unprovenMarkerFile)
+            (try? self.files.read(DaemonLock.path(in: self.paths.runtimeDirectory), limit: 1 << 20)) ?? []
+        return RuntimeRecord(bytes: Array(bytes.prefix(DaemonLock.recordSize)))?.kept == .nowhere
+            || self.files.isRegularFile(self.paths.unprovenMarkerFile)
     }
 
     /// The running daemon's machine invariants that do not hold now (DaemonMachine+Invariants.swift).
@@ -214,6 +256,9 @@ public final class EmbeddedTablet {
 
     /// Whether a daemon runs now.
     public var running: Bool { self.manager != nil }
+
+    /// The running daemon's next laid start (queue.json's first pending entry), from its machine.
+    public var nextLaid: Start? { self.manager?.machine.nextLaid }
 
     /// The display as the running daemon's machine decides it now: its file's word, or away
     /// while a locker says locked.
@@ -295,6 +340,12 @@ public final class EmbeddedTablet {
     /// truncated and written), and closes it: inotify says close-write, not a rename.
     public func writeDisplayInPlace(_ line: String) throws {
         let path = self.paths.displayState
+        if let simDisk = self.simDisk {
+            simDisk.clock = Int64(self.loop.realtime) * 1_000
+            try simDisk.writeInPlace(path, Array((line + "\n").utf8))
+            self.loop.changed(path: directory(of: path), InotifyEvent(mask: .closeWrite, name: "display"))
+            return
+        }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw EmbeddedError("failed to open '\(path)' for writing: errno \(errno)") }
         let bytes = Array((line + "\n").utf8)
@@ -308,7 +359,7 @@ public final class EmbeddedTablet {
 
     /// The display app's file removed (an uninstall, a cleaner): missing means away.
     public func removeDisplay() {
-        unlink(self.paths.displayState)
+        try? self.files.removeFile(self.paths.displayState)
         self.loop.changed(path: directory(of: self.paths.displayState), InotifyEvent(mask: .delete, name: "display"))
     }
 
@@ -321,14 +372,14 @@ public final class EmbeddedTablet {
 
     /// The household saved as exactly `bytes`, by rename: a file the app broke.
     public func writeHousehold(bytes: [UInt8]) throws {
-        try FileIO.writeAtomically(self.paths.household, bytes)
+        try self.files.writeAtomically(self.paths.household, bytes: bytes)
         self.loop.changed(
             path: directory(of: self.paths.household), InotifyEvent(mask: .movedTo, name: "household.json"))
     }
 
     /// The household file removed.
     public func removeHousehold() {
-        unlink(self.paths.household)
+        try? self.files.removeFile(self.paths.household)
         self.loop.changed(
             path: directory(of: self.paths.household), InotifyEvent(mask: .delete, name: "household.json"))
     }
@@ -355,7 +406,7 @@ public final class EmbeddedTablet {
 
     /// A directory made (the app's first run makes the household's): inotify tells its parent.
     public func makeDirectory(_ path: String) throws {
-        try FileIO.makeDirectories(path, mode: 0o700)
+        try self.files.makeDirectories(path, mode: 0o700)
         self.loop.changed(path: directory(of: path), InotifyEvent(mask: .create, name: basename(of: path)))
     }
 
@@ -381,22 +432,30 @@ public final class EmbeddedTablet {
 
     /// status.json, typed, as daysomectl reads it.
     public func status() throws -> StatusSnapshot {
-        try StatusSnapshot(json: JSONParser.parse(FileIO.read(self.paths.statusFile, limit: 1 << 20)))
+        try StatusSnapshot(json: JSONParser.parse(self.files.read(self.paths.statusFile, limit: 1 << 20)))
     }
+
+    /// The running daemon's status as it would publish it now, typed, without a file read.
+    public var liveStatus: StatusSnapshot? { self.manager?.statusSnapshot() }
 
     /// queue.json, typed.
     public func queue() throws -> QueueSnapshot {
-        try QueueSnapshot(json: JSONParser.parse(FileIO.read(self.paths.queueFile, limit: 1 << 20)))
+        try QueueSnapshot(json: JSONParser.parse(self.files.read(self.paths.queueFile, limit: 1 << 20)))
     }
 
     /// history.jsonl.
     public func history() -> [HistoryRecord] {
-        HistoryFile.read(path: self.paths.historyFile)
+        HistoryFile.read(path: self.paths.historyFile, disk: self.files)
     }
 
     /// Writes `text` to `path` by rename, its mtime the tablet's time: the daemon compares a
-    /// file's time with its own clock.
+    /// file's time with its own clock. An app's write, not synced: a power cut may lose or tear it.
     private func write(_ path: String, _ text: String) throws {
+        if let simDisk = self.simDisk {
+            simDisk.clock = Int64(self.loop.realtime) * 1_000
+            try simDisk.writeAtomically(path, text)
+            return
+        }
         try FileIO.writeAtomically(path, text)
         try self.stamp(path)
     }

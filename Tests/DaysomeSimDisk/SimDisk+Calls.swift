@@ -98,3 +98,18 @@ extension SimDisk {
         }
     }
 }
+
+extension SimDisk {
+    /// Writes `bytes` into the file at `path` in place, unsynced, as a shell's `>` does: the same
+    /// inode (made where missing), truncated and written.
+    public func writeInPlace(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(FileError) {
+        let calls = Calls(disk: self)
+        do throws(Errno) {
+            let file = try calls.openForWriting(path, mode: mode, append: false)
+            defer { calls.close(file) }
+            try calls.write(file, bytes)
+        } catch {
+            throw FileError(path: path, errno: error.rawValue, operation: "write")
+        }
+    }
+}

@@ -10,20 +10,25 @@ extension SimDisk {
     func resolve(_ path: String, followFinal: Bool, depth: Int = 0) throws(Failure) -> Resolved {
         guard depth <= 40 else { throw Failure(ELOOP) }
         guard !path.isEmpty else { throw Failure(ENOENT) }
-        let components = path.split(separator: "/").map(String.init)
+        let components = self.components(of: path)
         // The directories walked through, root first, with their names: `..` goes back one.
         var walked: [(node: UInt64, name: String)] = [(1, "")]
         func pathOf(_ walked: [(node: UInt64, name: String)]) -> String {
             walked.count == 1 ? "/" : walked.dropFirst().map { "/" + $0.name }.joined()
         }
         if components.isEmpty { return Resolved(parent: 1, name: "/", node: 1, path: "/") }
+        // The path walked so far, kept as the walk goes (rebuilt only after a `..`).
+        var parentPath = "/"
         for (index, component) in components.enumerated() {
             let isLast = index == components.count - 1
             let directory = walked.last!.node
-            guard self.nodes[directory]?.kind == .directory else { throw Failure(ENOTDIR) }
+            guard let kind = self.nodes[directory]?.kind, kind == .directory else { throw Failure(ENOTDIR) }
             guard self.nodes[directory]!.permissions & 0o100 != 0 else { throw Failure(EACCES) }
             if component == "." || component == ".." {
-                if component == ".." && walked.count > 1 { walked.removeLast() }
+                if component == ".." && walked.count > 1 {
+                    walked.removeLast()
+                    parentPath = pathOf(walked)
+                }
                 if isLast {
                     let node = walked.last!
                     let parent = walked.count > 1 ? walked[walked.count - 2].node : 1
@@ -32,7 +37,6 @@ extension SimDisk {
                 continue
             }
             let found = self.nodes[directory]!.entries[component]
-            let parentPath = pathOf(walked)
             let here = (parentPath == "/" ? "" : parentPath) + "/" + component
             if isLast {
                 if let found, case .symlink(let target) = self.nodes[found]!.kind, followFinal {
@@ -49,8 +53,18 @@ extension SimDisk {
                 return try self.resolve(next, followFinal: followFinal, depth: depth + 1)
             }
             walked.append((found, component))
+            parentPath = here
         }
         throw Failure(ENOENT)
+    }
+
+    /// The names of `path`, split once per path: a daemon names the same few paths again and again.
+    func components(of path: String) -> [String] {
+        if let known = self.componentsByPath[path] { return known }
+        let components = path.split(separator: "/").map(String.init)
+        if self.componentsByPath.count >= 4_096 { self.componentsByPath = [:] }
+        self.componentsByPath[path] = components
+        return components
     }
 
     /// `path` made canonical as FileIdentity does: its longest existing part resolved, links

@@ -15,23 +15,32 @@ extension SimDisk {
     }
 
     /// Names `node` (or nothing) in a directory: unsynced on the disk, at once on a tmpfs.
+    /// In place: a copy of the node taken out of `nodes` would copy its names on the first change.
     func link(_ directory: UInt64, _ changes: [Change]) {
-        var node = self.nodes[directory]!
-        for change in changes { node.entries[change.name] = change.node }
-        if self.fileSystems[node.fileSystem].isTmpfs {
-            node.syncedEntries = node.entries
+        let tmpfs = self.fileSystems[self.nodes[directory]!.fileSystem].isTmpfs
+        for change in changes { self.nodes[directory]!.entries[change.name] = change.node }
+        if tmpfs {
+            self.nodes[directory]!.syncedEntries = self.nodes[directory]!.entries
         } else {
-            node.pending.append(changes)
+            self.nodes[directory]!.pending.append(changes)
         }
-        node.modified = self.clock
-        self.nodes[directory] = node
+        self.nodes[directory]!.modified = self.clock
     }
 
     /// A new inode on the file system of `directory`, or ENOSPC when its table is full.
     func newNode(_ kind: Node.Kind, in directory: UInt64, permissions: UInt32) throws(Failure) -> UInt64 {
         let fileSystem = self.nodes[directory]!.fileSystem
-        func used() -> Int { self.nodes.values.filter { $0.fileSystem == fileSystem }.count }
-        if used() >= self.fileSystems[fileSystem].inodeLimit {
+        func used() -> Int { self.nodes.values.reduce(0) { $0 + ($1.fileSystem == fileSystem ? 1 : 0) } }
+        // Inodes no name leads to any more (files replaced, removed) are dropped now and then, so
+        // that a long run holds only what a power cut could still bring back.
+        if self.nodes.count >= self.collectAt {
+            self.collectGarbage()
+            self.collectAt = max(256, self.nodes.count * 2)
+        }
+        // No file system uses more inodes than there are: count them only near its limit.
+        if self.nodes.count >= self.fileSystems[fileSystem].inodeLimit
+            && used() >= self.fileSystems[fileSystem].inodeLimit
+        {
             self.collectGarbage()
             if used() >= self.fileSystems[fileSystem].inodeLimit { throw Failure(ENOSPC) }
         }

@@ -79,6 +79,10 @@ public final class SimDisk: StateDisk {
     var writeFaults: [(prefix: String, errno: Int32)] = []
     var readFaults: [(prefix: String, errno: Int32)] = []
     var cutAfter: Int?
+    /// How many inodes there may be before the unreachable ones are dropped (`newNode`).
+    var collectAt = 256
+    /// Each path's names, as `resolve` splits them (SimDisk+Paths.swift).
+    var componentsByPath: [String: [String]] = [:]
     /// The inodes locked now, each with the hold that has it (a power cut ends every process).
     var locks: [UInt64: ObjectIdentifier] = [:]
 
@@ -108,6 +112,7 @@ public final class SimDisk: StateDisk {
         copy.writeFaults = self.writeFaults
         copy.readFaults = self.readFaults
         copy.cutAfter = self.cutAfter
+        copy.collectAt = self.collectAt
         copy.locks = self.locks
         copy.steps = self.steps
         copy.isOff = self.isOff

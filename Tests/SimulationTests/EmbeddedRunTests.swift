@@ -42,8 +42,8 @@ private let scratch: String = {
     static let shrinkSeconds = 180.0
 
     /// New seeds on every run, as the model's budget (CorpusTests) but far fewer: the real daemon
-    /// writes and publishes real files at every change (a full disk's retry each minute, a debug
-    /// build's JSON), a few seconds per seed here; `scripts/simulate --embedded --seconds N` runs
+    /// writes and publishes its files on a simulated disk at every change (a full disk's retry
+    /// each minute, a debug build's JSON), a few seconds per seed here; `scripts/simulate --embedded --seconds N` runs
     /// more, built for speed. The first seed comes from the clock, or DAYSOME_SIM_FIRST_SEED.
     @Test func aFixedBudgetOfNewSeedsKeepsEveryRuleOnTheRealDaemon() throws {
         let first =
