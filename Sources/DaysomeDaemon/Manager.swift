@@ -90,6 +90,8 @@ package final class Manager {
             if self.displayProcesses.exited != oldValue.exited { self.keepDisplayExits() }
         }
     }
+    /// Whether the earlier daemon's record held display exits its file could not (kept again at the claim).
+    var displayExitsFromRecord = false
     /// The state directory, held for this daemon's life: one daemon per state (StateDirectoryLock.swift).
     var stateLock: (any StateDirectoryHold)?
     /// The state directory could not be locked (not for another daemon): said once, not per write.
@@ -159,6 +161,12 @@ package final class Manager {
         let sameBoot = lockExisted && forThisState
         self.writes.inherit(forThisState ? earlier?.kept : nil)
         self.recordedHousehold = forThisState ? earlier?.household : nil
+        // The display's exits the earlier daemon could keep only in its record (a full runtime
+        // directory): joined with the file's, and kept again once this daemon has claimed.
+        if let exits = earlier?.displayExits {
+            self.displayProcesses = self.displayProcesses.remembering(DisplayProcessRule.exits(fromText: exits))
+            self.displayExitsFromRecord = true
+        }
         let (legacyMarker, markerProblem) = Self.legacyMarker(
             paths, disk: disk, logger: self.logger, now: self.clock.instant)
         let config = MachineConfig(grace: options.grace, startsLiveIn: options.backend == .systemd ? .systemd : .wheel)
@@ -251,6 +259,7 @@ package final class Manager {
         self.keepHousehold()
         // From here on the record in the lock file says where this daemon's calls are kept.
         self.writes.claim(self.machine.persisted, now: self.now())
+        if self.displayExitsFromRecord { self.keepDisplayExits() }
         return self.machine.screenLock.effective
     }
 

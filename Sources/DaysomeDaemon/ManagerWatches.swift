@@ -203,13 +203,17 @@ extension Manager {
             remembering: DisplayProcessRule.exits(fromText: String(decoding: bytes, as: UTF8.self)))
     }
 
-    /// Keeps the display's exits in the runtime directory. A write that fails is said and
-    /// otherwise ignored: the daemon running now still knows them, and only a restart would forget.
+    /// Keeps the display's exits in the runtime directory; where it refuses them (full, out of
+    /// inodes), in the lock file's record, which needs no new space, so a restart of this boot
+    /// still knows them.
     func keepDisplayExits() {
         do {
             try self.disk.writeAtomically(self.options.paths.displayExitsFile, self.displayProcesses.exitsText)
+            self.writes.keepDisplayExitsInRecord(nil)
         } catch {
-            self.logger.log(.notice, "The display's exits could not be kept for a restart: \(error)")
+            self.logger.log(
+                .notice, "The display's exits could not be kept in their file, so the lock file keeps them: \(error)")
+            self.writes.keepDisplayExitsInRecord(self.displayProcesses.exitsText)
         }
     }
 

@@ -45,6 +45,8 @@ final class StateWrites {
     private var claimed = false
     /// The household in force, kept in the record while no file could take its copy.
     private var householdInRecord: LastGoodHousehold?
+    /// The display's exits the record keeps (`keepDisplayExitsInRecord`).
+    private var displayExitsInRecord: String?
     /// Writes the record into the lock file; false when it could not be kept.
     private let keepRecord: (RuntimeRecord) -> Bool
     /// What failed, in the order it first failed.
@@ -100,6 +102,13 @@ final class StateWrites {
         self.syncRecord(force: true)
     }
 
+    /// Keeps the display's exits in the record while their file could not be written; nil once it was.
+    func keepDisplayExitsInRecord(_ exits: String?) {
+        guard exits != self.displayExitsInRecord else { return }
+        self.displayExitsInRecord = exits
+        self.syncRecord(force: true)
+    }
+
     /// Writes the record where it changed. Before the claim it is only ever lowered.
     private func syncRecord(force: Bool = false) {
         let now = self.kept ?? self.recorded ?? .nowhere
@@ -109,7 +118,7 @@ final class StateWrites {
         guard force || self.recorded != nil || value != .nowhere else { return }
         let record = RuntimeRecord(
             kept: value, stateDirectory: self.publisher.disk.identity(of: self.paths.stateDirectory),
-            household: self.householdInRecord)
+            household: self.householdInRecord, displayExits: self.displayExitsInRecord)
         if self.keepRecord(record) {
             self.recorded = value
         } else {

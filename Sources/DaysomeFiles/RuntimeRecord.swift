@@ -2,7 +2,8 @@
 // (DaemonLock's reserved space, written in place, so nothing the runtime directory does can stop
 // it): where its calls are kept (lay.json, the runtime copy, or nowhere), for which state
 // directory (as a file, not a string), and the household in force when neither the state
-// directory nor the runtime directory could keep a copy of it. A restart proves what was called
+// directory nor the runtime directory could keep a copy of it, and the display's exits when the
+// runtime directory refused their file. A restart proves what was called
 // only from a record that says so: no record, a torn one, or one for another state directory
 // proves nothing.
 
@@ -16,11 +17,18 @@ public struct RuntimeRecord: Sendable {
     public var stateDirectory: FileIdentity
     /// The household in force, kept here only while no file could take its copy.
     public var household: LastGoodHousehold?
+    /// The display's exits (`DisplayProcessRule.exitsText`), kept here only while their file in
+    /// the runtime directory could not be written: a restart must not trust a crashed display's
+    /// `foreground pid=N` line again because another process took the pid since.
+    public var displayExits: String?
 
-    public init(kept: CallsKept, stateDirectory: FileIdentity, household: LastGoodHousehold? = nil) {
+    public init(
+        kept: CallsKept, stateDirectory: FileIdentity, household: LastGoodHousehold? = nil, displayExits: String? = nil
+    ) {
         self.kept = kept
         self.stateDirectory = stateDirectory
         self.household = household
+        self.displayExits = displayExits
     }
 
     /// The record's bytes: one JSON object (the lock file pads it with spaces).
@@ -31,6 +39,7 @@ public struct RuntimeRecord: Sendable {
             ("stateDirectoryNode", self.stateDirectory.node.map { .string($0) } ?? .null),
         ]
         if let household = self.household { members.append(("household", household.json)) }
+        if let exits = self.displayExits { members.append(("displayExits", .string(exits))) }
         return Array((JSONValue.object(JSONObject(members)).serialized() + "\n").utf8)
     }
 
@@ -52,5 +61,6 @@ public struct RuntimeRecord: Sendable {
         } else {
             self.household = nil
         }
+        self.displayExits = object["displayExits"]?.stringValue
     }
 }

@@ -55,6 +55,14 @@ public struct DisplayProcessRule: Sendable, Equatable {
         self.exited = Array(exited.suffix(Self.remembered))
     }
 
+    /// This rule also remembering `more` (an earlier daemon's record): each exit once, oldest first.
+    public func remembering(_ more: [ExitedProcess]) -> DisplayProcessRule {
+        var all = self.exited
+        for exit in more where !all.contains(where: { $0.pid == exit.pid && $0.at == exit.at }) { all.append(exit) }
+        all.sort { $0.at < $1.at }
+        return DisplayProcessRule(remembering: all)
+    }
+
     /// The exits as kept in the runtime directory: `pid nanoseconds [inode mtime]`, a line each,
     /// oldest first.
     public var exitsText: String {
