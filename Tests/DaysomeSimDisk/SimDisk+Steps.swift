@@ -120,6 +120,7 @@ extension SimDisk {
             self.link(to.parent, [Change(name: to.name, node: moved)])
             self.link(from.parent, [Change(name: from.name, node: nil)])
         }
+        self.renamedOnto[to.path, default: 0] += 1
     }
 
     /// `unlink(2)` (a directory is refused) or `rmdir(2)` (only an empty directory).

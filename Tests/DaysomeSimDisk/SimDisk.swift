@@ -88,6 +88,8 @@ public final class SimDisk: StateDisk {
 
     /// How many steps (changes of the disk, syncs among them) ran since the disk was made.
     public internal(set) var steps = 0
+    /// How many renames put a file at each path: an atomic write each (a published file's rewrites).
+    public internal(set) var renamedOnto: [String: Int] = [:]
     /// The power is off: every call fails with EIO until `powerOn`.
     public internal(set) var isOff = false
     /// How many power cuts there were.
