@@ -17,12 +17,12 @@
 # - No exported dynamic symbol table (--no-export-dynamic after the runtime's -export-dynamic):
 #   nothing dlsym()s into the programs; the table was 316 KB read and resident.
 # - Full RELRO (-z now) and PIE are kept: hardening, and -z now measured at under 0.1 ms here.
-# - Unused sections dropped (--gc-sections; the Swift metadata sections are kept: the runtime's
-#   swiftrt.o retains them), and the functions a program runs laid out first, in the order it
-#   first runs them (--symbol-ordering-file, scripts/lib/link-order/PRODUCT.order, made by
-#   scripts/gen-link-order): the kernel maps a file's pages 64 KB around each fault, so code
-#   scattered over the 5.8 MB .text kept 4.7 MB of the daemon resident; packed together, 3.6 MB
-#   (issue 44). A stale list only costs pages, never correctness: lld skips names it lacks.
+# - The functions a program runs laid out together, in the order it first runs them
+#   (--symbol-ordering-file, scripts/lib/link-order/PRODUCT.order, made by scripts/gen-link-order):
+#   the kernel maps a file's pages 64 KB around each fault, so code scattered over the 5.8 MB
+#   .text kept 5.1 MB of the idle daemon's binary resident; packed, 4.0 MB (issue 44). A stale
+#   list only costs pages, never correctness: lld skips names it lacks. (--gc-sections was tried:
+#   the stripped programs came out the same size to the byte, so it is not used.)
 # swiftc_flags SCRATCH: sets `swiftc_flags` (the compiler driver's) and `linker_flags` (the
 # linker's): also how scripts/bench builds its bare Swift programs, so the floor they show is
 # built the same way.
@@ -36,7 +36,7 @@ swiftc_flags() {
     [ -f "$libstdcxx" ] || { echo "release-build: no libstdc++.a (apt-get install libstdc++-12-dev)" >&2; return 1; }
     ln -sfn "$libstdcxx" "$scratch/static-cxx/libstdc++.a"
     swiftc_flags=(-L"$(cd "$scratch/static-cxx" && pwd)" -use-ld=lld)
-    linker_flags=(-z now -z pack-relative-relocs --no-export-dynamic --gc-sections)
+    linker_flags=(-z now -z pack-relative-relocs --no-export-dynamic)
 }
 
 # release_flags SCRATCH: sets `flags`, swift build's arguments.
