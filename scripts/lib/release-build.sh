@@ -17,9 +17,9 @@
 # - No exported dynamic symbol table (--no-export-dynamic after the runtime's -export-dynamic):
 #   nothing dlsym()s into the programs; the table was 316 KB read and resident.
 # - Full RELRO (-z now) and PIE are kept: hardening, and -z now measured at under 0.1 ms here.
-# - Our modules compiled for size (-Osize; the Swift runtime and standard library are prebuilt):
-#   the idle daemon about 0.4 MB smaller resident, and the dense week laid no slower (READY
-#   measured side by side, issue 44).
+# - The shipped modules but the core compiled for size (-Osize, Package.swift's `small`): the
+#   idle daemon about 0.4 MB smaller resident. Not the core: -Osize made planning the dense week
+#   14% slower (`daysomectl plan`, paired), and the lay must stay quick (issue 44).
 # - The functions a program runs laid out together, in the order it first runs them
 #   (--symbol-ordering-file, scripts/lib/link-order/PRODUCT.order, made by scripts/gen-link-order):
 #   the kernel maps a file's pages 64 KB around each fault, so code scattered over the 5.8 MB
@@ -38,7 +38,7 @@ swiftc_flags() {
     fi
     [ -f "$libstdcxx" ] || { echo "release-build: no libstdc++.a (apt-get install libstdc++-12-dev)" >&2; return 1; }
     ln -sfn "$libstdcxx" "$scratch/static-cxx/libstdc++.a"
-    swiftc_flags=(-L"$(cd "$scratch/static-cxx" && pwd)" -use-ld=lld -Osize)
+    swiftc_flags=(-L"$(cd "$scratch/static-cxx" && pwd)" -use-ld=lld)
     linker_flags=(-z now -z pack-relative-relocs --no-export-dynamic)
 }
 
