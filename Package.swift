@@ -3,6 +3,10 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+// The shipped modules but the core, compiled for size in release: their code is mostly run once
+// (start-up, one verb), and smaller code is fewer pages resident in the daemon. The core plans
+// and serialises the dense week: it stays at -O (issue 44; docs/layout.md "What ships").
+let small: [SwiftSetting] = strict + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
 
 let package = Package(
     name: "Daysome",
@@ -15,25 +19,25 @@ let package = Package(
         // Linux headers Glibc lacks. No pkg-config: its -lsystemd would be linked into daysomectl too.
         .systemLibrary(name: "CSystemd"),
         // One error number type with a thread-safe text, below both SystemdKit and DaysomeFiles. No I/O.
-        .target(name: "DaysomeErrno", swiftSettings: strict),
+        .target(name: "DaysomeErrno", swiftSettings: small),
         // Thin typed wrappers: the only module that imports CSystemd. CSystemd links no library:
         // the daemon links libsystemd itself; daysomectl loads it on first use (SystemdLoader).
-        .target(name: "SystemdKit", dependencies: ["CSystemd", "DaysomeErrno"], swiftSettings: strict),
+        .target(name: "SystemdKit", dependencies: ["CSystemd", "DaysomeErrno"], swiftSettings: small),
         // daysomectl's libsystemd, opened on the first call into it: most verbs never need it, and
         // loading it with its six dependencies at every start cost more than `pending` itself.
         .target(name: "SystemdLoader", linkerSettings: [.linkedLibrary("dl")]),
         // The pure core: no I/O, no clock reads, no globals. Time is a parameter.
         .target(name: "DaysomeCore", swiftSettings: strict),
         // Files the daemon and the tool share: zone files, atomic writes, default paths, the queue and history.
-        .target(name: "DaysomeFiles", dependencies: ["DaysomeCore", "DaysomeErrno"], swiftSettings: strict),
+        .target(name: "DaysomeFiles", dependencies: ["DaysomeCore", "DaysomeErrno"], swiftSettings: small),
         // The daemon: one sd-event loop executing the core's actions.
         .target(
-            name: "DaysomeDaemon", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: strict,
+            name: "DaysomeDaemon", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit"], swiftSettings: small,
             linkerSettings: [.linkedLibrary("systemd")]),
         // daysomectl's commands, with a pure argument parser.
         .target(
             name: "DaysomeCLI", dependencies: ["DaysomeCore", "DaysomeFiles", "SystemdKit", "SystemdLoader"],
-            swiftSettings: strict),
+            swiftSettings: small),
         // Test support, never linked by daysomed or daysomectl: the manual loop, the fake session
         // peers (notification server, lockers, systemd manager) and the embedded tablet that runs
         // the real Manager on them.
@@ -47,8 +51,8 @@ let package = Package(
             name: "DaysomeSimulator", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeWorld", "DaysomeSimDisk"],
             swiftSettings: strict),
         .executableTarget(name: "daysome-simulate", dependencies: ["DaysomeSimulator"], swiftSettings: strict),
-        .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon"], swiftSettings: strict),
-        .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI"], swiftSettings: strict),
+        .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon"], swiftSettings: small),
+        .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI"], swiftSettings: small),
         .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(
             name: "SimulationTests", dependencies: ["DaysomeSimulator", "DaysomeCore", "DaysomeFiles"],

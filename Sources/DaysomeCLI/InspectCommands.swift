@@ -38,7 +38,8 @@ let statusVerb = VerbSpec(
 func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
     let paths = paths(command, context)
     let running = DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory)
-    let published = readQueue(paths)
+    let file = readQueueFile(paths)
+    let published = file.map(\.queue)
     if case .success(let queue) = published, queue.backend == "systemd" {
         return ManagerQueue.pending(command, context, published: queue, running: running)
     }
@@ -52,6 +53,9 @@ func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
     case .failure(let why): return .failure(.failure, why.description)
     }
     if command.has("--json") {
+        // The daemon wrote the file as the contract prints it (`QueueSnapshot.serializedBytes`):
+        // once it has been read back as a queue, its bytes are printed as they are, not rebuilt.
+        if case .success(let read) = file, read.isAsPrinted { return CommandOutput(stdout: read.text) }
         return CommandOutput(stdout: queue.json.serialized(pretty: true) + "\n")
     }
     return CommandOutput(stdout: queueTable(queue, now: context.now))
@@ -59,12 +63,30 @@ func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
 
 /// The queue the daemon published, through the snapshot type it was written with.
 func readQueue(_ paths: Paths) -> Result<QueueSnapshot, CommandFailure> {
-    guard let json = readJSON(paths.queueFile) else {
+    readQueueFile(paths).map(\.queue)
+}
+
+/// `queue.json` read back: the snapshot, and the file's own text.
+struct PublishedQueue {
+    let queue: QueueSnapshot
+    let text: String
+
+    /// Whether `text` is already what `pending --json` prints: the pretty form the daemon writes,
+    /// one object and a newline. An older or hand-written file is printed through the snapshot.
+    var isAsPrinted: Bool { self.text.hasPrefix("{\n  \"") && self.text.hasSuffix("\n}\n") }
+}
+
+/// `queue.json` parsed into the snapshot type it was written with, keeping its bytes.
+func readQueueFile(_ paths: Paths) -> Result<PublishedQueue, CommandFailure> {
+    guard let bytes = try? FileIO.read(paths.queueFile, limit: 16 << 20, followLinks: false),
+        let json = try? JSONParser.parse(bytes)
+    else {
         return .failure(
             CommandFailure("the daemon for '\(paths.runtimeDirectory)' has not published its queue yet"))
     }
     do {
-        return .success(try QueueSnapshot(json: json))
+        return .success(
+            PublishedQueue(queue: try QueueSnapshot(json: json), text: String(decoding: bytes, as: UTF8.self)))
     } catch {
         return .failure(CommandFailure("the queue in '\(paths.queueFile)' cannot be read: \(error)"))
     }

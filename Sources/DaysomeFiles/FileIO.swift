@@ -190,7 +190,10 @@ public enum FileIO {
 
 /// The process environment as a dictionary, read once by the mains and passed down.
 public func processEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
+    // Sized first: growing the dictionary rehashed it a few times at every daysomectl start.
+    var count = 0
+    while environ[count] != nil { count += 1 }
+    var result = [String: String](minimumCapacity: count)
     var pointer = environ
     while let entry = pointer.pointee {
         let text = String(cString: entry)

@@ -34,7 +34,12 @@ public enum TerminalText {
     /// terminal inert. Bidirectional controls are left to the callers, which know where they
     /// stand (inside a JSON string, an escape would not be JSON).
     public static func inert(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { self.isControl($0) && $0 != "\n" && $0 != "\t" }) else {
+        // Most output is printable ASCII and line breaks: a byte scan clears it without decoding.
+        let plain =
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x09 }
+            } ?? false
+        guard !plain, text.unicodeScalars.contains(where: { self.isControl($0) && $0 != "\n" && $0 != "\t" }) else {
             return text
         }
         var out = ""
