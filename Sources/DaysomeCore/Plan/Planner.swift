@@ -44,10 +44,11 @@ public enum Planner {
         // A week has a handful of headings (weekday and part of the day): each is filled once,
         // not once per start (a dense week has 10,080 starts).
         var headings = Headings()
+        var idLists = ItemIdLists()
         let starts = groups.keys.sorted().map { at in
             self.start(
                 at: at, occurrences: groups[at]!.sorted { $0.itemIndex < $1.itemIndex }, household, startsByDate,
-                headings: &headings)
+                headings: &headings, idLists: &idLists)
         }
         return Plan(timeZone: zone.name, from: from, until: until, starts: starts, notLaidReason: nil)
     }
@@ -104,6 +105,20 @@ public enum Planner {
         }
     }
 
+    /// Each start's item ids, one array per item where a start calls one: a dense week's 10,080
+    /// starts share 1,440 arrays instead of holding one each (64 bytes a start, kept while laid).
+    struct ItemIdLists {
+        private var single: [Int: [String]] = [:]
+
+        mutating func ids(of occurrences: [Occurrence], _ items: [Item]) -> [String] {
+            guard occurrences.count == 1, let item = items.first else { return items.map(\.id) }
+            if let known = self.single[occurrences[0].itemIndex] { return known }
+            let ids = [item.id]
+            self.single[occurrences[0].itemIndex] = ids
+            return ids
+        }
+    }
+
     private struct Pair: Hashable {
         let itemIndex: Int
         let date: LocalDate
@@ -111,7 +126,7 @@ public enum Planner {
 
     private static func start(
         at: Instant, occurrences: [Occurrence], _ household: Household, _ startsByDate: [LocalDate: [Instant]],
-        headings: inout Headings
+        headings: inout Headings, idLists: inout ItemIdLists
     ) -> Start {
         let zone = household.zone
         let local = zone.local(at)
@@ -125,7 +140,7 @@ public enum Planner {
         }
         let details = items.map { household.mealChoices[date]?[$0.id] ?? $0.detail }
         return Start(
-            at: at, local: local, itemIds: items.map(\.id),
+            at: at, local: local, itemIds: idLists.ids(of: occurrences, items),
             heading: headings.heading(
                 date: date, part: household.dayParts.part(at: local.clockTime), words: household.words),
             title: Content.title(items.map(\.label), words: household.words),
