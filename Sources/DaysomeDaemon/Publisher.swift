@@ -173,11 +173,4 @@ final class Publisher {
             self.publishedStatus = bytes
         }
     }
-
-    /// Forgets what was published: the next publication writes both files (the runtime
-    /// directory came back empty, or a file was removed under the daemon).
-    func forgetPublished() {
-        self.publishedQueue = nil
-        self.publishedStatus = nil
-    }
 }

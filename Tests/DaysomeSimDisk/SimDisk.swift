@@ -117,6 +117,7 @@ public final class SimDisk: StateDisk {
         copy.collectAt = self.collectAt
         copy.locks = self.locks
         copy.steps = self.steps
+        copy.renamedOnto = self.renamedOnto
         copy.isOff = self.isOff
         copy.powerCuts = self.powerCuts
         copy.pid = self.pid
