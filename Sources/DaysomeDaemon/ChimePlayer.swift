@@ -1,6 +1,6 @@
 // Plays the chime through the session's sound server with a standard player, so the call is
 // heard on desktops whose notification server plays nothing (dunst, KDE). The bell is written
-// once to the runtime directory from the core's synthesis; the player runs without a shell and
+// once to the runtime directory from the core's synthesis, after READY; the player runs without a shell and
 // is reaped through a pidfd when it exits. Nothing about sound comes from the household file.
 
 import DaysomeCore
@@ -22,6 +22,9 @@ package final class ChimePlayer: BellPlayer {
     /// The player that played last (or the first to try): a player that cannot reach a sound
     /// server (pw-play on a PulseAudio machine) gives way to the next, once.
     private var current = 0
+    /// The bell file is ours to write and has not been written yet.
+    private var bellToWrite = false
+    private var writeSoon: (any LoopSource)?
 
     /// The players tried in order when none is configured: PipeWire, PulseAudio, ALSA.
     static let candidates = ["pw-play", "paplay", "aplay"]
@@ -45,11 +48,7 @@ package final class ChimePlayer: BellPlayer {
             self.file = file
         } else {
             self.file = options.paths.runtimeDirectory + "/bell.wav"
-            do {
-                try FileIO.writeAtomically(self.file, Bell.wav(), mode: 0o600)
-            } catch {
-                logger.log(.warning, "\(error); the bell is silent")
-            }
+            self.bellToWrite = true
         }
         if let player = options.player {
             self.players = [player]
@@ -58,6 +57,10 @@ package final class ChimePlayer: BellPlayer {
         }
         if self.players.isEmpty {
             logger.log(.warning, "No sound player found (\(Self.candidates.joined(separator: ", "))); calls are silent")
+        }
+        if self.bellToWrite {
+            // Synthesised in the loop's first turn, after READY: the samples cost a start about 3 ms.
+            self.writeSoon = try? loop.deferred(description: "bell") { [weak self] in self?.writeBell() }
         }
     }
 
@@ -78,7 +81,22 @@ package final class ChimePlayer: BellPlayer {
 
     /// Starts the player; it runs on while the loop goes on.
     package func play() {
+        self.writeBell()
         self.play(with: self.current, tried: 0)
+    }
+
+    /// Writes the synthesised bell into the runtime directory, once it succeeds; a failure is
+    /// said and tried again at the next ring.
+    private func writeBell() {
+        self.writeSoon?.cancel()
+        self.writeSoon = nil
+        guard self.bellToWrite else { return }
+        do {
+            try FileIO.writeAtomically(self.file, Bell.wav(), mode: 0o600)
+            self.bellToWrite = false
+        } catch {
+            self.logger.log(.warning, "\(error); the bell is silent")
+        }
     }
 
     /// Plays with `players[index]`; if it fails (it cannot start, or exits non-zero: no server it

@@ -142,7 +142,7 @@ final class Publisher {
             pending.append(
                 QueueSnapshot.Entry(
                     lay: machine.currentLay?.number ?? 0, at: start.at,
-                    local: zone?.local(start.at).rfc3339 ?? start.local.rfc3339, itemIds: start.itemIds,
+                    local: zone?.local(start.at) ?? start.local, itemIds: start.itemIds,
                     title: start.title, handle: slot.map { "wheel:\($0.rawValue)" } ?? "systemd",
                     expiresAt: start.expiresAt))
         }

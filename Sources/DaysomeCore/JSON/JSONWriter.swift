@@ -190,6 +190,38 @@ struct JSONByteWriter {
         output.append(UInt8(ascii: "\""))
     }
 
+    /// `"2026-12-01T13:00:00Z"`, as `writeString(instant.rfc3339)` writes it, formatted in place:
+    /// a dense week's queue writes 20,160 instants, and a String for each was a third of its cost.
+    mutating func writeInstant(_ instant: Instant) {
+        let days = floorDiv(instant.seconds, 86_400)
+        let secondOfDay = instant.seconds - days * 86_400
+        if !self.writeDateTime(LocalDate(daysSinceEpoch: days), secondOfDay: secondOfDay, offset: nil) {
+            self.writeString(instant.rfc3339)
+        }
+    }
+
+    /// `"2026-12-01T13:00:00+00:00"`, as `writeString(local.rfc3339)` writes it, formatted in place.
+    mutating func writeLocal(_ local: LocalDateTime) {
+        if !self.writeDateTime(local.date, secondOfDay: local.secondOfDay, offset: local.offset) {
+            self.writeString(local.rfc3339)
+        }
+    }
+
+    private mutating func writeDateTime(_ date: LocalDate, secondOfDay: Int64, offset: Int32?) -> Bool {
+        guard TimeText.fits(date, secondOfDay: secondOfDay) else { return false }
+        let width = TimeText.width(offset: offset)
+        output.append(UInt8(ascii: "\""))
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: width))
+        output.withUnsafeMutableBufferPointer { buffer in
+            TimeText.fill(
+                UnsafeMutableBufferPointer(rebasing: buffer[start..<start + width]), date, secondOfDay: secondOfDay,
+                offset: offset)
+        }
+        output.append(UInt8(ascii: "\""))
+        return true
+    }
+
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }

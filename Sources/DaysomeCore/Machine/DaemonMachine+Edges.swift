@@ -48,9 +48,10 @@ extension DaemonMachine {
     /// right); anything else is a new lay.
     mutating func relayAfterClockChange(remaining: [Start], now: Instant, reason: String) -> [MachineAction] {
         if let lay = self.persisted.lay, let household = self.household?.load.household {
+            let called = self.persisted.calledIndex
             let replanned = Planner.plan(household, after: max(now, lay.handledThrough), through: lay.laidUntil).starts
-                .filter { !self.persisted.alreadyCalled($0) }
-            let same = replanned.map { [$0.at.rfc3339] + $0.itemIds } == remaining.map { [$0.at.rfc3339] + $0.itemIds }
+                .filter { !called.contains($0) }
+            let same = replanned.elementsEqual(remaining) { $0.at == $1.at && $0.itemIds == $1.itemIds }
             if same {
                 // The manager still holds its starts; the wheel's went with the old wheel.
                 if self.laid.store == .wheel { self.laid.add(remaining, wheel: &self.wheel) }

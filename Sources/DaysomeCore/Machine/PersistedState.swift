@@ -18,10 +18,38 @@ public struct CalledOccurrence: Sendable, Hashable {
         self.at = at
     }
 
+    /// `2026-12-01T13:00:00`: a start's local wall time as `local` keeps it.
+    static func wall(of start: Start) -> String { String(start.local.rfc3339.prefix(19)) }
+
     /// The occurrences a start calls.
     public static func of(_ start: Start) -> [CalledOccurrence] {
-        let wall = String(start.local.rfc3339.prefix(19))
+        let wall = self.wall(of: start)
         return start.itemIds.map { CalledOccurrence(itemId: $0, local: wall, at: start.at) }
+    }
+}
+
+/// The called occurrences found by item and wall time: a lay's filter asks it of every start (a
+/// dense week's 10,080), and the wall time is only written out for an item that was called.
+struct CalledIndex {
+    private let walls: [String: Set<String>]
+
+    init(_ called: [CalledOccurrence]) {
+        var walls: [String: Set<String>] = [:]
+        for occurrence in called { walls[occurrence.itemId, default: []].insert(occurrence.local) }
+        self.walls = walls
+    }
+
+    /// Whether every item of `start` was called at its local date and time.
+    func contains(_ start: Start) -> Bool {
+        guard !start.itemIds.isEmpty, !self.walls.isEmpty else { return false }
+        var wall: String?
+        for itemId in start.itemIds {
+            guard let walls = self.walls[itemId] else { return false }
+            let text = wall ?? CalledOccurrence.wall(of: start)
+            wall = text
+            if !walls.contains(text) { return false }
+        }
+        return true
     }
 }
 
@@ -176,13 +204,10 @@ public struct PersistedState: Sendable, Equatable {
     }
 
     /// Whether every item of a start was already called at that local date and time.
-    func alreadyCalled(_ start: Start) -> Bool {
-        let wanted = CalledOccurrence.of(start)
-        return !wanted.isEmpty
-            && wanted.allSatisfy { occurrence in
-                self.called.contains { $0.itemId == occurrence.itemId && $0.local == occurrence.local }
-            }
-    }
+    func alreadyCalled(_ start: Start) -> Bool { self.calledIndex.contains(start) }
+
+    /// The called occurrences by item, for asking of many starts at once.
+    var calledIndex: CalledIndex { CalledIndex(self.called) }
 
     private static func count(
         _ value: JSONValue?, _ field: String, absent: UInt64? = nil

@@ -35,20 +35,27 @@ public enum Planner {
         for occurrence in occurrences { startsByDate[occurrence.date, default: []].append(occurrence.at) }
         for date in startsByDate.keys { startsByDate[date]!.sort() }
 
-        var groups: [Instant: [Occurrence]] = [:]
-        groups.reserveCapacity(occurrences.count)
-        for occurrence in occurrences
-        where occurrence.at > from && occurrence.at <= until && household.items[occurrence.itemIndex].sound {
-            groups[occurrence.at, default: []].append(occurrence)
+        // The occurrences laid, in order of instant and then of item, grouped by walking: one sort,
+        // where a table of arrays keyed by instant made an array for each of a dense week's 10,080.
+        var laid = occurrences.filter {
+            $0.at > from && $0.at <= until && household.items[$0.itemIndex].sound
         }
+        laid.sort { $0.at < $1.at || ($0.at == $1.at && $0.itemIndex < $1.itemIndex) }
         // A week has a handful of headings (weekday and part of the day): each is filled once,
         // not once per start (a dense week has 10,080 starts).
         var headings = Headings()
         var idLists = ItemIdLists()
-        let starts = groups.keys.sorted().map { at in
-            self.start(
-                at: at, occurrences: groups[at]!.sorted { $0.itemIndex < $1.itemIndex }, household, startsByDate,
-                headings: &headings, idLists: &idLists)
+        var starts: [Start] = []
+        starts.reserveCapacity(laid.count)
+        var first = 0
+        while first < laid.count {
+            var end = first + 1
+            while end < laid.count && laid[end].at == laid[first].at { end += 1 }
+            starts.append(
+                self.start(
+                    at: laid[first].at, occurrences: laid[first..<end], household, startsByDate,
+                    headings: &headings, idLists: &idLists))
+            first = end
         }
         return Plan(timeZone: zone.name, from: from, until: until, starts: starts, notLaidReason: nil)
     }
@@ -57,12 +64,11 @@ public enum Planner {
     static func occurrences(_ household: Household, from first: LocalDate, through last: LocalDate) -> [Occurrence] {
         let zone = household.zone
         var kept: [Occurrence] = []
-        var index: [Pair: Int] = [:]
-        // Sized once: a dense household has 1,440 items over nine dates, and growing the table
-        // rehashes every key again.
+        // Where each item's latest occurrence is in `kept`: dates are walked in order and an
+        // occurrence never lands before its own date, so only that one can share its local date.
+        var latest = [Int](repeating: -1, count: household.items.count)
         let dates = max(0, Int(last.daysSinceEpoch - first.daysSinceEpoch) + 1)
         kept.reserveCapacity(household.items.count * dates)
-        index.reserveCapacity(household.items.count * dates)
         var date = first
         while date <= last {
             for (itemIndex, item) in household.items.enumerated() where item.repeats.occurs(on: date) {
@@ -72,8 +78,8 @@ public enum Planner {
                 )
                 // A date that does not exist (Apia, 2011-12-30) lands on the next date's instants:
                 // the item is listed once there, the earliest occurrence kept.
-                let key = Pair(itemIndex: itemIndex, date: occurrence.date)
-                if let existing = index[key] {
+                let existing = latest[itemIndex]
+                if existing >= 0 && kept[existing].date == occurrence.date {
                     let previous = kept[existing]
                     if occurrence.at == previous.at {
                         kept[existing] = Occurrence(
@@ -83,7 +89,7 @@ public enum Planner {
                         kept[existing] = occurrence
                     }
                 } else {
-                    index[key] = kept.count
+                    latest[itemIndex] = kept.count
                     kept.append(occurrence)
                 }
             }
@@ -110,27 +116,36 @@ public enum Planner {
     struct ItemIdLists {
         private var single: [Int: [String]] = [:]
 
-        mutating func ids(of occurrences: [Occurrence], _ items: [Item]) -> [String] {
-            guard occurrences.count == 1, let item = items.first else { return items.map(\.id) }
-            if let known = self.single[occurrences[0].itemIndex] { return known }
+        mutating func ids(of itemIndex: Int, _ item: Item) -> [String] {
+            if let known = self.single[itemIndex] { return known }
             let ids = [item.id]
-            self.single[occurrences[0].itemIndex] = ids
+            self.single[itemIndex] = ids
             return ids
         }
     }
 
-    private struct Pair: Hashable {
-        let itemIndex: Int
-        let date: LocalDate
-    }
-
     private static func start(
-        at: Instant, occurrences: [Occurrence], _ household: Household, _ startsByDate: [LocalDate: [Instant]],
-        headings: inout Headings, idLists: inout ItemIdLists
+        at: Instant, occurrences: ArraySlice<Occurrence>, _ household: Household,
+        _ startsByDate: [LocalDate: [Instant]], headings: inout Headings, idLists: inout ItemIdLists
     ) -> Start {
         let zone = household.zone
         let local = zone.local(at)
         let date = local.date
+        let heading = headings.heading(
+            date: date, part: household.dayParts.part(at: local.clockTime), words: household.words)
+        let choices = household.mealChoices[date]
+        // Most starts call one item: its label is the title and no list is built for it.
+        if occurrences.count == 1, let occurrence = occurrences.first {
+            let item = household.items[occurrence.itemIndex]
+            let detail = choices?[item.id] ?? item.detail
+            return Start(
+                at: at, local: local, itemIds: idLists.ids(of: occurrence.itemIndex, item),
+                heading: heading, title: item.label,
+                body: detail
+                    ?? Content.clock(local.clockTime, style: household.clock, words: household.words),
+                expiresAt: max(at, self.expiry(of: item, at: at, date: date, zone: zone, startsByDate)),
+                dst: occurrence.dst)
+        }
         let items = occurrences.map { household.items[$0.itemIndex] }
         var expiresAt = at
         var dst: DSTDecision?
@@ -138,11 +153,9 @@ public enum Planner {
             expiresAt = max(expiresAt, self.expiry(of: item, at: at, date: date, zone: zone, startsByDate))
             dst = DSTDecision.combine(dst, occurrence.dst)
         }
-        let details = items.map { household.mealChoices[date]?[$0.id] ?? $0.detail }
+        let details = items.map { choices?[$0.id] ?? $0.detail }
         return Start(
-            at: at, local: local, itemIds: idLists.ids(of: occurrences, items),
-            heading: headings.heading(
-                date: date, part: household.dayParts.part(at: local.clockTime), words: household.words),
+            at: at, local: local, itemIds: items.map(\.id), heading: heading,
             title: Content.title(items.map(\.label), words: household.words),
             body: Content.body(details: details, time: local.clockTime, clock: household.clock, words: household.words),
             expiresAt: expiresAt, dst: dst)

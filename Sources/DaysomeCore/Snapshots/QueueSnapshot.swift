@@ -10,13 +10,23 @@ public struct QueueSnapshot: Sendable, Equatable {
         public var lay: UInt64?
         public var at: Instant
         /// The local wall time with its offset (`2026-12-01T13:00:00+00:00`), as the plan says it.
-        public var local: String
+        public var local: String {
+            get { self.localTime?.rfc3339 ?? self.localText }
+            set {
+                self.localText = newValue
+                self.localTime = nil
+            }
+        }
         public var itemIds: [String]
         public var title: String
         /// The wheel slot (`wheel:42`) or the systemd timer unit that holds it.
         public var handle: String
         /// When its card would leave the display; the manager's read-back does not know it.
         public var expiresAt: Instant?
+        /// `local` as read back, or as the daemon holds it: formatted only when written (a dense
+        /// week's queue has 10,080, and a String each was a tenth of its lay).
+        private var localText: String
+        private var localTime: LocalDateTime?
 
         public init(
             lay: UInt64?, at: Instant, local: String, itemIds: [String], title: String, handle: String,
@@ -24,11 +34,26 @@ public struct QueueSnapshot: Sendable, Equatable {
         ) {
             self.lay = lay
             self.at = at
-            self.local = local
+            self.localText = local
+            self.localTime = nil
             self.itemIds = itemIds
             self.title = title
             self.handle = handle
             self.expiresAt = expiresAt
+        }
+
+        /// An entry whose local time is written from `local` when the queue is serialised.
+        public init(
+            lay: UInt64?, at: Instant, local: LocalDateTime, itemIds: [String], title: String, handle: String,
+            expiresAt: Instant? = nil
+        ) {
+            self.init(lay: lay, at: at, local: "", itemIds: itemIds, title: title, handle: handle, expiresAt: expiresAt)
+            self.localTime = local
+        }
+
+        public static func == (left: Entry, right: Entry) -> Bool {
+            left.lay == right.lay && left.at == right.at && left.local == right.local && left.itemIds == right.itemIds
+                && left.title == right.title && left.handle == right.handle && left.expiresAt == right.expiresAt
         }
     }
 
@@ -152,9 +177,9 @@ extension QueueSnapshot.Entry {
         writer.append("{\n      \"lay\": ")
         if let lay { writer.writeNumber(Double(lay)) } else { writer.append("null") }
         writer.append(",\n      \"at\": ")
-        writer.writeString(self.at.rfc3339)
+        writer.writeInstant(self.at)
         writer.append(",\n      \"local\": ")
-        writer.writeString(self.local)
+        if let localTime { writer.writeLocal(localTime) } else { writer.writeString(self.localText) }
         writer.append(",\n      \"itemIds\": ")
         if self.itemIds.isEmpty {
             writer.append("[]")
@@ -172,7 +197,7 @@ extension QueueSnapshot.Entry {
         writer.writeString(self.handle)
         if let expiresAt {
             writer.append(",\n      \"expiresAt\": ")
-            writer.writeString(expiresAt.rfc3339)
+            writer.writeInstant(expiresAt)
         }
         writer.append("\n    }")
     }
@@ -181,7 +206,8 @@ extension QueueSnapshot.Entry {
         let reader = try SnapshotReader(json, path)
         self.lay = try reader.optionalCount("lay")
         self.at = try reader.instant("at")
-        self.local = try reader.string("local")
+        self.localText = try reader.string("local")
+        self.localTime = nil
         self.itemIds = try reader.strings("itemIds")
         self.title = try reader.string("title")
         self.handle = try reader.string("handle")
