@@ -139,10 +139,14 @@ final class Publisher {
         var pending: [QueueSnapshot.Entry] = []
         pending.reserveCapacity(machine.laidCount)
         machine.forEachLaid { start, slot in
+            // The zone's rules may have changed since the plan: its offset then decides the local time.
+            let local = zone.map {
+                $0.rules.offset(at: start.at.seconds) == start.local.offset ? start.local : $0.local(start.at)
+            }
             pending.append(
                 QueueSnapshot.Entry(
                     lay: machine.currentLay?.number ?? 0, at: start.at,
-                    local: zone?.local(start.at) ?? start.local, itemIds: start.itemIds,
+                    local: local ?? start.local, itemIds: start.itemIds,
                     title: start.title, handle: slot.map { "wheel:\($0.rawValue)" } ?? "systemd",
                     expiresAt: start.expiresAt))
         }

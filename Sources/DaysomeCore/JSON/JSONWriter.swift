@@ -72,6 +72,7 @@ extension JSONValue {
 struct JSONByteWriter {
     let pretty: Bool
     var output: [UInt8] = []
+    private var lastDay: (days: Int64, date: LocalDate)?
 
     init(pretty: Bool) {
         self.pretty = pretty
@@ -195,7 +196,9 @@ struct JSONByteWriter {
     mutating func writeInstant(_ instant: Instant) {
         let days = floorDiv(instant.seconds, 86_400)
         let secondOfDay = instant.seconds - days * 86_400
-        if !self.writeDateTime(LocalDate(daysSinceEpoch: days), secondOfDay: secondOfDay, offset: nil) {
+        // A queue's instants come in order, most on the day before: the date is worked out once a day.
+        if self.lastDay?.days != days { self.lastDay = (days, LocalDate(daysSinceEpoch: days)) }
+        if !self.writeDateTime(self.lastDay!.date, secondOfDay: secondOfDay, offset: nil) {
             self.writeString(instant.rfc3339)
         }
     }
