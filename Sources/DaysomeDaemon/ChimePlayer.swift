@@ -94,6 +94,8 @@ package final class ChimePlayer: BellPlayer {
         do {
             try FileIO.writeAtomically(self.file, Bell.wav(), mode: 0o600)
             self.bellToWrite = false
+            // The samples' 317 KB given back, not kept resident by an idle daemon.
+            Heap.releaseFreeMemory()
         } catch {
             self.logger.log(.warning, "\(error); the bell is silent")
         }
