@@ -7,6 +7,16 @@ extension JSONValue {
         return String(decoding: writer.output, as: UTF8.self)
     }
 
+    /// The serialized bytes and a final newline: a file's contents, with no String between
+    /// (a String's UTF-8 check, and the copy back into bytes, cost as much as the writing).
+    public func serializedFile(pretty: Bool = true) -> [UInt8] {
+        var writer = JSONByteWriter(pretty: pretty)
+        writer.output.reserveCapacity(1_024)
+        writer.write(self, depth: 0)
+        writer.output.append(0x0A)
+        return writer.output
+    }
+
     /// Appends this value serialized at `depth` (its first line unindented, as a member's value).
     func serialize(pretty: Bool, depth: Int, into output: inout [UInt8]) {
         var writer = JSONByteWriter(pretty: pretty)
