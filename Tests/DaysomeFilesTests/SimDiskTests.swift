@@ -252,7 +252,7 @@ struct SimDiskTests {
         for (path, canonical) in [
             (state, state), ("/", "/"), (state + "/", state), ("/home/she/./.local/state/daysome", state),
             ("/home//she/.local/state/daysome", state), ("/home/she/state-link", state),
-(state + "/missing", state + "/missing"),
+            (state + "/missing", state + "/missing"),
             ("/home/she/...", "/home/she/..."), ("/home/she/.x", "/home/she/.x"),
         ] {
             #expect(disk.identity(of: path).canonicalPath == canonical, "\(path)")
