@@ -131,9 +131,18 @@ struct JSONByteWriter {
 
     mutating func newline(depth: Int) {
         guard pretty else { return }
+        // The line break and its indent in one append, for the depths a file of ours reaches.
+        let count = 1 + 2 * depth
+        if count <= Self.indentation.utf8CodeUnitCount {
+            output.append(contentsOf: UnsafeBufferPointer(start: Self.indentation.utf8Start, count: count))
+            return
+        }
         output.append(0x0A)
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
+
+    /// A line break and the indent of depth 16.
+    private static let indentation: StaticString = "\n                                "
 
     mutating func writeNumber(_ number: Double) {
         guard number.isFinite else { return append("null") }
