@@ -15,12 +15,10 @@ final class Publisher {
     /// What `queue.json` was last written from, and `status.json`'s last bytes.
     private var publishedQueue: QueueKey?
     private var publishedStatus: [UInt8]?
-    /// The bytes of the state, the runtime copy and the status, kept with what they were made
-    /// from: a retry on a full disk, or a status that did not move, serializes nothing again.
-    /// lay.json's are kept only while it is behind; the runtime copy is written at each retry.
+    /// The bytes of the state and of its runtime copy, kept with what they were made from: a
+    /// retry on a full disk serializes nothing again. lay.json's are kept only while it is behind.
     private var layBytes = SerializedOnce<PersistedState>()
     private var unsavedBytes = SerializedOnce<UnsavedCopy>()
-    private var statusBytes = SerializedOnce<StatusSnapshot>()
     /// Where every file of the daemon is read and written (StateDisk.swift): the kernel's in
     /// production, a simulated one in a test.
     let disk: any StateDisk
@@ -178,7 +176,7 @@ final class Publisher {
             // until the next lay (a dense week's lay left 5 MB of free heap behind).
             Heap.releaseFreeMemory()
         }
-        let bytes = self.statusBytes.bytes(of: status()) { $0.json.serializedFile() }
+        let bytes = Array((status().json.serialized(pretty: true) + "\n").utf8)
         if bytes != self.publishedStatus {
             self.publishedStatus = nil
             try self.disk.writeAtomically(self.paths.statusFile, bytes: bytes)

@@ -1,7 +1,7 @@
 // A file's bytes kept with the value they were serialized from. The daemon writes some files
-// again with nothing changed: a state write the full disk refused is retried once a minute (lay.json,
-// the runtime copy, the history lines behind), and a status published after a step that moved
-// nothing of it is compared with the last. Comparing the value is cheaper than serializing it.
+// again with nothing changed: a state write the full disk refused is retried once a minute
+// (lay.json, its runtime copy, the history lines behind, the household's copy), each the same
+// bytes as the last time while nothing changed. Comparing the value is cheaper than serializing it.
 
 /// The bytes last serialized, and the value they were serialized from.
 package struct SerializedOnce<Value: Equatable> {
