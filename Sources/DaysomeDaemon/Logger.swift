@@ -41,8 +41,10 @@ package final class Logger {
 }
 
 extension String {
-    /// One log line stays one line.
+    /// One log line stays one line. A line with no line break (nearly every one: the status line
+    /// is built at every publication) is returned as it is, without a walk by Character.
     func replacingNewlines() -> String {
-        String(self.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+        guard self.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return self }
+        return String(self.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
     }
 }

@@ -79,6 +79,8 @@ package final class Manager {
     /// The copy last kept (or read back at start-up): the household in force, to keep again in a
     /// state directory made anew.
     var keptCopy: LastGoodHousehold?
+    /// Its file's bytes while a disk refuses it: the retry writes them again unserialized.
+    var keptCopyFile = SerializedOnce<LastGoodHousehold>()
     /// The digest of the copy in the runtime directory, which the state directory refused.
     var unsavedCopyDigest: UInt64?
     /// The bytes of the household file last read well, to keep as the last good copy.

@@ -320,7 +320,8 @@ extension Manager {
         let unsaved = LastGoodHousehold.unsavedPath(in: self.options.paths)
         do {
             try self.publisher.faults.check(path)
-            try copy.save(to: path, disk: self.disk)
+            try LastGoodHousehold.save(self.keptCopyFile.bytes(of: copy) { $0.file }, to: path, disk: self.disk)
+            self.keptCopyFile.forget()
             try? self.disk.removeFile(unsaved)
             self.unsavedCopyDigest = nil
             self.writes.keepInRecord(nil)
@@ -331,7 +332,8 @@ extension Manager {
             guard self.unsavedCopyDigest != copy.fileDigest else { return }
             do {
                 try self.publisher.faults.check(unsaved)
-                try copy.save(to: unsaved, durable: false, disk: self.disk)
+                try LastGoodHousehold.save(
+                    self.keptCopyFile.bytes(of: copy) { $0.file }, to: unsaved, durable: false, disk: self.disk)
                 self.unsavedCopyDigest = copy.fileDigest
                 self.writes.keepInRecord(nil)
             } catch {

@@ -15,6 +15,10 @@ final class Publisher {
     /// What `queue.json` was last written from, and `status.json`'s last bytes.
     private var publishedQueue: QueueKey?
     private var publishedStatus: [UInt8]?
+    /// The bytes of the state and of its runtime copy, kept with what they were made from: a
+    /// retry on a full disk serializes nothing again. lay.json's are kept only while it is behind.
+    private var layBytes = SerializedOnce<PersistedState>()
+    private var unsavedBytes = SerializedOnce<UnsavedCopy>()
     /// Where every file of the daemon is read and written (StateDisk.swift): the kernel's in
     /// production, a simulated one in a test.
     let disk: any StateDisk
@@ -85,7 +89,9 @@ final class Publisher {
 
     func persist(_ state: PersistedState) throws(FileError) {
         try self.faults.check(self.paths.layFile)
-        try self.disk.writeAtomically(self.paths.layFile, state.json.serialized(pretty: true) + "\n", durable: true)
+        let bytes = self.layBytes.bytes(of: state) { $0.json.serializedFile() }
+        try self.disk.writeAtomically(self.paths.layFile, bytes: bytes, durable: true)
+        self.layBytes.forget()
     }
 
     /// Keeps the state in the runtime directory while lay.json cannot be written. tmpfs, so no
@@ -93,19 +99,23 @@ final class Publisher {
     func keepUnsaved(_ state: PersistedState) throws(FileError) {
         // The state directory as a file too: a restart that names it `STATE/` or through a link
         // still finds the copy its own.
-        let identity = self.disk.identity(of: self.paths.stateDirectory)
-        let kept = JSONValue.object(
-            JSONObject([
-                ("stateDirectory", .string(self.paths.stateDirectory)),
-                ("stateDirectoryCanonical", .string(identity.canonicalPath)),
-                ("stateDirectoryNode", identity.node.map { .string($0) } ?? .null), ("state", state.json),
-            ]))
+        let copy = UnsavedCopy(state: state, identity: self.disk.identity(of: self.paths.stateDirectory))
+        let bytes = self.unsavedBytes.bytes(of: copy) { copy in
+            let kept = JSONValue.object(
+                JSONObject([
+                    ("stateDirectory", .string(self.paths.stateDirectory)),
+                    ("stateDirectoryCanonical", .string(copy.identity.canonicalPath)),
+                    ("stateDirectoryNode", copy.identity.node.map { .string($0) } ?? .null), ("state", copy.state.json),
+                ]))
+            return kept.serializedFile()
+        }
         try self.faults.check(self.paths.unsavedLayFile)
-        try self.disk.writeAtomically(self.paths.unsavedLayFile, kept.serialized(pretty: true) + "\n")
+        try self.disk.writeAtomically(self.paths.unsavedLayFile, bytes: bytes)
     }
 
     /// lay.json caught up: the runtime copy says nothing more.
     func forgetUnsaved() {
+        self.unsavedBytes.forget()
         try? self.disk.removeFile(self.paths.unsavedLayFile)
         try? self.disk.removeFile(self.paths.unprovenMarkerFile)
     }
@@ -177,4 +187,10 @@ final class Publisher {
             self.publishedStatus = bytes
         }
     }
+}
+
+/// What the runtime copy of the state is made of.
+private struct UnsavedCopy: Equatable {
+    let state: PersistedState
+    let identity: FileIdentity
 }

@@ -51,6 +51,9 @@ final class StateWrites {
     private let keepRecord: (RuntimeRecord) -> Bool
     /// What failed, in the order it first failed.
     private(set) var errors: [StatusSnapshot.StateWriteError] = []
+    /// The error each file of `errors` last failed with: a retry that fails the same way (a disk
+    /// full for hours, once a minute) does not describe it again to compare.
+    private var lastFailures: [String: FileError] = [:]
     /// Set when the list of errors changed, until `takeChanged`.
     private var changed = false
     /// Runs when the retry timer fires: the manager retries with its current state.
@@ -270,7 +273,7 @@ final class StateWrites {
         if error.errno == ENOENT && file != self.paths.stateDirectory { self.directoryMissing = true }
         if let index = self.errors.firstIndex(where: { $0.file == file }) {
             self.errors[index].attempts += 1
-            if self.errors[index].error != error.description {
+            if self.lastFailures[file] != error && self.errors[index].error != error.description {
                 self.errors[index].error = error.description
                 self.logger.log(.error, "\(error); '\(file)' is behind, retrying")
             }
@@ -278,6 +281,7 @@ final class StateWrites {
             self.logger.log(.error, "\(error); '\(file)' is behind, retrying")
             self.errors.append(.init(file: file, error: error.description, since: now, attempts: 1, nextAttempt: nil))
         }
+        self.lastFailures[file] = error
         self.armRetry(now: now)
         self.changed = true
     }
@@ -285,6 +289,7 @@ final class StateWrites {
     private func succeeded(_ file: String) {
         guard let index = self.errors.firstIndex(where: { $0.file == file }) else { return }
         let error = self.errors.remove(at: index)
+        self.lastFailures[file] = nil
         self.logger.log(.notice, "Wrote '\(file)' again after \(error.attempts) failed attempt(s)")
         self.changed = true
         guard !self.isBehind && self.errors.isEmpty else { return }

@@ -46,11 +46,20 @@ public struct FileIdentity: Sendable, Equatable {
     /// An absolute `path` with its longest part that `resolve` knows resolved by it, the rest
     /// normalized: the same rule for the kernel's file system and a simulated one.
     public static func canonical(_ absolute: String, resolve: (String) -> String?) -> String {
+        // A path already in canonical form that resolves whole, to a path in that form (the
+        // daemon's own directories, asked again at every state write): nothing to split or join.
+        // Otherwise what `resolve` said of the whole path is used below, never asked twice.
+        var whole: String?? = nil
+        if Self.isNormal(absolute) {
+            let resolved = resolve(absolute)
+            if let resolved, Self.isNormal(resolved) { return resolved }
+            whole = .some(resolved)
+        }
         var components = absolute.split(separator: "/").map(String.init)
         var rest: [String] = []
         while true {
             let prefix = "/" + components.joined(separator: "/")
-            if let resolved = resolve(prefix) {
+            if let resolved = rest.isEmpty ? (whole ?? resolve(prefix)) : resolve(prefix) {
                 var result = resolved.split(separator: "/").map(String.init)
                 for component in rest.reversed() {
                     switch component {
@@ -64,6 +73,29 @@ public struct FileIdentity: Sendable, Equatable {
             guard let last = components.popLast() else { return "/" }
             rest.append(last)
         }
+    }
+
+    /// Whether `path` is absolute with no empty, `.` or `..` name and no trailing slash (`/` is).
+    static func isNormal(_ path: String) -> Bool {
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
+        var bytes = path.utf8.makeIterator()
+        guard bytes.next() == slash else { return false }
+        // The bytes of the name being read: nil before its first, then 1 or 2 while only dots.
+        var dots: Int? = 0
+        var length = 0
+        while let byte = bytes.next() {
+            if byte == slash {
+                if length == 0 || dots != nil { return false }
+                length = 0
+                dots = 0
+                continue
+            }
+            length += 1
+            if byte == dot, let count = dots { dots = count < 2 ? count + 1 : nil } else { dots = nil }
+        }
+        // "/" alone is normal; any other path ends in a name that is not `.` or `..`.
+        return path.utf8.count == 1 || (length > 0 && dots == nil)
     }
 
     private static func currentDirectory() -> String {

@@ -13,6 +13,8 @@ public struct HistoryFile {
     /// Entries kept after a trim.
     public static let keep = 2_000
     private var lines: Int
+    /// The lines last appended or tried: a full disk's retry appends the same records again.
+    private var text = SerializedOnce<[HistoryRecord]>()
 
     /// Opens the history at `path`, counting what is there.
     public init(path: String, disk: any StateDisk = SystemDisk.shared) {
@@ -31,8 +33,9 @@ public struct HistoryFile {
     /// left half written and the caller can append the same records again without doubling any.
     public mutating func append(_ records: [HistoryRecord]) throws(FileError) {
         guard !records.isEmpty else { return }
-        let text = records.map { $0.json.serialized() + "\n" }.joined()
-        try self.disk.appendDurably(self.path, Array(text.utf8))
+        let text = self.text.bytes(of: records) { Array($0.map { $0.json.serialized() + "\n" }.joined().utf8) }
+        try self.disk.appendDurably(self.path, text)
+        self.text.forget()
         self.lines += records.count
         if self.lines > 2 * Self.keep {
             let kept = Array(Self.read(path: self.path, disk: self.disk).suffix(Self.keep))

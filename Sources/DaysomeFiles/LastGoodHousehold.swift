@@ -8,7 +8,7 @@ import DaysomeCore
 import Glibc
 
 /// The durable copy of the last good household.
-public struct LastGoodHousehold: Sendable {
+public struct LastGoodHousehold: Sendable, Equatable {
     /// The copy's format; a newer daemon reads every older one. Format 1 (0.1.0) kept the
     /// household file's exact bytes, so its digest was the file's.
     public static let format: UInt64 = 2
@@ -58,8 +58,19 @@ public struct LastGoodHousehold: Sendable {
 
     /// Writes the copy crash-consistently; `durable` also survives a power cut (fsync).
     public func save(to path: String, durable: Bool = true, disk: any StateDisk = SystemDisk.shared) throws(FileError) {
-        try disk.writeAtomically(path, self.json.serialized() + "\n", durable: durable)
+        try Self.save(self.file, to: path, durable: durable, disk: disk)
     }
+
+    /// Writes a copy's `file` bytes, as `save` does: a caller that keeps them (a retry on a full
+    /// disk) serializes the copy once.
+    public static func save(
+        _ file: [UInt8], to path: String, durable: Bool = true, disk: any StateDisk = SystemDisk.shared
+    ) throws(FileError) {
+        try disk.writeAtomically(path, file, mode: 0o600, durable: durable)
+    }
+
+    /// What the copy's file holds: its JSON on one line.
+    public var file: [UInt8] { self.json.serializedFile(pretty: false) }
 
     /// The copy as its file holds it (also kept inside the daemon's runtime record).
     public var json: JSONValue {

@@ -5,8 +5,9 @@
 // `changed(path:_:)`, `overflowed(path:)` and `exited(pidfd:)` are the kernel's inotify (an
 // event, or its queue overflowing) and pidfd. Where sd-event would fire an `on` timer or defer
 // source in every iteration, this one fires it once per arming (the daemon arms them oneshot).
-// As with sd-event, a source lives while its owner keeps it: the loop holds each weakly, so one
-// dropped is gone (a long run never piles up old ones). Like sd-event's priority queues, the loop
+// As with sd-event, a source lives while its owner keeps it: the loop does not own its sources,
+// and one dropped takes itself out of the loop as it goes (a long run never piles up old ones,
+// and no weak reference is made or read per source and dispatch). Like sd-event's priority queues, the loop
 // keeps its armed timers in a heap by time and what is ready in a heap by priority, so a dispatch
 // costs a logarithm of the sources, not a sort of them all: each change to a source (a new time,
 // enabled or not, a new priority, a trigger) queues it anew, and an entry older than the source's
@@ -56,6 +57,10 @@ public final class ManualSource: LoopSource {
         self.handler = handler
     }
 
+    deinit {
+        self.loop?.forget(order: self.order)
+    }
+
     public func setTime(_ usec: UInt64) throws(Errno) {
         guard case .timer(let clock, _) = self.kind else { throw Errno(rawValue: EDOM) }
         self.kind = .timer(clock: clock, at: usec)
@@ -96,7 +101,7 @@ public final class ManualLoop: Loop {
     public private(set) var realtime: UInt64
     public private(set) var monotonic: UInt64
     /// Every source added and still kept by its owner, by the order it was added in.
-    private var sources: [Int: WeakSource] = [:]
+    private var sources: [Int: HeldSource] = [:]
     /// How many sources may be held before the dropped ones are forgotten.
     private var pruneAt = 64
     private var added = 0
@@ -133,7 +138,7 @@ public final class ManualLoop: Loop {
             self.forgetGone()
             self.pruneAt = max(64, 2 * self.sources.count)
         }
-        self.sources[source.order] = WeakSource(source: source)
+        self.sources[source.order] = HeldSource(source: source)
         source.loop = self
         self.schedule(source)
         return source
@@ -290,11 +295,16 @@ public final class ManualLoop: Loop {
     /// forgotten.
     private var live: [ManualSource] {
         self.forgetGone()
-        return self.sources.values.compactMap(\.source).sorted { $0.order < $1.order }
+        return self.sources.values.map(\.source).sorted { $0.order < $1.order }
     }
 
     private func forgetGone() {
-        self.sources = self.sources.filter { $0.value.source.map { !$0.isCancelled } ?? false }
+        self.sources = self.sources.filter { !$0.value.source.isCancelled }
+    }
+
+    /// A source its owner dropped: it is gone (`ManualSource.deinit`).
+    fileprivate func forget(order: Int) {
+        self.sources[order] = nil
     }
 
     private func move(by usec: UInt64) {
@@ -403,9 +413,10 @@ public final class ManualLoop: Loop {
     }
 }
 
-/// A source as the loop holds it: its owner keeps it alive.
-private struct WeakSource {
-    weak var source: ManualSource?
+/// A source as the loop holds it: its owner keeps it alive, and it leaves the loop in its
+/// `deinit`, so the loop never holds one that is gone.
+private struct HeldSource {
+    unowned(unsafe) let source: ManualSource
 }
 
 /// A source as a queue holds it: by its order, with what the queue orders it by when queued.

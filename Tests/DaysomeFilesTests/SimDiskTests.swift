@@ -210,4 +210,52 @@ struct SimDiskTests {
             }
         }
     }
+
+    /// The disk keeps where a path's last directory was found (SimDisk+Paths.swift): a directory
+    /// removed and made again, replaced by a link, renamed away or made unsearchable must move
+    /// every path through it at once, as the kernel's walk would.
+    @Test func aPathThroughADirectoryThatMovedLeadsWhereTheDirectoryIsNow() throws {
+        let disk = tablet()
+        let file = state + "/lay.json"
+        try disk.writeAtomically(file, "first", durable: true)
+        #expect(text(try disk.read(file, limit: 100, followLinks: false)) == "first")
+        let before = disk.identity(of: state)
+
+        // Removed and made again: the same path, another directory, and the file is gone with it.
+        try disk.removeFile(file)
+        try disk.removeDirectory(state)
+        try disk.makeDirectories(state, mode: 0o700)
+        #expect(disk.identity(of: state).node != before.node)
+        #expect(throws: FileError.self) { try disk.read(file, limit: 100, followLinks: false) }
+        try disk.writeAtomically(file, "second", durable: true)
+        #expect(text(try disk.read(file, limit: 100, followLinks: false)) == "second")
+
+        // Renamed away, a link in its place: the path leads through the link to the renamed one.
+        let old = try disk.setAside(state, now: Instant(seconds: 1_780_000_000))
+        #expect(throws: FileError.self) { try disk.read(file, limit: 100, followLinks: false) }
+        disk.installSymlink(state, to: old)
+        #expect(text(try disk.read(file, limit: 100, followLinks: false)) == "second")
+        #expect(disk.identity(of: state).canonicalPath == old)
+
+        // No search permission on a directory walked through: refused, then allowed again.
+        disk.setPermissions(old, 0o600)
+        let refused = #expect(throws: FileError.self) { try disk.read(file, limit: 100, followLinks: false) }
+        #expect(refused?.errno == EACCES)
+        disk.setPermissions(old, 0o700)
+        #expect(text(try disk.read(file, limit: 100, followLinks: false)) == "second")
+    }
+
+    /// The canonical form's shortcut (a canonical path that resolves whole) and its walk agree.
+    @Test func aCanonicalPathIsTheSameWhetherItsShortcutOrItsWalkFindsIt() {
+        let disk = tablet()
+        disk.installSymlink("/home/she/state-link", to: state)
+        for (path, canonical) in [
+            (state, state), ("/", "/"), (state + "/", state), ("/home/she/./.local/state/daysome", state),
+            ("/home//she/.local/state/daysome", state), ("/home/she/state-link", state),
+            (state + "/missing", state + "/missing"),
+            ("/home/she/...", "/home/she/..."), ("/home/she/.x", "/home/she/.x"),
+        ] {
+            #expect(disk.identity(of: path).canonicalPath == canonical, "\(path)")
+        }
+    }
 }

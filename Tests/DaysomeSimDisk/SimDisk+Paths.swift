@@ -10,61 +10,113 @@ extension SimDisk {
     func resolve(_ path: String, followFinal: Bool, depth: Int = 0) throws(Failure) -> Resolved {
         guard depth <= 40 else { throw Failure(ELOOP) }
         guard !path.isEmpty else { throw Failure(ENOENT) }
-        let components = self.components(of: path)
-        // The directories walked through, root first, with their names: `..` goes back one.
+        let split = self.components(of: path)
+        let components = split.names
+        // The directory holding the last name, as found the last time and unmoved since: only
+        // the last name is looked up (an atomic write resolves its two names at each write).
+        if let known = self.directoryByPath[path], known.generation == self.namesGeneration {
+            return try self.resolve(split, in: known.node, followFinal: followFinal, depth: depth)
+        }
+        // No `.`, `..` or link met yet: the path walked is the path's names, spelt once per path.
+        var plain = true
+        // The directories walked through, root first, with their names: `..` goes back one. The
+        // path walked is spelt only where it is needed (the answer, a link's relative target),
+        // not at each component: the daemon resolves the same deep paths at every write.
         var walked: [(node: UInt64, name: String)] = [(1, "")]
+        walked.reserveCapacity(components.count + 1)
         func pathOf(_ walked: [(node: UInt64, name: String)]) -> String {
-            walked.count == 1 ? "/" : walked.dropFirst().map { "/" + $0.name }.joined()
+            guard walked.count > 1 else { return "/" }
+            var path = ""
+            for step in walked.dropFirst() {
+                path += "/"
+                path += step.name
+            }
+            return path
+        }
+        /// `name` in the directory walked so far, as a path.
+        func under(_ walked: [(node: UInt64, name: String)], _ name: String) -> String {
+            walked.count == 1 ? "/" + name : pathOf(walked) + "/" + name
         }
         if components.isEmpty { return Resolved(parent: 1, name: "/", node: 1, path: "/") }
-        // The path walked so far, kept as the walk goes (rebuilt only after a `..`).
-        var parentPath = "/"
         for (index, component) in components.enumerated() {
             let isLast = index == components.count - 1
-            let directory = walked.last!.node
-            guard let kind = self.nodes[directory]?.kind, kind == .directory else { throw Failure(ENOTDIR) }
-            guard self.nodes[directory]!.permissions & 0o100 != 0 else { throw Failure(EACCES) }
+            let directory = walked[walked.count - 1].node
+            guard let here = self.nodes[directory], here.kind == .directory else { throw Failure(ENOTDIR) }
+            guard here.permissions & 0o100 != 0 else { throw Failure(EACCES) }
             if component == "." || component == ".." {
-                if component == ".." && walked.count > 1 {
-                    walked.removeLast()
-                    parentPath = pathOf(walked)
-                }
+                plain = false
+                if component == ".." && walked.count > 1 { walked.removeLast() }
                 if isLast {
-                    let node = walked.last!
+                    let node = walked[walked.count - 1]
                     let parent = walked.count > 1 ? walked[walked.count - 2].node : 1
                     return Resolved(parent: parent, name: node.name, node: node.node, path: pathOf(walked))
                 }
                 continue
             }
-            let found = self.nodes[directory]!.entries[component]
-            let here = (parentPath == "/" ? "" : parentPath) + "/" + component
+            let found = here.entries[component]
             if isLast {
-                if let found, case .symlink(let target) = self.nodes[found]!.kind, followFinal {
-                    let next = target.hasPrefix("/") ? target : (parentPath == "/" ? "" : parentPath) + "/" + target
+                if plain {
+                    if self.directoryByPath.count >= 4_096 { self.directoryByPath = [:] }
+                    self.directoryByPath[path] = (self.namesGeneration, directory)
+                }
+                if let found, followFinal, case .symlink(let target) = self.nodes[found]!.kind {
+                    let next = target.hasPrefix("/") ? target : under(walked, target)
                     return try self.resolve(next, followFinal: true, depth: depth + 1)
                 }
-                return Resolved(parent: directory, name: component, node: found, path: here)
+                return Resolved(
+                    parent: directory, name: component, node: found, path: plain ? split.path : under(walked, component)
+                )
             }
             guard let found else { throw Failure(ENOENT) }
             if case .symlink(let target) = self.nodes[found]!.kind {
                 let rest = components[(index + 1)...].joined(separator: "/")
-                let next =
-                    (target.hasPrefix("/") ? target : (parentPath == "/" ? "" : parentPath) + "/" + target) + "/" + rest
+                let next = (target.hasPrefix("/") ? target : under(walked, target)) + "/" + rest
                 return try self.resolve(next, followFinal: followFinal, depth: depth + 1)
             }
             walked.append((found, component))
-            parentPath = here
         }
         throw Failure(ENOENT)
     }
 
-    /// The names of `path`, split once per path: a daemon names the same few paths again and again.
-    func components(of path: String) -> [String] {
+    /// The last name of `split` (names only, no `.` or `..`, none of its directories a link) in
+    /// `directory`, the one its other names lead to: what the walk above does at its last name.
+    private func resolve(
+        _ split: SplitPath, in directory: UInt64, followFinal: Bool, depth: Int
+    ) throws(Failure) -> Resolved {
+        guard let here = self.nodes[directory], here.kind == .directory else { throw Failure(ENOTDIR) }
+        guard here.permissions & 0o100 != 0 else { throw Failure(EACCES) }
+        let name = split.names[split.names.count - 1]
+        let found = here.entries[name]
+        if let found, followFinal, case .symlink(let target) = self.nodes[found]!.kind {
+            let parent = "/" + split.names.dropLast().joined(separator: "/")
+            let next = target.hasPrefix("/") ? target : (parent == "/" ? "" : parent) + "/" + target
+            return try self.resolve(next, followFinal: true, depth: depth + 1)
+        }
+        return Resolved(parent: directory, name: name, node: found, path: split.path)
+    }
+
+    /// Where a directory's path may lead elsewhere from now on: a directory or a link named or
+    /// unnamed, permissions changed, a mount, a boot. Names of files come and go at every write
+    /// and move no directory.
+    func namesMoved() {
+        self.namesGeneration &+= 1
+    }
+
+    /// The names of `path`, and the path they spell from the root, split once per path: a daemon
+    /// names the same few paths again and again.
+    func components(of path: String) -> SplitPath {
         if let known = self.componentsByPath[path] { return known }
-        let components = path.split(separator: "/").map(String.init)
+        let names = path.split(separator: "/").map(String.init)
+        let split = SplitPath(names: names, path: "/" + names.joined(separator: "/"))
         if self.componentsByPath.count >= 4_096 { self.componentsByPath = [:] }
-        self.componentsByPath[path] = components
-        return components
+        self.componentsByPath[path] = split
+        return split
+    }
+
+    /// A path's names, and the absolute path they spell (no empty names).
+    struct SplitPath {
+        let names: [String]
+        let path: String
     }
 
     /// `path` made canonical as FileIdentity does: its longest existing part resolved, links
@@ -90,7 +142,12 @@ extension SimDisk {
     }
 
     static func isUnder(_ path: String, _ prefix: String) -> Bool {
-        path == prefix || path.hasPrefix(prefix.hasSuffix("/") ? prefix : prefix + "/")
+        // Byte by byte, with no `prefix + "/"` made: every change of the disk asks each fault.
+        let path = path.utf8
+        let prefix = prefix.utf8
+        guard path.starts(with: prefix) else { return false }
+        if path.count == prefix.count || prefix.last == UInt8(ascii: "/") { return true }
+        return path[path.index(path.startIndex, offsetBy: prefix.count)] == UInt8(ascii: "/")
     }
 
     /// What a step does, for the faults on demand.

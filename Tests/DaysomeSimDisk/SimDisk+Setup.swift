@@ -50,6 +50,7 @@ extension SimDisk {
         let fileSystem = self.fileSystems.count
         self.fileSystems.append(
             FileSystem(root: resolved.node!, inodeLimit: inodes, isTmpfs: true, rootPermissions: permissions))
+        self.namesMoved()
         self.nodes[resolved.node!]!.fileSystem = fileSystem
         self.nodes[resolved.node!]!.entries = [:]
         self.nodes[resolved.node!]!.syncedEntries = [:]
@@ -59,6 +60,7 @@ extension SimDisk {
     public func setPermissions(_ path: String, _ permissions: UInt32) {
         guard let number = try? self.resolve(path, followFinal: true).node else { return }
         self.nodes[number]!.permissions = permissions
+        self.namesMoved()
     }
 
     /// What a reader sees in the file at `path` now (links followed); nil where there is none.
@@ -82,7 +84,7 @@ extension SimDisk {
         let resolved = try! self.resolve(path, followFinal: false)
         let number = resolved.node ?? self.nextInode
         if resolved.node == nil { self.nextInode += 1 }
-        var node = Node(
+        let node = Node(
             kind: kind, fileSystem: self.nodes[resolved.parent]!.fileSystem, permissions: permissions,
             modified: self.clock)
         node.data = bytes
@@ -92,6 +94,7 @@ extension SimDisk {
     }
 
     private func installName(_ name: String, _ number: UInt64, in directory: UInt64) {
+        self.namesMoved()
         self.nodes[directory]!.entries[name] = number
         self.nodes[directory]!.syncedEntries[name] = number
     }

@@ -15,16 +15,26 @@ extension SimDisk {
     }
 
     /// Names `node` (or nothing) in a directory: unsynced on the disk, at once on a tmpfs.
-    /// In place: a copy of the node taken out of `nodes` would copy its names on the first change.
     func link(_ directory: UInt64, _ changes: [Change]) {
-        let tmpfs = self.fileSystems[self.nodes[directory]!.fileSystem].isTmpfs
-        for change in changes { self.nodes[directory]!.entries[change.name] = change.node }
-        if tmpfs {
-            self.nodes[directory]!.syncedEntries = self.nodes[directory]!.entries
-        } else {
-            self.nodes[directory]!.pending.append(changes)
+        let node = self.nodes[directory]!
+        for change in changes {
+            if self.movesDirectories(node.entries[change.name]) || self.movesDirectories(change.node) {
+                self.namesMoved()
+            }
+            node.entries[change.name] = change.node
         }
-        self.nodes[directory]!.modified = self.clock
+        if self.fileSystems[node.fileSystem].isTmpfs {
+            node.syncedEntries = node.entries
+        } else {
+            node.pending.append(changes)
+        }
+        node.modified = self.clock
+    }
+
+    /// Whether naming or unnaming `node` may move where a path leads: a directory or a link.
+    private func movesDirectories(_ node: UInt64?) -> Bool {
+        guard let node, let kind = self.nodes[node]?.kind else { return false }
+        return kind != .file && kind != .other
     }
 
     /// A new inode on the file system of `directory`, or ENOSPC when its table is full.

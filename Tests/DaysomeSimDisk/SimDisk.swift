@@ -30,8 +30,11 @@ public final class SimDisk: StateDisk {
         let node: UInt64?
     }
 
-    /// An inode: a file, a directory, a symlink or a pipe.
-    struct Node {
+    /// An inode: a file, a directory, a symlink or a pipe. A class, so that a path's walk reads
+    /// each directory it passes without copying its names and bytes (a struct taken out of
+    /// `nodes` was copied, arrays and dictionaries retained, at every component); `copy()`
+    /// clones each one, so two disks never share an inode.
+    final class Node {
         enum Kind: Equatable {
             case file, directory, other
             case symlink(String)
@@ -52,6 +55,25 @@ public final class SimDisk: StateDisk {
         var syncedEntries: [String: UInt64] = [:]
         /// The changes since, in order, one group per operation (a rename's two names are one).
         var pending: [[Change]] = []
+
+        init(kind: Kind, fileSystem: Int, permissions: UInt32, modified: Int64) {
+            self.kind = kind
+            self.fileSystem = fileSystem
+            self.permissions = permissions
+            self.modified = modified
+        }
+
+        /// An inode with the same kind, bytes and names, shared with no disk.
+        func clone() -> Node {
+            let copy = Node(
+                kind: self.kind, fileSystem: self.fileSystem, permissions: self.permissions, modified: self.modified)
+            copy.data = self.data
+            copy.syncedData = self.syncedData
+            copy.entries = self.entries
+            copy.syncedEntries = self.syncedEntries
+            copy.pending = self.pending
+            return copy
+        }
     }
 
     /// The disk (index 0, which keeps what was synced) or a tmpfs mount (emptied at boot).
@@ -82,7 +104,11 @@ public final class SimDisk: StateDisk {
     /// How many inodes there may be before the unreachable ones are dropped (`newNode`).
     var collectAt = 256
     /// Each path's names, as `resolve` splits them (SimDisk+Paths.swift).
-    var componentsByPath: [String: [String]] = [:]
+    var componentsByPath: [String: SplitPath] = [:]
+    /// The directory each path's last name was found in, and `namesGeneration` then: still
+    /// where the path leads while no directory, link or permission moved (SimDisk+Paths.swift).
+    var directoryByPath: [String: (generation: Int, node: UInt64)] = [:]
+    var namesGeneration = 0
     /// The inodes locked now, each with the hold that has it (a power cut ends every process).
     var locks: [UInt64: ObjectIdentifier] = [:]
 
@@ -108,7 +134,7 @@ public final class SimDisk: StateDisk {
     /// A disk in the same state as this one, power and steps included: cut one way, then the other.
     public func copy() -> SimDisk {
         let copy = SimDisk()
-        copy.nodes = self.nodes
+        copy.nodes = self.nodes.mapValues { $0.clone() }
         copy.nextInode = self.nextInode
         copy.fileSystems = self.fileSystems
         copy.writeFaults = self.writeFaults
@@ -160,7 +186,7 @@ public final class SimDisk: StateDisk {
     public func powerOn(seed: UInt64? = nil) {
         var random = seed.map { SplitMix64(seed: $0) }
         for number in self.nodes.keys.sorted() {
-            guard var node = self.nodes[number], !self.fileSystems[node.fileSystem].isTmpfs else { continue }
+            guard let node = self.nodes[number], !self.fileSystems[node.fileSystem].isTmpfs else { continue }
             if node.kind == .directory {
                 var entries = node.syncedEntries
                 var kept = 0
@@ -183,22 +209,22 @@ public final class SimDisk: StateDisk {
                 }
                 node.syncedData = node.data
             }
-            self.nodes[number] = node
         }
         self.boot()
     }
 
     /// A clean reboot: everything is written back before the power goes; every tmpfs is empty.
     public func reboot() {
-        for number in self.nodes.keys {
-            self.nodes[number]!.syncedData = self.nodes[number]!.data
-            self.nodes[number]!.syncedEntries = self.nodes[number]!.entries
-            self.nodes[number]!.pending = []
+        for node in self.nodes.values {
+            node.syncedData = node.data
+            node.syncedEntries = node.entries
+            node.pending = []
         }
         self.boot()
     }
 
     private func boot() {
+        self.namesMoved()
         for index in self.fileSystems.indices where self.fileSystems[index].isTmpfs {
             let root = self.fileSystems[index].root
             self.nodes[root]!.entries = [:]

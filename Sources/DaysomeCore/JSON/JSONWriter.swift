@@ -7,6 +7,16 @@ extension JSONValue {
         return String(decoding: writer.output, as: UTF8.self)
     }
 
+    /// The serialized bytes and a final newline: a file's contents, with no String between
+    /// (a String's UTF-8 check, and the copy back into bytes, cost as much as the writing).
+    public func serializedFile(pretty: Bool = true) -> [UInt8] {
+        var writer = JSONByteWriter(pretty: pretty)
+        writer.output.reserveCapacity(1_024)
+        writer.write(self, depth: 0)
+        writer.output.append(0x0A)
+        return writer.output
+    }
+
     /// Appends this value serialized at `depth` (its first line unindented, as a member's value).
     func serialize(pretty: Bool, depth: Int, into output: inout [UInt8]) {
         var writer = JSONByteWriter(pretty: pretty)
@@ -122,9 +132,18 @@ struct JSONByteWriter {
 
     mutating func newline(depth: Int) {
         guard pretty else { return }
+        // The line break and its indent in one append, for the depths a file of ours reaches.
+        let count = 1 + 2 * depth
+        if count <= Self.indentation.utf8CodeUnitCount {
+            output.append(contentsOf: UnsafeBufferPointer(start: Self.indentation.utf8Start, count: count))
+            return
+        }
         output.append(0x0A)
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
+
+    /// A line break and the indent of depth 16.
+    private static let indentation: StaticString = "\n                                "
 
     mutating func writeNumber(_ number: Double) {
         guard number.isFinite else { return append("null") }
