@@ -3,7 +3,7 @@
 // (a start every minute for a week) cost it ~70 ms; the same week is three expressions
 // (`2026-12-01..06 00..23:00..59:00 UTC`). An expression is the product of its components'
 // value sets, so the starts are grouped where they share a product: seconds by minute,
-// (minute, second) pairs by hour, a day's whole time part by the days of one month.
+// (minute, second) pairs by hour, and each such time part by the days of one month having it.
 // Every expression is in UTC: the planner already applied the zone's rules, DST nights included.
 // Only the forms below are ever written; `instants(of:)` reads them back, as the manager
 // normalises them (systemd 252 keeps the lists and ranges as written).
@@ -19,26 +19,21 @@ public enum CalendarSpec {
             let day = floorDiv(instant.seconds, 86_400)
             days[day, default: []].insert(Int(instant.seconds - day * 86_400))
         }
-        // (year, month, the day's time parts) → days of that month.
+        // (year, month, one time part) → the days of that month having it. A day's parts name
+        // disjoint seconds, so each instant is in exactly one (days × part) product.
         var months: [MonthKey: [Int]] = [:]
         for (day, seconds) in days {
             let date = LocalDate(daysSinceEpoch: day)
-            months[MonthKey(year: date.year, month: date.month, times: timeParts(seconds)), default: []].append(
-                date.day)
+            for part in timeParts(seconds) {
+                months[MonthKey(year: date.year, month: date.month, time: part), default: []].append(date.day)
+            }
         }
         var out: [(first: Int64, spec: String)] = []
         for (key, monthDays) in months {
             let sorted = monthDays.sorted()
-            let dayText = list(sorted)
             guard let firstDay = LocalDate(year: key.year, month: key.month, day: sorted[0]) else { continue }
-            for part in key.times {
-                out.append(
-                    (
-                        firstDay.daysSinceEpoch * 86_400 + part.first,
-                        yearText(key.year) + "-" + twoDigits(Int64(key.month)) + "-" + dayText + " " + part.text
-                            + " UTC"
-                    ))
-            }
+            let date = yearText(key.year) + "-" + twoDigits(Int64(key.month)) + "-" + list(sorted)
+            out.append((firstDay.daysSinceEpoch * 86_400 + key.time.first, date + " " + key.time.text + " UTC"))
         }
         return out.sorted { ($0.first, $0.spec) < ($1.first, $1.spec) }.map(\.spec)
     }
@@ -84,7 +79,7 @@ public enum CalendarSpec {
     private struct MonthKey: Hashable {
         let year: Int
         let month: Int
-        let times: [TimePart]
+        let time: TimePart
     }
 
     /// `13..23:00..59:00`, and the first second of the day it names (for ordering).
