@@ -61,18 +61,24 @@ final class SystemdBackend {
         if replacing { self.stopAll() }
         guard !starts.isEmpty else { return }
         let generation = self.generation
+        // The expressions are written while the manager lists (its answer comes on a later turn
+        // of the loop); a list that failed at once finds none yet and writes them then.
+        var calendars: [String]?
         self.manager.listUnits(matching: ["daysome-lay\(lay)*"]) { [weak self] result in
             guard let self, self.generation == generation else { return }
             let existing = Set(((try? result.get()) ?? []).map(\.name))
-            self.start(lay, starts: starts, taken: existing.union(self.requested), exactAlarms: exactAlarms)
+            self.start(
+                lay, calendars: calendars ?? CalendarSpec.specs(covering: starts.lazy.map(\.at)), starts: starts.count,
+                taken: existing.union(self.requested), exactAlarms: exactAlarms)
         }
+        calendars = CalendarSpec.specs(covering: starts.lazy.map(\.at))
     }
 
-    private func start(_ lay: UInt64, starts: [Start], taken: Set<String>, exactAlarms: Bool) {
+    private func start(_ lay: UInt64, calendars: [String], starts: Int, taken: Set<String>, exactAlarms: Bool) {
         let name = self.names.next(lay: lay, taken: taken)
         let timer = TransientTimer(
-            name: name + ".timer", description: "Daysome lay \(lay): \(starts.count) starts",
-            calendars: CalendarSpec.specs(covering: starts.lazy.map(\.at)),
+            name: name + ".timer", description: "Daysome lay \(lay): \(starts) starts",
+            calendars: calendars,
             // The manager's default minute puts every timer of the machine at one offset, often 40-60 s late.
             accuracy: exactAlarms ? 1_000_000 : 60_000_000, wakeSystem: false,
             service: TransientService(
