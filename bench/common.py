@@ -61,7 +61,8 @@ def parse_rfc3339(text):
 
 
 def calendar_spec(epoch):
-    """The OnCalendar spec the systemd backend itself uses: a UTC instant."""
+    """One start as an OnCalendar spec at its UTC instant, for the `systemd-run` peer (the backend itself
+    writes few expressions naming many starts: Sources/DaysomeCore/Time/CalendarSpec.swift)."""
     return utc(epoch).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 

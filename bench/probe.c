@@ -3,15 +3,17 @@
  * does (a temporary file, then rename) and measures, in one process, how long until the
  * daemon's work is visible where a user would look:
  *   - the wheel: <runtime-dir>/queue.json lists N starts (watched with inotify, no polling);
- *   - systemd: the user manager holds N OnCalendar entries across active timers matching a
- *     pattern (polled over the manager's private socket, as systemctl does);
+ *   - systemd: the user manager holds N starts across active timers matching a pattern: the
+ *     instants their OnCalendar expressions name (the daemon writes few expressions, each a
+ *     product of lists and ranges, `2026-12-01..06 00..23:00..59:00 UTC`), polled over the
+ *     manager's private socket, as systemctl does;
  *   - optionally (--dunst): dunst displays nothing (the property `dunstctl count displayed` reads).
  * Connections are opened before the clock starts. Built by scripts/bench with
  *   cc -O2 -o probe probe.c $(pkg-config --cflags --libs libsystemd)
  *
  * probe wheel   STATE WORD QUEUE_JSON N TIMEOUT [--dunst]   prints seconds from the rename
  * probe systemd STATE WORD PATTERN    N TIMEOUT [--dunst]   N = 0: no active matching timer
- * probe count   PATTERN                                     prints "<timers> <entries>"
+ * probe count   PATTERN                                     prints "<timers> <starts>"
  * probe dunst                                               prints dunst's displayed count
  * probe race PAIRS A... -- B...                             runs A and B in turn PAIRS times (after one
  *                                                           warm-up each), stdout and stderr to /dev/null;
@@ -74,15 +76,85 @@ static sd_bus *manager_bus(void) {
     return bus;
 }
 
-/* Known entry counts of timers already seen (a transient timer's calendars never change). */
+/* The values of one component of a calendar expression (`*`, or a comma list of N, N..M, with an
+ * optional /R), as a bit set over lo..hi; -1 when not of that form. */
+static int component(const char *text, size_t len, int lo, int hi, unsigned char *set) {
+    memset(set, 0, 64);
+    if (len == 1 && text[0] == '*') {
+        for (int v = lo; v <= hi; v++) set[v - lo] = 1;
+        return 0;
+    }
+    char buf[512];
+    if (len == 0 || len >= sizeof buf) return -1;
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *end;
+        long a = strtol(item, &end, 10), b = a, step = 1;
+        if (end == item) return -1;
+        if (strncmp(end, "..", 2) == 0) {
+            char *from = end + 2;
+            b = strtol(from, &end, 10);
+            if (end == from) return -1;
+        }
+        if (*end == '/') {
+            char *from = end + 1;
+            step = strtol(from, &end, 10);
+            if (end == from || step < 1) return -1;
+            if (b == a) b = hi;
+        }
+        if (*end != 0 || a < lo || b > hi || a > b) return -1;
+        for (long v = a; v <= b; v += step) set[v - lo] = 1;
+    }
+    return 0;
+}
+
+static int days_in(int year, int month) {
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return month == 2 && leap ? 29 : days[month - 1];
+}
+
+/* The instants a `Y-M-D H:M:S UTC` expression names (days a month lacks name none); 1 for any other spec. */
+static long spec_starts(const char *spec) {
+    const char *space1 = strchr(spec, ' ');
+    const char *space2 = space1 ? strchr(space1 + 1, ' ') : NULL;
+    if (!space2 || strcmp(space2, " UTC") != 0) return 1;
+    const char *d1 = memchr(spec, '-', (size_t)(space1 - spec));
+    const char *d2 = d1 ? memchr(d1 + 1, '-', (size_t)(space1 - d1 - 1)) : NULL;
+    const char *t1 = memchr(space1 + 1, ':', (size_t)(space2 - space1 - 1));
+    const char *t2 = t1 ? memchr(t1 + 1, ':', (size_t)(space2 - t1 - 1)) : NULL;
+    if (!d2 || !t2) return 1;
+    char *end;
+    long year = strtol(spec, &end, 10);
+    if (end != d1) return 1;
+    unsigned char months[64], days[64], hours[64], minutes[64], seconds[64];
+    if (component(d1 + 1, (size_t)(d2 - d1 - 1), 1, 12, months) < 0 ||
+        component(d2 + 1, (size_t)(space1 - d2 - 1), 1, 31, days) < 0 ||
+        component(space1 + 1, (size_t)(t1 - space1 - 1), 0, 23, hours) < 0 ||
+        component(t1 + 1, (size_t)(t2 - t1 - 1), 0, 59, minutes) < 0 ||
+        component(t2 + 1, (size_t)(space2 - t2 - 1), 0, 59, seconds) < 0)
+        return 1;
+    long per_day = 0, h = 0, m = 0, sec = 0;
+    for (int i = 0; i < 60; i++) { h += i < 24 && hours[i]; m += minutes[i]; sec += seconds[i]; }
+    per_day = h * m * sec;
+    long count = 0;
+    for (int month = 1; month <= 12; month++)
+        for (int day = 1; day <= 31; day++)
+            if (months[month - 1] && days[day - 1] && day <= days_in((int)year, month)) count += per_day;
+    return count;
+}
+
+/* Known start counts of timers already seen (a transient timer's calendars never change). */
 #define CACHE 4096
 static char *cache_name[CACHE];
-static long cache_entries[CACHE];
+static long cache_starts[CACHE];
 static int cache_used;
 
-static long calendar_entries(sd_bus *bus, const char *name, const char *path) {
+static long calendar_starts(sd_bus *bus, const char *name, const char *path) {
     for (int i = 0; i < cache_used; i++)
-        if (strcmp(cache_name[i], name) == 0) return cache_entries[i];
+        if (strcmp(cache_name[i], name) == 0) return cache_starts[i];
     sd_bus_error error = SD_BUS_ERROR_NULL;
     sd_bus_message *reply = NULL;
     int r = sd_bus_get_property(bus, "org.freedesktop.systemd1", path, "org.freedesktop.systemd1.Timer",
@@ -92,17 +164,17 @@ static long calendar_entries(sd_bus *bus, const char *name, const char *path) {
     if (sd_bus_message_enter_container(reply, 'a', "(sst)") < 0) { sd_bus_message_unref(reply); return -1; }
     const char *base, *spec;
     uint64_t next;
-    while ((r = sd_bus_message_read(reply, "(sst)", &base, &spec, &next)) > 0) count++;
+    while ((r = sd_bus_message_read(reply, "(sst)", &base, &spec, &next)) > 0) count += spec_starts(spec);
     sd_bus_message_unref(reply);
     if (r < 0) return -1;
     if (cache_used < CACHE) {
         cache_name[cache_used] = strdup(name);
-        cache_entries[cache_used++] = count;
+        cache_starts[cache_used++] = count;
     }
     return count;
 }
 
-/* Active timers matching `pattern` and the OnCalendar entries they hold. */
+/* Active timers matching `pattern` and the starts their OnCalendar entries name. */
 static int count_timers(sd_bus *bus, const char *pattern, long *timers, long *entries) {
     sd_bus_message *call = NULL, *reply = NULL;
     sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -134,7 +206,7 @@ static int count_timers(sd_bus *bus, const char *pattern, long *timers, long *en
     }
     sd_bus_message_unref(reply);
     for (int i = 0; i < n; i++) {
-        long c = calendar_entries(bus, names[i], paths[i]);
+        long c = calendar_starts(bus, names[i], paths[i]);
         if (c >= 0) { (*timers)++; *entries += c; }
         free(names[i]);
         free(paths[i]);

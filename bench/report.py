@@ -60,8 +60,8 @@ def lay_rows(data):
     w("## 1–2. Lay and clear a week")
     w("")
     w("Lay: the display writes `away` (temporary file and rename) → every start readable: the wheel's "
-      "`queue.json` lists them all (inotify); the systemd backend: the user manager holds every OnCalendar "
-      "entry in active `daysome-*` timers (read over its private socket, as `systemctl` does). Peers: the loop "
+      "`queue.json` lists them all (inotify); the systemd backend: the OnCalendar expressions of the active "
+      "`daysome-*` timers name them all (read over the manager's private socket, as `systemctl` does). Peers: the loop "
       "returns (each `systemd-run` waits for its job; each `at` has written its job), then the count is checked. "
       "Clear: the display writes `foreground` → `queue.json` empty / no active `daysome-*` timer; peers: one "
       "`systemctl --user stop` of all the loop's timers, one `atrm` of all the jobs. Read back (not in the issue, "
@@ -94,16 +94,18 @@ def lay_rows(data):
             before, after = rss[0]
             w(f"The user manager's resident memory went from {mb(before)} to {mb(after)} while the systemd backend's "
               f"{'seed' if size == 'seed' else 'dense'} week was laid (one timer of "
-              f"{data['lay'][size]['starts']:,} entries).")
+              f"{data['lay'][size]['starts']:,} starts in a few OnCalendar expressions).")
     w("")
     w("What limits it: laying, for the wheel, one plan of the week and the whole `queue.json` rewritten after "
       "it (about 2.5 MB for 10,080 starts; a `perf` profile of the dense lay is mostly copying, hashing, sorting "
       "and JSON serialisation of the starts, the planner a small share); for the systemd backend, the same plan "
-      "plus one `StartTransientUnit` whose every OnCalendar entry the manager parses and computes a next elapse "
-      "for, then the start job; for the peers, one process, bus round trip and job per start (`at`: one process "
+      "plus one `StartTransientUnit` whose few OnCalendar expressions (lists and ranges, 3 for the dense week, "
+      "`Sources/DaysomeCore/Time/CalendarSpec.swift`) the manager parses and computes a next elapse for, then the "
+      "start job; for the peers, one process, bus round trip and job per start (`at`: one process "
       "and one spool file). Reading back: starting `daysomectl` and parsing `queue.json` (wheel) or fetching each "
       "timer's `TimersCalendar` and joining it with the published lay record by instant (systemd backend; the "
-      "first run of this benchmark found that join quadratic, 22 s for the dense week, fixed in a8af69f). Clearing: one rewrite of `queue.json` (wheel), one `StopUnit` per lay (systemd backend), one "
+      "first run of this benchmark found that join quadratic, 22 s for the dense week, fixed in a8af69f), "
+      "expanding each expression into its starts. Clearing: one rewrite of `queue.json` (wheel), one `StopUnit` per lay (systemd backend), one "
       "`StopUnit` job per unit (`systemctl stop`), one spool file removed per job (`atrm`).")
     w("")
     return out
@@ -136,7 +138,7 @@ def read_back_rows(data):
     w("What limits it: exec and the dynamic loader (libc and libm; libsystemd is opened only by the verbs that reach "
       "the bus), the Swift runtime's start-up (the bare program's row: it reads /proc/self/maps and instantiates "
       "generic metadata by name), then reading `queue.json` and printing it. The systemd backend asks the user "
-      "manager for each timer's calendar over its private socket, opening libsystemd first. `atq` is a small C "
+      "manager for its timers and each one's calendar over its private socket (two calls), opening libsystemd first. `atq` is a small C "
       "program reading one directory.")
     w("")
     return out
@@ -358,8 +360,8 @@ def slower(data):
                            f"{fmt_seconds(floor['daysomectl'])} timed from C, a bare Swift program "
                            f"{fmt_seconds(floor['hello'])}); section 2b races them exec to exit")
             if kind == "read" and size == "dense" and any(ours == "systemd" for ours, _ in pairs):
-                why.append("`daysomectl pending` fetches every OnCalendar entry from the manager and joins each with the "
-                           "published lay record (`Sources/DaysomeCLI/ManagerQueue.swift`); that join was a linear "
+                why.append("`daysomectl pending` expands the manager's OnCalendar expressions into their starts and "
+                           "joins each with the published lay record (`Sources/DaysomeCLI/ManagerQueue.swift`); that join was a linear "
                            "search per entry, 22 s for 10,080 starts, until commit a8af69f made it a lookup by instant. "
                            "The daemon and the manager are not what is slow here; the tool is")
             text = f"{verbs[kind]} {week}: " + "; ".join(p for _, p in pairs) + "."

@@ -344,11 +344,12 @@ class UserManager:
                         time.sleep(0.05)
 
     def count(self, pattern):
+        """(active timers matching `pattern`, the starts their OnCalendar expressions name)."""
         out = subprocess.run([self.bench.probe, "count", pattern], env=self.env, capture_output=True, text=True)
         if out.returncode != 0:
             return (-1, -1)
-        timers, entries = out.stdout.split()
-        return int(timers), int(entries)
+        timers, starts = out.stdout.split()
+        return int(timers), int(starts)
 
     def rss_kb(self):
         return rss_kb(self.proc.pid)

@@ -1,7 +1,8 @@
 // `daysomectl pending` for the systemd backend: every start read back from the user's manager
-// itself (each daysome- timer's TimersCalendar and NextElapseUSecRealtime), joined with the lay
-// record the daemon published. A daysome- timer that belongs to no lay is shown, not hidden,
-// and the manager's timers are listed even when the daemon is down: their fire brings it back.
+// itself (each daysome- timer's TimersCalendar: expressions naming the starts, CalendarSpec, and
+// each one's next elapse), joined with the lay record the daemon published. A daysome- timer
+// that belongs to no lay is shown, not hidden, and the manager's timers are listed even when
+// the daemon is down: their fire brings it back.
 
 import DaysomeCore
 import DaysomeFiles
@@ -26,48 +27,72 @@ enum ManagerQueue {
         } catch {
             return .failure(.failure, "cannot list the manager's daysome- timers: \(error)")
         }
-        var raw: [JSONValue] = []
+        let raw = command.has("--raw")
+        var rawUnits: [JSONValue] = []
         var pending: [QueueSnapshot.Entry] = []
         // The lay record by instant: a dense week joins 10,080 entries, so no linear search per entry.
-        var known: [Instant: QueueSnapshot.Entry] = [:]
-        for record in published.pending where known[record.at] == nil { known[record.at] = record }
+        var known: [Instant: [QueueSnapshot.Entry]] = [:]
+        for record in published.pending { known[record.at, default: []].append(record) }
         let currentLay = published.lay
         for unit in units.sorted(by: { $0.name < $1.name }) {
-            guard let calendar = try? manager.timerCalendar(unit.name) else { continue }
-            raw.append(
-                .object(
-                    JSONObject([
-                        ("unit", .string(unit.name)), ("activeState", .string(unit.activeState)),
-                        ("nextElapseUSecRealtime", .number(Double(calendar.nextElapse))),
-                        (
-                            "timersCalendar",
-                            .array(
-                                calendar.entries.map { entry in
-                                    .object(
-                                        JSONObject([
-                                            ("base", .string(entry.base)), ("spec", .string(entry.spec)),
-                                            ("nextElapseUSec", .number(Double(entry.nextElapse))),
-                                        ]))
-                                })
-                        ),
-                    ])))
+            // The path the list gave and one property read: each call to the manager is a round
+            // trip, the most of what `pending` costs (the timer's own next elapse only for --raw).
+            guard
+                let calendar = try? manager.timerCalendar(
+                    path: unit.path.isEmpty ? manager.unitPath(unit.name) : unit.path, timerNextElapse: raw)
+            else { continue }
+            if raw {
+                rawUnits.append(
+                    .object(
+                        JSONObject([
+                            ("unit", .string(unit.name)), ("activeState", .string(unit.activeState)),
+                            ("nextElapseUSecRealtime", .number(Double(calendar.nextElapse))),
+                            (
+                                "timersCalendar",
+                                .array(
+                                    calendar.entries.map { entry in
+                                        .object(
+                                            JSONObject([
+                                                ("base", .string(entry.base)), ("spec", .string(entry.spec)),
+                                                ("nextElapseUSec", .number(Double(entry.nextElapse))),
+                                            ]))
+                                    })
+                            ),
+                        ])))
+                continue
+            }
             let lay = layNumber(of: unit.name)
-            // The manager keeps an entry that has elapsed with its last elapse (systemd 252 leaves
-            // a one-off spec's next elapse at the instant it fired): only those ahead are pending.
-            let now = UInt64(max(0, context.now.seconds)) * 1_000_000
-            for entry in calendar.entries where entry.nextElapse > now && entry.nextElapse != UInt64.max {
-                let at = Instant(seconds: Int64(entry.nextElapse / 1_000_000))
-                let record = lay == currentLay ? known[at] : nil
-                pending.append(
-                    QueueSnapshot.Entry(
-                        lay: lay, at: at, local: record?.local ?? at.rfc3339, itemIds: record?.itemIds ?? [],
-                        title: record?.title
-                            ?? (lay == currentLay ? "(not in the lay record)" : "(belongs to no current lay)"),
-                        handle: unit.name))
+            for entry in calendar.entries {
+                // 0 or UInt64.max: the entry will not elapse again.
+                guard entry.nextElapse != 0, entry.nextElapse != UInt64.max else { continue }
+                let next = Instant(seconds: Int64(entry.nextElapse / 1_000_000))
+                // An entry is an expression naming several starts (CalendarSpec); the manager's
+                // next elapse says which are still ahead. systemd 252 leaves an entry that elapsed
+                // for the last time at that instant, so only those after now are pending. A spec
+                // this daemon did not write stands for its next elapse.
+                let ahead = (CalendarSpec.instants(of: entry.spec) ?? [next]).filter { $0 >= next && $0 > context.now }
+                for at in ahead {
+                    // Each start at that instant once: two entries naming it elapse once.
+                    let records = lay == currentLay ? known.removeValue(forKey: at) ?? [] : []
+                    guard !records.isEmpty else {
+                        pending.append(
+                            QueueSnapshot.Entry(
+                                lay: lay, at: at, local: at.rfc3339, itemIds: [],
+                                title: lay == currentLay ? "(not in the lay record)" : "(belongs to no current lay)",
+                                handle: unit.name))
+                        continue
+                    }
+                    for record in records {
+                        pending.append(
+                            QueueSnapshot.Entry(
+                                lay: lay, at: at, local: record.local, itemIds: record.itemIds, title: record.title,
+                                handle: unit.name))
+                    }
+                }
             }
         }
-        if command.has("--raw") {
-            return CommandOutput(stdout: JSONValue.array(raw).serialized(pretty: true) + "\n")
+        if raw {
+            return CommandOutput(stdout: JSONValue.array(rawUnits).serialized(pretty: true) + "\n")
         }
         let queue = QueueSnapshot(
             backend: "systemd", display: published.display, lay: published.lay, daemonRunning: running,

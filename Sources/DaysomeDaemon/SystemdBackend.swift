@@ -1,7 +1,8 @@
 // The systemd backend: each lay (and each top-up of it) becomes one transient timer in the
-// user's manager, whose TimersCalendar carries every start as an OnCalendar entry at its UTC
-// instant (the planner already applied the DST rules; a zone name would also make the manager
-// fork at every computation). The timer's service runs the project's own `daysomectl fire`,
+// user's manager, whose TimersCalendar carries the starts as few OnCalendar expressions in UTC
+// (CalendarSpec: a start every minute for a week is three, not 10,080 entries the manager would
+// each parse and compute; the planner already applied the DST rules; a zone name would also
+// make the manager fork at every computation). The timer's service runs the project's own `daysomectl fire`,
 // which asks this daemon to deliver: the daemon posts every notification itself. Nothing from
 // the household reaches a unit: names, specs and arguments are built from numbers and paths.
 
@@ -53,12 +54,6 @@ final class SystemdBackend {
         self.generation += 1
     }
 
-    /// `2026-11-30 13:00:00 UTC`: an instant as an OnCalendar spec.
-    static func calendarSpec(_ instant: Instant) -> String {
-        let text = instant.rfc3339
-        return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(8)) + " UTC"
-    }
-
     /// Adds one timer holding `starts` for a lay; with `replacing`, stops every daysome- timer first.
     /// Nothing waits on the manager: the timer is started from the reply that lists the names
     /// already taken, and only if no clear came in between (a clear overtakes a lay in progress).
@@ -66,18 +61,24 @@ final class SystemdBackend {
         if replacing { self.stopAll() }
         guard !starts.isEmpty else { return }
         let generation = self.generation
+        // The expressions are written while the manager lists (its answer comes on a later turn
+        // of the loop); a list that failed at once finds none yet and writes them then.
+        var calendars: [String]?
         self.manager.listUnits(matching: ["daysome-lay\(lay)*"]) { [weak self] result in
             guard let self, self.generation == generation else { return }
             let existing = Set(((try? result.get()) ?? []).map(\.name))
-            self.start(lay, starts: starts, taken: existing.union(self.requested), exactAlarms: exactAlarms)
+            self.start(
+                lay, calendars: calendars ?? CalendarSpec.specs(covering: starts.lazy.map(\.at)), starts: starts.count,
+                taken: existing.union(self.requested), exactAlarms: exactAlarms)
         }
+        calendars = CalendarSpec.specs(covering: starts.lazy.map(\.at))
     }
 
-    private func start(_ lay: UInt64, starts: [Start], taken: Set<String>, exactAlarms: Bool) {
+    private func start(_ lay: UInt64, calendars: [String], starts: Int, taken: Set<String>, exactAlarms: Bool) {
         let name = self.names.next(lay: lay, taken: taken)
         let timer = TransientTimer(
-            name: name + ".timer", description: "Daysome lay \(lay): \(starts.count) starts",
-            calendars: starts.map { Self.calendarSpec($0.at) },
+            name: name + ".timer", description: "Daysome lay \(lay): \(starts) starts",
+            calendars: calendars,
             // The manager's default minute puts every timer of the machine at one offset, often 40-60 s late.
             accuracy: exactAlarms ? 1_000_000 : 60_000_000, wakeSystem: false,
             service: TransientService(

@@ -1,10 +1,12 @@
 // The embedded world's systemd user manager, for `--backend systemd`. The daemon's own
 // SystemdBackend talks to it as to the real one: it lists units, starts transient timers (each
-// calendar entry a UTC instant) and stops them, and its replies come on the daemon's loop, after
-// the call returned, so a clear can overtake a lay whose list is still out. Its timers outlive
-// the daemon (they are the manager's), fire at their instants by running the service's
-// `daysomectl fire --lay N` (here: the Manager's `fire`, as the control socket would), elapse
-// unheard while no daemon runs, and are all lost when the manager restarts.
+// calendar entry a CalendarSpec expression in UTC, elapsing at every instant it names; one it
+// cannot read is refused, as the manager refuses a spec it cannot parse) and stops them, and its
+// replies come on the daemon's loop, after the call returned, so a clear can overtake a lay
+// whose list is still out. Its timers outlive the daemon (they are the manager's), fire at their
+// instants by running the service's `daysomectl fire --lay N` (here: the Manager's `fire`, as
+// the control socket would), elapse unheard while no daemon runs, and are all lost when the
+// manager restarts.
 
 import DaysomeCore
 import DaysomeDaemon
@@ -102,8 +104,8 @@ public final class FakeSystemdManager: TimerManager {
         let lay = timer.service.argv.firstIndex(of: "--lay").flatMap { index in
             index + 1 < timer.service.argv.count ? UInt64(timer.service.argv[index + 1]) : nil
         }
-        let instants = timer.calendars.compactMap(Self.instant(calendar:))
-        guard let lay, instants.count == timer.calendars.count else {
+        let expanded = timer.calendars.compactMap(CalendarSpec.instants(of:))
+        guard let lay, expanded.count == timer.calendars.count else {
             self.answer(
                 completion,
                 with: .failure(
@@ -113,7 +115,8 @@ public final class FakeSystemdManager: TimerManager {
                         errno: EINVAL)))
             return
         }
-        self.units.append(Unit(name: timer.name, lay: lay, left: instants.sorted()))
+        // Entries naming one instant twice elapse once, as in the manager.
+        self.units.append(Unit(name: timer.name, lay: lay, left: Set(expanded.joined()).sorted()))
         self.rearm()
         self.answer(completion, with: .success("/org/freedesktop/systemd1/job/1"))
     }
@@ -163,12 +166,6 @@ public final class FakeSystemdManager: TimerManager {
 
     static let disconnected = BusError(
         name: "org.freedesktop.DBus.Error.NoReply", message: "the manager left the bus", errno: ECONNRESET)
-
-    /// `2026-11-30 13:00:00 UTC` (the backend's OnCalendar spec) as an instant.
-    static func instant(calendar: String) -> Instant? {
-        guard calendar.hasSuffix(" UTC"), calendar.count == 23 else { return nil }
-        return parseUTC(String(calendar.prefix(10)) + "T" + String(calendar.dropFirst(11).prefix(8)) + "Z")
-    }
 
     /// Sends `result` as the reply of a call, or a lost connection where the manager restarted since.
     private func answer<Value>(

@@ -13,13 +13,18 @@ public struct ListedUnit: Sendable, Equatable {
     public let loadState: String
     public let activeState: String
     public let subState: String
+    /// The unit's object path, for reading its properties without a GetUnit call.
+    public let path: String
 
-    public init(name: String, description: String, loadState: String, activeState: String, subState: String) {
+    public init(
+        name: String, description: String, loadState: String, activeState: String, subState: String, path: String = ""
+    ) {
         self.name = name
         self.description = description
         self.loadState = loadState
         self.activeState = activeState
         self.subState = subState
+        self.path = path
     }
 }
 
@@ -282,11 +287,15 @@ public final class SystemdManager {
             let load = try reply.readString()
             let active = try reply.readString()
             let sub = try reply.readString()
-            try reply.skip("sou")
+            try reply.skip("s")
+            let path = try reply.readObjectPath()
+            try reply.skip("u")
             try reply.skip("so")
             try reply.exitContainer()
             units.append(
-                ListedUnit(name: name, description: description, loadState: load, activeState: active, subState: sub))
+                ListedUnit(
+                    name: name, description: description, loadState: load, activeState: active, subState: sub,
+                    path: path))
         }
         try reply.exitContainer()
         return units
@@ -333,10 +342,12 @@ public final class SystemdManager {
         return try Self.readPath(try self.bus.call(message, timeout: Self.callTimeout))
     }
 
-    /// A timer's calendar entries with their next elapse (`TimersCalendar a(sst)`), and the
-    /// timer's own next elapse (`NextElapseUSecRealtime t`).
-    public func timerCalendar(_ name: String) throws(BusError) -> (entries: [TimerCalendarEntry], nextElapse: UInt64) {
-        let path = try self.unitPath(name)
+    /// A timer's calendar entries with their next elapse (`TimersCalendar a(sst)`), and with
+    /// `timerNextElapse` the timer's own next elapse (`NextElapseUSecRealtime t`; else 0): one
+    /// call to the manager, two with it. `path` is the unit's object path (`ListedUnit.path`).
+    public func timerCalendar(
+        path: String, timerNextElapse: Bool = false
+    ) throws(BusError) -> (entries: [TimerCalendarEntry], nextElapse: UInt64) {
         let calendar = try self.getProperty(
             path: path, interface: "org.freedesktop.systemd1.Timer", name: "TimersCalendar")
         var entries: [TimerCalendarEntry] = []
@@ -353,6 +364,7 @@ public final class SystemdManager {
         } catch {
             throw BusError(error)
         }
+        guard timerNextElapse else { return (entries, 0) }
         let next = try self.getProperty(
             path: path, interface: "org.freedesktop.systemd1.Timer", name: "NextElapseUSecRealtime")
         do {

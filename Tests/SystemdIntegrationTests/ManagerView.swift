@@ -11,7 +11,9 @@ import Glibc
 struct ManagerTimer: CustomStringConvertible {
     let name: String
     let activeState: String
-    /// Each OnCalendar entry as an RFC 3339 instant (the spec itself when it is not a UTC instant).
+    /// Each OnCalendar entry as the manager normalised it.
+    let specs: [String]
+    /// Every instant the entries name, as RFC 3339 (a spec this view cannot read stands as itself).
     let instants: [String]
     /// Each entry's next elapse in CLOCK_REALTIME microseconds (0 or max once it has passed).
     let nextElapses: [Double]
@@ -26,15 +28,50 @@ struct ManagerTimer: CustomStringConvertible {
     }
 
     var description: String {
-        "\(self.name) [\(self.activeState)] \(self.instants.count) entries"
+        "\(self.name) [\(self.activeState)] \(self.specs.count) entries, \(self.instants.count) instants"
     }
 }
 
-/// `2026-12-06 16:00:00 UTC` → `2026-12-06T16:00:00Z`; anything else unchanged.
-func instantOfSpec(_ spec: String) -> String {
+/// The instants of a UTC calendar expression with lists and ranges in each component
+/// (`2026-12-01..06,08 00..23:*:00 UTC`), as RFC 3339; the spec itself when it is not of that
+/// form. Written here on its own, not with the daemon's CalendarSpec, so that the view checks it.
+func instantsOfSpec(_ spec: String) -> [String] {
     let parts = spec.split(separator: " ")
-    guard parts.count == 3, parts[2] == "UTC", parts[0].count == 10, parts[1].count == 8 else { return spec }
-    return "\(parts[0])T\(parts[1])Z"
+    guard parts.count == 3, parts[2] == "UTC" else { return [spec] }
+    let date = parts[0].split(separator: "-").map(String.init)
+    let time = parts[1].split(separator: ":").map(String.init)
+    func values(_ text: String, _ all: ClosedRange<Int>) -> [Int]? {
+        if text == "*" { return Array(all) }
+        var out: [Int] = []
+        for item in text.split(separator: ",") {
+            let ends = item.split(separator: "..").compactMap { Int($0) }
+            guard ends.count == (item.contains("..") ? 2 : 1) else { return nil }
+            out += Array(ends[0]...ends[ends.count - 1])
+        }
+        return out
+    }
+    guard date.count == 3, time.count == 3, let years = values(date[0], 1970...2199),
+        let months = values(date[1], 1...12), let days = values(date[2], 1...31), let hours = values(time[0], 0...23),
+        let minutes = values(time[1], 0...59), let secs = values(time[2], 0...59)
+    else { return [spec] }
+    func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    var out: [String] = []
+    for year in years {
+        for month in months {
+            for day in days {
+                // A day the month lacks (November 31st) never elapses.
+                guard seconds(of: "\(year)-\(pad(month))-\(pad(day))T00:00:00Z") != nil else { continue }
+                for hour in hours {
+                    for minute in minutes {
+                        for second in secs {
+                            out.append("\(year)-\(pad(month))-\(pad(day))T\(pad(hour)):\(pad(minute)):\(pad(second))Z")
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return out
 }
 
 private let utcZone = Zone(name: "UTC", rules: .utc)
@@ -42,6 +79,17 @@ private let utcZone = Zone(name: "UTC", rules: .utc)
 /// Whole seconds of an RFC 3339 instant.
 func seconds(of text: String) -> Int64? {
     TimeParsing.instant(text, zone: utcZone)?.seconds
+}
+
+/// Whether `next` (microseconds), an entry's next elapse read between the wall times `before`
+/// and `after`, is the instant of `spec` the manager must elapse next: one the spec names, none
+/// skipped (an instant up to 2 s before the read may still be due: the timer's accuracy), and
+/// not past the first one after the read.
+func isTheNextElapse(_ next: Double, of spec: String, readBetween before: Double, and after: Double) -> Bool {
+    let instants = instantsOfSpec(spec).compactMap { seconds(of: $0) }.map(Double.init)
+    guard let bound = instants.first(where: { $0 > after + 1 }) else { return true }
+    let at = next / 1_000_000
+    return instants.contains(at) && at >= before - 2 && at <= bound
 }
 
 /// The lay the daemon recorded in <state-dir>/lay.json.
@@ -104,7 +152,8 @@ extension TestWorld {
             timers.append(
                 ManagerTimer(
                     name: name, activeState: active,
-                    instants: parsed.map { instantOfSpec($0.count > 1 ? $0[1].stringValue ?? "" : "") },
+                    specs: parsed.map { $0.count > 1 ? $0[1].stringValue ?? "" : "" },
+                    instants: parsed.flatMap { instantsOfSpec($0.count > 1 ? $0[1].stringValue ?? "" : "") },
                     nextElapses: parsed.map { $0.count > 2 ? $0[2].doubleValue ?? -1 : -1 },
                     accuracyUSec: values[1]?.doubleValue, remainAfterElapse: values[2]?.boolValue,
                     persistent: values[3]?.boolValue))
@@ -141,6 +190,8 @@ struct Converged {
     let instants: [String]
     /// A start fell between `from` and the check, so only the still-future part was compared.
     let comparedFutureOnly: Bool
+    /// The wall clock just before and just after the timers were read.
+    let readBetween: (Double, Double)
 }
 
 extension TestWorld {
@@ -154,6 +205,7 @@ extension TestWorld {
             why = "no lay recorded in lay.json"
             return nil
         }
+        let before = wallSeconds()
         guard let timers = try await self.daysomeTimers() else {
             why = "a daysome- timer vanished while it was read"
             return nil
@@ -174,6 +226,7 @@ extension TestWorld {
             expected = try await self.plannedInstants(from: lay.from, household: household)
             planCache[lay.from] = expected
         }
+        let read = (before, wallSeconds())
         let held = timers.flatMap(\.instants)
         guard Set(held).count == held.count else {
             let duplicates = Dictionary(grouping: held, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
@@ -181,7 +234,9 @@ extension TestWorld {
             return nil
         }
         if Set(held) == Set(expected) {
-            return Converged(lay: lay.number, from: lay.from, timers: timers, instants: held, comparedFutureOnly: false)
+            return Converged(
+                lay: lay.number, from: lay.from, timers: timers, instants: held, comparedFutureOnly: false,
+                readBetween: read)
         }
         // A start between the lay's `from` and now may already be handled and not laid again
         // after a restart (and the horizon moved with it): compare what is still ahead.
@@ -196,7 +251,8 @@ extension TestWorld {
             }
             if Set(held.filter(ahead)) == Set(expected.filter(ahead)) {
                 return Converged(
-                    lay: lay.number, from: lay.from, timers: timers, instants: held, comparedFutureOnly: true)
+                    lay: lay.number, from: lay.from, timers: timers, instants: held, comparedFutureOnly: true,
+                    readBetween: read)
             }
         }
         let missing = Set(expected).subtracting(held).sorted()
