@@ -12,6 +12,9 @@ import Glibc
 
 /// What the embedded world keeps of the tablet's edges, and of the account of starts.
 struct EdgeWorld {
+    /// The wall clock was ever set back in this run: a call no restart could prove may be made
+    /// again at its minute lived anew (the known limit), and only then.
+    var clockSetBack = false
     /// The runtime tmpfs has no inode left (`runtime no-inodes`): no new file, not even the apps'.
     var runtimeOutOfInodes = false
     /// Since when she has been hidden from the day, as the daemon can know it, without a break

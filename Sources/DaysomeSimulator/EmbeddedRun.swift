@@ -213,7 +213,8 @@ struct EmbeddedWorld {
                 try tablet.writeHousehold(Households.text(index, zone: self.zone.name))
             }
             self.fileVariant = index
-            if index != 3 && tablet.running {
+            // A stalled daemon reads it when its loop runs again (`resume`).
+            if index != 3 && tablet.running && !tablet.loop.stalled {
                 self.lastReadGood = index
                 self.readUnkept = self.stateFull && self.runtimeFull
                 self.readUnkeptOnState = self.stateFull
@@ -302,7 +303,13 @@ struct EmbeddedWorld {
         case .stall(let stalls):
             // Only a running daemon's loop stops; a new daemon's loop runs.
             guard tablet.running, stalls != tablet.loop.stalled else { break }
-            if stalls { tablet.loop.stall() } else { tablet.loop.resume() }
+            if stalls {
+                tablet.loop.stall()
+            } else {
+                tablet.loop.resume()
+                // What the family saved meanwhile is read now, as at a start.
+                self.readAtStart()
+            }
         case .managerRestart:
             tablet.systemd.restart()
             tablet.advance(seconds: 0)
@@ -337,6 +344,7 @@ struct EmbeddedWorld {
             self.readAtStart(afterPowerCut: true)
             try tablet.startDaemon()
         case .clockStep(let seconds):
+            if seconds < 0 { self.edges.clockSetBack = true }
             tablet.jumpClock(to: tablet.now.adding(seconds: seconds))
             tablet.advance(seconds: 0)
         case .suspend(let seconds):
@@ -540,7 +548,9 @@ struct EmbeddedWorld {
         if self.stateFull { self.postedWhileFull.formUnion(tablet.server.heldNotifies) }
         for card in cards[self.judged...] {
             if self.stateFull { self.postedWhileFull.insert(Self.call(card)) }
-            guard !self.unprovable.contains(Self.call(card)) else { continue }
+            // A restart that cannot prove what was called calls nothing it owed (its record says
+            // so, whatever the runtime directory took): only a clock set back over the minute may.
+            guard !self.unprovable.contains(Self.call(card)) || !self.edges.clockSetBack else { continue }
             let made = cards.filter { Self.call($0) == Self.call(card) }.count
             if made > 1 + (self.wiped[Self.call(card)] ?? 0) {
                 return self.broke("never-twice", "the call at \(card.at.rfc3339) was shown \(made) times")
