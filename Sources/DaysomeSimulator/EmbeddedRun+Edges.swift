@@ -45,11 +45,12 @@ extension EmbeddedWorld {
     mutating func saveHouseholdThroughLink(_ text: String) throws {
         let tablet = self.tablet
         let household = tablet.paths.household
+        // Its directory is made again where a power cut took it (it was never synced).
+        try tablet.files.makeDirectories(directory(of: self.linkedHousehold), mode: 0o700)
         if tablet.files.status(household, followLinks: false)?.kind == .symlink {
             try tablet.saveByRename(self.linkedHousehold, text)
             return
         }
-        try tablet.files.makeDirectories(directory(of: self.linkedHousehold), mode: 0o700)
         try tablet.files.writeAtomically(self.linkedHousehold, Array(text.utf8), mode: 0o600, durable: false)
         tablet.plant(at: household) { path in
             try? tablet.files.removeFile(path)
