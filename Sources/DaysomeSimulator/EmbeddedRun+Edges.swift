@@ -23,9 +23,10 @@ struct EdgeWorld {
     /// Since when a daemon has run with its loop going, and a server answered on the session bus,
     /// without a break.
     var upSince: Instant?
-    /// Since when the household in force has been the same, and how many the world knew then.
+    /// Since when the household the daemon lays from has been the same (the last good one a
+    /// daemon read), and what the world knew of households then (how many, which was read).
     var householdSince: Instant?
-    var householdsKnown = 0
+    var householdsKnown = (count: 0, read: 0)
     /// The end of the last grace window judged.
     var judgedThrough: Instant?
     /// Starts up to here are not judged: the account began afresh after them (the run's start, a
@@ -111,7 +112,7 @@ extension EmbeddedWorld {
         else { return nil }
         self.edges.judgedThrough = now
         guard let hiddenSince = self.edges.hiddenSince, let upSince = self.edges.upSince,
-            let householdSince = self.edges.householdSince, let variant = self.households.last?.variant,
+            let householdSince = self.edges.householdSince, case let variant = self.lastReadGood,
             case .success(let loaded) = Households.variant(variant, zone: self.zone, now: now)
         else { return nil }
         let from = max(
@@ -167,8 +168,9 @@ extension EmbeddedWorld {
             tablet.running && !tablet.loop.stalled && self.sessionBusUp && !self.sessionReconnecting
             && tablet.server.instance != nil && !tablet.server.hung
         self.edges.upSince = up ? (self.edges.upSince ?? now) : nil
-        if self.households.count != self.edges.householdsKnown || self.edges.householdSince == nil {
-            self.edges.householdsKnown = self.households.count
+        let known = (count: self.households.count, read: self.lastReadGood)
+        if known != self.edges.householdsKnown || self.edges.householdSince == nil {
+            self.edges.householdsKnown = known
             self.edges.householdSince = now
         }
     }
