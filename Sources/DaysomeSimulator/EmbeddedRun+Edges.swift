@@ -20,6 +20,11 @@ struct EdgeWorld {
     /// Since when she has been hidden from the day, as the daemon can know it, without a break
     /// (nil: she sees it, or what the daemon hears may still be on its way).
     var hiddenSince: Instant?
+    /// Since when a daemon has run (stalled or not), and whether she was hidden when the last one
+    /// stopped: a start whose minute fell while none ran is owed only where a lay was in force then
+    /// (a lock made while no daemon ran has no time a start could know it by).
+    var runningSince: Instant?
+    var hiddenWhenStopped = false
     /// Since when a daemon has run with its loop going, and a server answered on the session bus,
     /// without a break.
     var upSince: Instant?
@@ -121,7 +126,11 @@ extension EmbeddedWorld {
             loaded.load.household, after: from.adding(seconds: -1), through: now.adding(seconds: -window)
         )
         .starts
-        for start in starts where start.at >= from && start.at.adding(seconds: window) >= upSince {
+        let ranSince = self.edges.runningSince ?? now
+        for start in starts
+        where start.at >= from && start.at.adding(seconds: window) >= upSince
+            && (start.at >= ranSince || self.edges.hiddenWhenStopped)
+        {
             let stamp = start.at.rfc3339
             let shown =
                 tablet.server.notified.contains { $0.at == start.at }
@@ -153,11 +162,19 @@ extension EmbeddedWorld {
         if Self.startsTheAccountAfresh(step) || self.edges.judgedThrough == nil {
             self.edges.floor = max(self.edges.latest, now)
             self.edges.hiddenSince = nil
+            self.edges.runningSince = nil
             self.edges.upSince = nil
             self.edges.householdSince = nil
             self.edges.judgedThrough = now
         }
         self.edges.latest = max(self.edges.latest, now)
+        if tablet.running {
+            self.edges.runningSince = self.edges.runningSince ?? now
+        } else if self.edges.runningSince != nil {
+            // Hidden up to this step, as the account knew it before the daemon went.
+            self.edges.hiddenWhenStopped = self.edges.hiddenSince != nil
+            self.edges.runningSince = nil
+        }
         let hidden =
             !self.seesTheDayAsTheDaemonCanKnow && !self.reconnecting && !self.sessionReconnecting
             && self.file != .garbage
