@@ -434,7 +434,7 @@ extension Manager {
         var path = self.options.paths.household
         // SYMLOOP_MAX: a longer chain does not open either.
         for _ in 0..<40 {
-            guard let target = Self.linkTarget(path) else { break }
+            guard let target = self.disk.linkTarget(path) else { break }
             path = target.hasPrefix("/") ? target : directory(of: path) + "/" + target
             let point = Self.watchPoint(for: path, on: self.disk)
             // Canonical: the same directory reached by two spellings is watched once.
@@ -461,14 +461,6 @@ extension Manager {
         self.householdTargetWatches = watches
         // A target's directory made between the look and the watch: look again once it moved.
         if moved && waitsForADirectory { self.scheduleHouseholdReload() }
-    }
-
-    /// What the symlink at `path` holds; nil where `path` is no symlink.
-    static func linkTarget(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `path` with every link and `..` resolved, or as it is where it cannot be.

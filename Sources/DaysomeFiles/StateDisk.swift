@@ -63,6 +63,8 @@ public protocol StateDisk: AnyObject {
     func status(_ path: String, followLinks: Bool) -> FileStatus?
     /// Which file a path names, as device and inode and as a canonical path (FileIdentity).
     func identity(of path: String) -> FileIdentity
+    /// What the symlink at `path` points to (readlink(2)); nil where `path` is no link.
+    func linkTarget(_ path: String) -> String?
     /// Takes the runtime directory's lock and its record space (DaemonLock); EWOULDBLOCK when
     /// another daemon holds it.
     func lockRuntimeDirectory(_ runtimeDirectory: String) throws(FileError) -> any RuntimeDirectoryHold
@@ -179,6 +181,13 @@ public final class SystemDisk: StateDisk, Sendable {
     }
 
     public func identity(of path: String) -> FileIdentity { FileIdentity.of(path) }
+
+    public func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     public func lockRuntimeDirectory(_ runtimeDirectory: String) throws(FileError) -> any RuntimeDirectoryHold {
         try DaemonLock(runtimeDirectory: runtimeDirectory)

@@ -146,11 +146,14 @@ struct EmbeddedWorld {
     var judged = 0
     var logRead = 0
     var stepIndex = 0
+    /// The tablet's edges (EmbeddedRun+Edges.swift): links, inodes, names, and every start held to account.
+    var edges = EdgeWorld()
 
     init(tablet: EmbeddedTablet, zone: Zone) {
         self.tablet = tablet
         self.zone = zone
         self.households = [(tablet.loop.monotonic, 0)]
+        self.edges.latest = tablet.now
     }
 
     mutating func apply(_ step: SimStep, index: Int) throws -> SimViolation? {
@@ -168,7 +171,9 @@ struct EmbeddedWorld {
             {
                 self.readUnkeptOnState = false
             }
-        case .display(let word), .displayInPlace(let word):
+        case .display(let word), .displayInPlace(let word), .displayLostInOverflow(let word):
+            // Out of inodes, the runtime tmpfs takes none of the app's saves: the file keeps its word.
+            if self.edges.runtimeOutOfInodes && word != .missing { break }
             self.file = word
             self.pidLineExited = false
             if !tablet.running { self.fileWrittenWhileDown = true }
@@ -187,6 +192,8 @@ struct EmbeddedWorld {
             }
             if case .displayInPlace = step {
                 try tablet.writeDisplayInPlace(line)
+            } else if case .displayLostInOverflow = step {
+                try tablet.writeDisplayLostInOverflow(line)
             } else {
                 try tablet.writeDisplay(line)
             }
@@ -198,11 +205,16 @@ struct EmbeddedWorld {
             self.pidLineExited = true
             self.fileView = .away
             tablet.loop.advance(by: 1)
-        case .household(let variant):
+        case .household(let variant), .householdThroughLink(let variant):
             let index = variant % Households.count
-            try tablet.writeHousehold(Households.text(index, zone: self.zone.name))
+            if case .householdThroughLink = step {
+                try self.saveHouseholdThroughLink(Households.text(index, zone: self.zone.name))
+            } else {
+                try tablet.writeHousehold(Households.text(index, zone: self.zone.name))
+            }
             self.fileVariant = index
-            if index != 3 && tablet.running {
+            // A stalled daemon reads it when its loop runs again (`resume`).
+            if index != 3 && tablet.running && !tablet.loop.stalled {
                 self.lastReadGood = index
                 self.readUnkept = self.stateFull && self.runtimeFull
                 self.readUnkeptOnState = self.stateFull
@@ -282,22 +294,40 @@ struct EmbeddedWorld {
         case .runtimeFull(let full):
             self.runtimeFull = full
             tablet.failRuntime(full ? ENOSPC : nil)
+            if !full { self.runtimeTakesNewFiles() }
             tablet.advance(seconds: 0)
+        case .runtimeRefuses(let inodes):
+            self.runtimeFull = true
+            self.runtimeRefuses(inodes: inodes)
+            tablet.advance(seconds: 0)
+        case .stall(let stalls):
+            // Only a running daemon's loop stops; a new daemon's loop runs.
+            guard tablet.running, stalls != tablet.loop.stalled else { break }
+            if stalls {
+                tablet.loop.stall()
+            } else {
+                tablet.loop.resume()
+                // What the family saved meanwhile is read now, as at a start.
+                self.readAtStart()
+            }
         case .managerRestart:
             tablet.systemd.restart()
             tablet.advance(seconds: 0)
         case .managerSlow:
             tablet.systemd.holdsReplies = true
         case .kill: if tablet.running { self.kill() }
-        case .start:
+        case .start, .startNamed:
             // Without its session bus the daemon cannot start: its service manager tries again later.
             if !tablet.running && self.sessionBusUp {
+                self.nameStateDirectory(for: step)
                 self.readAtStart()
                 self.awaitsSystemBusSocket = !self.systemBusUp
                 self.fileView = self.file.view(atStart: true, before: self.fileView, exited: self.pidLineExited)
                 try tablet.startDaemon()
             }
         case .powerCut(let tear):
+            // A new tmpfs at boot, with all its inodes.
+            self.runtimeTakesNewFiles()
             self.wipe(daemonDies: true)
             self.unprovable.formUnion(self.postedWhileFull)
             self.runtimeFull = false
@@ -314,6 +344,7 @@ struct EmbeddedWorld {
             self.readAtStart(afterPowerCut: true)
             try tablet.startDaemon()
         case .clockStep(let seconds):
+            if seconds < 0 { self.edges.clockSetBack = true }
             tablet.jumpClock(to: tablet.now.adding(seconds: seconds))
             tablet.advance(seconds: 0)
         case .suspend(let seconds):
@@ -517,7 +548,9 @@ struct EmbeddedWorld {
         if self.stateFull { self.postedWhileFull.formUnion(tablet.server.heldNotifies) }
         for card in cards[self.judged...] {
             if self.stateFull { self.postedWhileFull.insert(Self.call(card)) }
-            guard !self.unprovable.contains(Self.call(card)) else { continue }
+            // A restart that cannot prove what was called calls nothing it owed (its record says
+            // so, whatever the runtime directory took): only a clock set back over the minute may.
+            guard !self.unprovable.contains(Self.call(card)) || !self.edges.clockSetBack else { continue }
             let made = cards.filter { Self.call($0) == Self.call(card) }.count
             if made > 1 + (self.wiped[Self.call(card)] ?? 0) {
                 return self.broke("never-twice", "the call at \(card.at.rfc3339) was shown \(made) times")
@@ -555,7 +588,9 @@ struct EmbeddedWorld {
         }
         self.judged = cards.count
         if let violation = self.oneBellPerCall() { return violation }
-        guard tablet.running else { return nil }
+        if let violation = self.heldToAccount(after: step) { return violation }
+        // A stalled daemon is judged once it runs again, as a stopped one once it starts.
+        guard tablet.running, !tablet.loop.stalled else { return nil }
         if let broken = tablet.machineInvariantViolations.first { return self.broke("machine-invariant", broken) }
         // Nothing stale on screen: a card past its end is taken down (a hung server's late card
         // once it answers).
@@ -735,7 +770,7 @@ struct EmbeddedWorld {
     /// Steps that start a daemon.
     static func starts(_ step: SimStep) -> Bool {
         switch step {
-        case .start, .powerCut: true
+        case .start, .startNamed, .powerCut: true
         default: false
         }
     }

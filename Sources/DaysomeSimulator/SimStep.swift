@@ -58,6 +58,25 @@ public enum SimStep: Sendable, Equatable {
     /// The systemd user manager is slow (systemd backend): it handles each call at once, and its
     /// replies come at the next `advance`, so the steps between meet the daemon waiting for them.
     case managerSlow
+    /// The display writes its state by rename while the daemon's inotify queue is full: the named
+    /// event is lost, and the kernel's nameless overflow reaches the watches instead.
+    case displayLostInOverflow(FileWord)
+    /// The daemon's loop stops (true: SIGSTOP, a starved CPU) or runs again: meanwhile the display,
+    /// the lockers and the server go on, and what queued is dispatched at once when it runs.
+    case stall(Bool)
+    /// The family's app keeps the household in its own directory, linked from the household's path,
+    /// and saves variant N there by rename (the first such save makes the link).
+    case householdThroughLink(Int)
+    /// The runtime directory takes no new file: its tmpfs is out of inodes (true), or read-only.
+    case runtimeRefuses(inodes: Bool)
+    /// The daemon starts with its state directory named another way: `STATE/`, or through a link
+    /// (`start-as slash`, `start-as link`; a trace's header holds the `start` line).
+    case startNamed(StateNaming)
+
+    /// How a start names the state directory.
+    public enum StateNaming: String, Sendable, CaseIterable {
+        case slash, link
+    }
 
     /// What the display state file holds. `foreground-pid`: `foreground pid=N` of a display that
     /// runs; `dead-pid`: of a pid no process has.
@@ -106,6 +125,11 @@ public enum SimStep: Sendable, Equatable {
         case .suspend(let seconds): "suspend \(seconds)"
         case .managerRestart: "manager-restart"
         case .managerSlow: "manager-slow"
+        case .displayLostInOverflow(let word): "display-overflow \(word.rawValue)"
+        case .stall(let stalls): stalls ? "stall" : "resume"
+        case .householdThroughLink(let variant): "household-link \(variant)"
+        case .runtimeRefuses(let inodes): "runtime \(inodes ? "no-inodes" : "read-only")"
+        case .startNamed(let naming): "start-as \(naming.rawValue)"
         }
     }
 
@@ -144,11 +168,25 @@ public enum SimStep: Sendable, Equatable {
             guard let change = ServerChange(rawValue: rest[0]) else { return nil }
             self = .server(change)
         case ("click", 0): self = .click
+        case ("runtime", 1) where ["no-inodes", "read-only"].contains(rest[0]):
+            self = .runtimeRefuses(inodes: rest[0] == "no-inodes")
         case ("disk", 1), ("runtime", 1):
             guard ["full", "free"].contains(rest[0]) else { return nil }
             self = verb == "disk" ? .diskFull(rest[0] == "full") : .runtimeFull(rest[0] == "full")
         case ("kill", 0): self = .kill
         case ("start", 0): self = .start
+        case ("start-as", 1):
+            guard let naming = StateNaming(rawValue: rest[0]) else { return nil }
+            self = .startNamed(naming)
+        case ("display-overflow", 1):
+            // Lost in an overflow is a rename's event: missing is no write.
+            guard let word = FileWord(rawValue: rest[0]), word != .missing else { return nil }
+            self = .displayLostInOverflow(word)
+        case ("stall", 0): self = .stall(true)
+        case ("resume", 0): self = .stall(false)
+        case ("household-link", 1):
+            guard let variant = Int(rest[0]) else { return nil }
+            self = .householdThroughLink(variant)
         case ("power-cut", 0): self = .powerCut(tear: nil)
         case ("power-cut", 1):
             guard let tear = UInt64(rest[0]) else { return nil }

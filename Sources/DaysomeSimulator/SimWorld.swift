@@ -115,6 +115,7 @@ public struct SimWorld: Sendable {
     /// Runs one step and checks every rule after it; returns the first rule broken.
     public mutating func apply(_ step: SimStep, index: Int) -> SimViolation? {
         self.stepIndex = index
+        let step = step.modelled
         switch step {
         case .advance(let seconds): self.advance(by: max(0, seconds))
         case .display(let word), .displayInPlace(let word):
@@ -194,6 +195,9 @@ public struct SimWorld: Sendable {
         case .managerSlow:
             // The model's manager is the machine's `.layTimers`, answered at once: only the
             // embedded run's real backend waits on replies.
+            break
+        case .displayLostInOverflow, .stall, .householdThroughLink, .runtimeRefuses, .startNamed:
+            // `modelled` made each the plain step it amounts to.
             break
         }
         self.drain()

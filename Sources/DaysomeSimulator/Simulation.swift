@@ -34,7 +34,8 @@ public enum Simulation {
     static func step(_ random: inout SimRandom, backend: StartStore) -> SimStep {
         let roll = Int.random(in: 0..<100, using: &random)
         switch roll {
-        case 0..<40:
+        case 37..<40: return SimStep.edge(&random)
+        case 0..<37:
             let span = Int.random(in: 0..<10, using: &random)
             let seconds: Int64 =
                 span < 5

@@ -147,6 +147,8 @@ struct SimDiskTests {
         let refused = #expect(throws: FileError.self) { try disk.read(path, limit: 100, followLinks: false) }
         #expect(refused?.errno == ELOOP)
         #expect(!disk.isRegularFile(path) && disk.status(path, followLinks: true)?.kind == .regular)
+        // readlink(2): what the daemon follows to watch a linked household's target.
+        #expect(disk.linkTarget(path) == "household.v2.json" && disk.linkTarget(state) == nil)
         let named = disk.identity(of: state)
         #expect(disk.identity(of: "/home/she/state-link/").isSame(as: named))
         #expect(disk.identity(of: "/home/she/state-link/.").canonicalPath == state)
