@@ -173,8 +173,10 @@ final class Publisher {
         let key = QueueKey(machine)
         if key != self.publishedQueue {
             self.publishedQueue = nil
-            try self.disk.writeAtomically(
-                self.paths.queueFile, bytes: self.queue(machine, backend: backend).serializedBytes)
+            let queue = self.queue(machine, backend: backend)
+            try self.disk.writeAtomically(self.paths.queueFile, mode: 0o600, durable: false) { emit in
+                queue.serialize(inPiecesOf: 64 * 1_024, emit)
+            }
             self.publishedQueue = key
             // The queue's bytes and the starts a clear let go of: given back, not kept resident
             // until the next lay (a dense week's lay left 5 MB of free heap behind).

@@ -47,6 +47,10 @@ public protocol StateDisk: AnyObject {
     func read(_ path: String, limit: Int, followLinks: Bool, regularOnly: Bool) throws(FileError) -> [UInt8]
     /// Replaces a file atomically; `durable` is the fsync protocol (FileIO.writeAtomically).
     func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t, durable: Bool) throws(FileError)
+    /// `writeAtomically` with the contents handed over in pieces (WriteSteps.writeAtomically).
+    func writeAtomically(
+        _ path: String, mode: mode_t, durable: Bool, contents: (_ emit: (ArraySlice<UInt8>) -> Void) -> Void
+    ) throws(FileError)
     /// Appends to a file and syncs it, all or nothing (FileIO.appendDurably).
     func appendDurably(_ path: String, _ bytes: [UInt8]) throws(FileError)
     /// `fsync`s the directory holding `path`.
@@ -115,6 +119,15 @@ extension StateDisk {
         try self.writeAtomically(path, bytes, mode: 0o600, durable: durable)
     }
 
+    /// A disk that takes a file only whole: the pieces are gathered, then written as one.
+    public func writeAtomically(
+        _ path: String, mode: mode_t, durable: Bool, contents: (_ emit: (ArraySlice<UInt8>) -> Void) -> Void
+    ) throws(FileError) {
+        var bytes: [UInt8] = []
+        contents { bytes += $0 }
+        try self.writeAtomically(path, bytes, mode: mode, durable: durable)
+    }
+
     /// Whether a path exists (without following a final symlink).
     public func exists(_ path: String) -> Bool { self.status(path, followLinks: false) != nil }
 
@@ -138,6 +151,13 @@ public final class SystemDisk: StateDisk, Sendable {
 
     public func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t, durable: Bool) throws(FileError) {
         try FileIO.writeAtomically(path, bytes, mode: mode, durable: durable)
+    }
+
+    public func writeAtomically(
+        _ path: String, mode: mode_t, durable: Bool, contents: (_ emit: (ArraySlice<UInt8>) -> Void) -> Void
+    ) throws(FileError) {
+        try WriteSteps.writeAtomically(
+            KernelCalls(), path, mode: mode, durable: durable, pid: getpid(), contents: contents)
     }
 
     public func appendDurably(_ path: String, _ bytes: [UInt8]) throws(FileError) {

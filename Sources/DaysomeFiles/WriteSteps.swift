@@ -16,7 +16,7 @@ public protocol FileCalls {
     /// `fstat`'s size.
     func size(of file: File) throws(Errno) -> Int
     /// `write` until every byte is written (EINTR retried).
-    func write(_ file: File, _ bytes: [UInt8]) throws(Errno)
+    func write(_ file: File, _ bytes: ArraySlice<UInt8>) throws(Errno)
     /// `fsync`, or `fdatasync` with `dataOnly`.
     func sync(_ file: File, dataOnly: Bool) throws(Errno)
     /// `ftruncate`, its failure ignored (an undo).
@@ -34,6 +34,16 @@ public enum WriteSteps {
     public static func writeAtomically<Calls: FileCalls>(
         _ calls: Calls, _ path: String, _ bytes: [UInt8], mode: mode_t, durable: Bool, pid: Int32
     ) throws(FileError) {
+        try self.writeAtomically(calls, path, mode: mode, durable: durable, pid: pid) { emit in emit(bytes[...]) }
+    }
+
+    /// The atomic replace with the contents handed over in pieces by `contents` (each piece written
+    /// as it comes): a 2.5 MB queue is never held whole. After a piece fails, later ones are dropped
+    /// and the failure is thrown once `contents` returns; the steps around it are the same.
+    public static func writeAtomically<Calls: FileCalls>(
+        _ calls: Calls, _ path: String, mode: mode_t, durable: Bool, pid: Int32,
+        contents: (_ emit: (ArraySlice<UInt8>) -> Void) -> Void
+    ) throws(FileError) {
         let temporary = "\(path).tmp.\(pid)"
         let file: Calls.File
         do {
@@ -46,7 +56,12 @@ public enum WriteSteps {
             calls.unlink(temporary)
             return FileError(path: temporary, cause: .system(error), operation: operation)
         }
-        do { try calls.write(file, bytes) } catch { throw fail(error, "write") }
+        var failed: Errno?
+        contents { piece in
+            guard failed == nil else { return }
+            do throws(Errno) { try calls.write(file, piece) } catch { failed = error }
+        }
+        if let failed { throw fail(failed, "write") }
         if durable {
             do { try calls.sync(file, dataOnly: false) } catch { throw fail(error, "sync") }
         }
@@ -83,7 +98,7 @@ public enum WriteSteps {
             calls.truncate(file, to: end)
             return FileError(path: path, cause: .system(error), operation: operation)
         }
-        do { try calls.write(file, bytes) } catch { throw undo(error, "append to") }
+        do { try calls.write(file, bytes[...]) } catch { throw undo(error, "append to") }
         do { try calls.sync(file, dataOnly: true) } catch { throw undo(error, "sync") }
         if created {
             do {
@@ -135,7 +150,7 @@ public struct KernelCalls: FileCalls {
         return Int(info.st_size)
     }
 
-    public func write(_ file: Int32, _ bytes: [UInt8]) throws(Errno) {
+    public func write(_ file: Int32, _ bytes: ArraySlice<UInt8>) throws(Errno) {
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + written, $0.count - written) }

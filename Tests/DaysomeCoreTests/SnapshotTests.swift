@@ -77,8 +77,24 @@ struct SnapshotTests {
                     lay: 9_007_199_254_740_992, at: instant("2026-12-01T14:00:00Z"),
                     local: "2026-12-01T14:00:00+00:00", itemIds: ["a\nb"], title: "", handle: "wheel:1"),
             ])
-        for queue in [aQueue, empty, odd] {
+        // A local time the daemon keeps unformatted is written as its text would be.
+        let held = QueueSnapshot(
+            backend: "wheel", display: .away, lay: 2, daemonRunning: true, publisher: nil,
+            pending: [
+                QueueSnapshot.Entry(
+                    lay: 2, at: instant("2026-10-25T01:30:00Z"),
+                    local: Zone(name: "UTC", rules: .utc).local(instant("2026-10-25T01:30:00Z")),
+                    itemIds: ["tea"], title: "Tea", handle: "wheel:7", expiresAt: instant("2026-10-25T02:00:00Z"))
+            ])
+        #expect(held.pending[0].local == "2026-10-25T01:30:00+00:00")
+        for queue in [aQueue, empty, odd, held] {
             #expect(queue.serialized == queue.json.serialized(pretty: true) + "\n")
+            // Handed over in pieces of any size, the same bytes in the same order.
+            for size in [1, 7, 300, Int.max] {
+                var pieces: [UInt8] = []
+                queue.serialize(inPiecesOf: size) { pieces += $0 }
+                #expect(pieces == queue.serializedBytes, "pieces of \(size) bytes")
+            }
         }
     }
 

@@ -16,6 +16,9 @@ extension SimDisk {
     public struct Calls: FileCalls {
         let disk: SimDisk
 
+        /// The calls of `disk`, for a test that drives WriteSteps itself.
+        public init(disk: SimDisk) { self.disk = disk }
+
         public func openForWriting(_ path: String, mode: mode_t, append: Bool) throws(Errno) -> OpenFile {
             do throws(Failure) {
                 guard !self.disk.isOff else { throw Failure(EIO) }
@@ -58,7 +61,7 @@ extension SimDisk {
 
         /// Appends at the end: the writes the steps make start where the file ends (O_APPEND, or
         /// the first write after O_TRUNC).
-        public func write(_ file: OpenFile, _ bytes: [UInt8]) throws(Errno) {
+        public func write(_ file: OpenFile, _ bytes: ArraySlice<UInt8>) throws(Errno) {
             do {
                 try self.disk.write(file.node, self.disk.nodes[file.node]!.data + bytes, path: file.path)
             } catch {
@@ -107,7 +110,7 @@ extension SimDisk {
         do throws(Errno) {
             let file = try calls.openForWriting(path, mode: mode, append: false)
             defer { calls.close(file) }
-            try calls.write(file, bytes)
+            try calls.write(file, bytes[...])
         } catch {
             throw FileError(path: path, errno: error.rawValue, operation: "write")
         }

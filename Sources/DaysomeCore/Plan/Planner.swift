@@ -45,6 +45,7 @@ public enum Planner {
         // not once per start (a dense week has 10,080 starts).
         var headings = Headings()
         var idLists = ItemIdLists()
+        var day = Day()
         var starts: [Start] = []
         starts.reserveCapacity(laid.count)
         var first = 0
@@ -54,7 +55,7 @@ public enum Planner {
             starts.append(
                 self.start(
                     at: laid[first].at, occurrences: laid[first..<end], household, startsByDate,
-                    headings: &headings, idLists: &idLists))
+                    headings: &headings, idLists: &idLists, day: &day))
             first = end
         }
         return Plan(timeZone: zone.name, from: from, until: until, starts: starts, notLaidReason: nil)
@@ -102,8 +103,17 @@ public enum Planner {
     struct Headings {
         private var filled: [Weekday: [DayPart: String]] = [:]
 
+        private var last: (date: LocalDate, part: DayPart, heading: String)?
+
         mutating func heading(date: LocalDate, part: DayPart, words: Words) -> String {
-            let weekday = date.weekday
+            // Starts come in order: most ask for the same date and part as the one before.
+            if let last, last.date == date, last.part == part { return last.heading }
+            let heading = self.heading(weekday: date.weekday, part: part, words: words)
+            self.last = (date, part, heading)
+            return heading
+        }
+
+        private mutating func heading(weekday: Weekday, part: DayPart, words: Words) -> String {
             if let known = self.filled[weekday]?[part] { return known }
             let heading = Content.heading(weekday: weekday, part: part, words: words)
             self.filled[weekday, default: [:]][part] = heading
@@ -124,16 +134,27 @@ public enum Planner {
         }
     }
 
+    /// What the starts of one local date share, looked up once for the date, not once per start.
+    struct Day {
+        var date: LocalDate?
+        var starts: [Instant]?
+        var choices: [String: String]?
+    }
+
     private static func start(
         at: Instant, occurrences: ArraySlice<Occurrence>, _ household: Household,
-        _ startsByDate: [LocalDate: [Instant]], headings: inout Headings, idLists: inout ItemIdLists
+        _ startsByDate: [LocalDate: [Instant]], headings: inout Headings, idLists: inout ItemIdLists,
+        day: inout Day
     ) -> Start {
         let zone = household.zone
         let local = zone.local(at)
         let date = local.date
+        if day.date != date {
+            day = Day(date: date, starts: startsByDate[date], choices: household.mealChoices[date])
+        }
         let heading = headings.heading(
             date: date, part: household.dayParts.part(at: local.clockTime), words: household.words)
-        let choices = household.mealChoices[date]
+        let choices = day.choices
         // Most starts call one item: its label is the title and no list is built for it.
         if occurrences.count == 1, let occurrence = occurrences.first {
             let item = household.items[occurrence.itemIndex]
@@ -143,14 +164,14 @@ public enum Planner {
                 heading: heading, title: item.label,
                 body: detail
                     ?? Content.clock(local.clockTime, style: household.clock, words: household.words),
-                expiresAt: max(at, self.expiry(of: item, at: at, date: date, zone: zone, startsByDate)),
+                expiresAt: max(at, self.expiry(of: item, at: at, date: date, zone: zone, day.starts)),
                 dst: occurrence.dst)
         }
         let items = occurrences.map { household.items[$0.itemIndex] }
         var expiresAt = at
         var dst: DSTDecision?
         for (occurrence, item) in zip(occurrences, items) {
-            expiresAt = max(expiresAt, self.expiry(of: item, at: at, date: date, zone: zone, startsByDate))
+            expiresAt = max(expiresAt, self.expiry(of: item, at: at, date: date, zone: zone, day.starts))
             dst = DSTDecision.combine(dst, occurrence.dst)
         }
         let details = items.map { choices?[$0.id] ?? $0.detail }
@@ -163,15 +184,13 @@ public enum Planner {
 
     /// When one item's card leaves the display: its end if later than `at`; else the next start of
     /// any valid item that date (laid or not); else the first instant of the next local date.
-    static func expiry(
-        of item: Item, at: Instant, date: LocalDate, zone: Zone, _ startsByDate: [LocalDate: [Instant]]
-    ) -> Instant {
+    static func expiry(of item: Item, at: Instant, date: LocalDate, zone: Zone, _ startsOfDate: [Instant]?) -> Instant {
         if let end = item.end {
             let endAt = zone.resolve(date, end).instant
             if endAt > at { return endAt }
         }
         // Sorted: found by halving, not by a walk (a dense date has 1,440 starts, each asking).
-        if let starts = startsByDate[date] {
+        if let starts = startsOfDate {
             var low = 0
             var high = starts.count
             while low < high {

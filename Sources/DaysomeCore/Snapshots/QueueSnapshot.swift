@@ -111,16 +111,25 @@ public struct QueueSnapshot: Sendable, Equatable {
 
     /// `serialized` as the bytes written to the file, with no copy into a String between.
     public var serializedBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256 + self.pending.count * 280)
+        self.serialize(inPiecesOf: Int.max) { bytes += $0 }
+        return bytes
+    }
+
+    /// `serializedBytes` handed to `emit` in pieces of about `size` bytes, in order: a dense week's
+    /// queue (2.5 MB) is written as it is made, through one small buffer used again and again.
+    public func serialize(inPiecesOf size: Int, _ emit: (ArraySlice<UInt8>) -> Void) {
         var output: [UInt8] = []
-        output.reserveCapacity(256 + self.pending.count * 280)
         self.json(pending: .array([])).serialize(pretty: true, depth: 0, into: &output)
         // The envelope ends `"pending": []` and its closing line: the list goes where `[]` was.
         let closing = Array("[]\n}".utf8)
         guard output.suffix(closing.count).elementsEqual(closing) else {
-            return Array((self.json.serialized(pretty: true) + "\n").utf8)
+            return emit(Array((self.json.serialized(pretty: true) + "\n").utf8)[...])
         }
         output.removeLast(closing.count)
         var writer = JSONByteWriter(pretty: true)
+        output.reserveCapacity(size == Int.max ? 256 + self.pending.count * 280 : size + 1_024)
         swap(&writer.output, &output)
         if self.pending.isEmpty {
             writer.append("[]")
@@ -130,12 +139,16 @@ public struct QueueSnapshot: Sendable, Equatable {
                 if position > 0 { writer.append(",") }
                 writer.newline(depth: 2)
                 entry.write(into: &writer)
+                if writer.output.count >= size {
+                    emit(writer.output[...])
+                    writer.output.removeAll(keepingCapacity: true)
+                }
             }
             writer.newline(depth: 1)
             writer.append("]")
         }
         writer.append("\n}\n")
-        return writer.output
+        emit(writer.output[...])
     }
 
     /// Reads a queue back; every key the encoder writes is required.

@@ -124,7 +124,17 @@ public struct ClockTime: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Seconds since the start of the day.
     public var secondOfDay: Int64 { Int64(self.hour * 3600 + self.minute * 60) }
 
-    public var description: String { twoDigits(Int64(self.hour)) + ":" + twoDigits(Int64(self.minute)) }
+    /// `09:05`: five ASCII bytes at once (a dense week's bodies are 10,080 clock times).
+    public var description: String {
+        String(unsafeUninitializedCapacity: 5) { buffer in
+            buffer[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: self.hour / 10)
+            buffer[1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: self.hour % 10)
+            buffer[2] = UInt8(ascii: ":")
+            buffer[3] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: self.minute / 10)
+            buffer[4] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: self.minute % 10)
+            return 5
+        }
+    }
 
     public static func < (lhs: ClockTime, rhs: ClockTime) -> Bool { lhs.secondOfDay < rhs.secondOfDay }
 }

@@ -25,11 +25,17 @@ enum TimeText {
     /// Writes the form into the first `width(offset:)` bytes of `buffer`; `fits` must hold.
     static func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ date: LocalDate, secondOfDay: Int64, offset: Int32?)
     {
+        // Two digits at a time, without a loop: a queue formats 30,000 of these.
+        func put2(_ value: Int, at index: Int) {
+            buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10)
+            buffer[index + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+        }
         func put(_ value: Int, at index: Int, digits: Int) {
-            var rest = value
-            for position in stride(from: index + digits - 1, through: index, by: -1) {
-                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
+            if digits == 4 {
+                put2(value / 100, at: index)
+                put2(value % 100, at: index + 2)
+            } else {
+                put2(value, at: index)
             }
         }
         put(date.year, at: 0, digits: 4)
