@@ -3,6 +3,7 @@
 // it before the player is started.
 
 import DaysomeCore
+import DaysomeFiles
 import DaysomeWorld
 import Glibc
 import Testing
@@ -29,24 +30,22 @@ import Testing
     }
 
     private func contents(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count == 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return bytes
+        try? SystemDisk.shared.read(path, limit: 1 << 20, followLinks: false, regularOnly: true)
+    }
+
+    /// A player writing the synthesised bell into a fresh runtime directory, and its loop.
+    private func player(_ name: String) throws -> (ChimePlayer, ManualLoop, root: String) {
+        let root = self.scratch(name)
+        let loop = ManualLoop(realtime: 1_796_000_000_000_000)
+        let player = ChimePlayer(
+            options: try self.options(root, player: "/nonexistent/player"), environment: [:], loop: loop,
+            logger: Logger(sink: { _, _, _ in }))
+        return (player, loop, root)
     }
 
     @Test func theBellIsWrittenInTheLoopsFirstTurnAfterReadyNotBeforeIt() throws {
-        let root = self.scratch("turn")
+        let (player, loop, root) = try self.player("turn")
         defer { _ = system("rm -rf '\(root)'") }
-        let options = try self.options(root, player: "/nonexistent/player")
-        let loop = ManualLoop(realtime: 1_796_000_000_000_000)
-        let player = ChimePlayer(options: options, environment: [:], loop: loop, logger: Logger(sink: { _, _, _ in }))
         #expect(access(player.file, F_OK) != 0, "the bell was synthesised before READY")
         loop.runPending()
         let written = self.contents(player.file) == Bell.wav()
@@ -54,11 +53,8 @@ import Testing
     }
 
     @Test func aRingBeforeTheFirstTurnWritesTheBellBeforeThePlayerStarts() throws {
-        let root = self.scratch("ring")
+        let (player, _, root) = try self.player("ring")
         defer { _ = system("rm -rf '\(root)'") }
-        let options = try self.options(root, player: "/nonexistent/player")
-        let loop = ManualLoop(realtime: 1_796_000_000_000_000)
-        let player = ChimePlayer(options: options, environment: [:], loop: loop, logger: Logger(sink: { _, _, _ in }))
         player.play()
         let written = self.contents(player.file) == Bell.wav()
         #expect(written, "the player was started on a bell not yet written")
