@@ -68,21 +68,24 @@ private func bringBackTheUnit(runtimeDirectory: String, environment: [String: St
     try? manager.startUnitAndWait("daysomed.service")
 }
 
-/// Sends one line to a daemon's control socket and reads its one-line answer.
-func request(_ path: String, _ line: String) -> Result<String, FileError> {
+/// Sends one line to a daemon's control socket and reads its one-line answer, waiting at most
+/// `timeout` seconds for the connection and for each read (a stopped daemon never answers).
+func request(_ path: String, _ line: String, timeout: Int = 5) -> Result<String, FileError> {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return .failure(FileError(path: path, errno: errno, operation: "connect to")) }
     defer { close(fd) }
     let address: UnixSocketAddress
     do { address = try UnixSocketAddress(path: path) } catch { return .failure(error) }
+    var limit = timeval(tv_sec: timeout, tv_usec: 0)
+    // A Unix socket's connect waits for room in a full backlog as long as the send timeout says.
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     guard address.connect(fd) == 0 else {
         return .failure(FileError(path: path, errno: errno, operation: "connect to"))
     }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     writeText(line + "\n", to: fd)
     var reply: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 512)
+    var buffer = [UInt8](repeating: 0, count: 4096)
     while !reply.contains(0x0A) {
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if count <= 0 { break }

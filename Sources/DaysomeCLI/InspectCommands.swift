@@ -41,7 +41,7 @@ func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
     let file = readQueueFile(paths)
     let published = file.map(\.queue)
     if case .success(let queue) = published, queue.backend == "systemd" {
-        return ManagerQueue.pending(command, context, published: queue, running: running)
+        return ManagerQueue.pending(command, context, paths: paths, published: queue, running: running)
     }
     guard running else {
         return .failure(

@@ -2,7 +2,10 @@
 // the systemd manager says `fire <lay>`; the daemon, which posts every notification itself over
 // its one connection, answers what it did. Only the owner of the runtime directory (0700) can
 // reach it. Each client is read without blocking on an IO source of its own, with a deadline of
-// its own, so a client that says nothing never holds up the loop or another client.
+// its own, so a client that says nothing never holds up the loop or another client. A request
+// may be answered later from the loop (`pending`, which waits for the manager's replies): the
+// client is kept, unread, until its answer or its deadline, whichever comes first; at the
+// deadline it is closed unanswered and `daysomectl` asks the manager itself.
 //
 // At the descriptor limit `accept()` fails with EMFILE and leaves the connection queued, so the
 // level-triggered listener would be ready again at once: a busy loop. As systemd's own sockets
@@ -32,7 +35,8 @@ final class ControlSocket {
     private let fd: Int32
     private let path: String
     private let loop: any Loop
-    private let handler: (String) -> String
+    /// Answers a request, at once or later from the loop, by calling its second argument once.
+    private let handler: (String, @escaping (String) -> Void) -> Void
     /// Told when `atDescriptorLimit` changes: the status says it.
     private let limitChanged: () -> Void
     private var source: (any LoopSource)?
@@ -53,7 +57,7 @@ final class ControlSocket {
     /// Binds `path` (replacing a stale socket: the caller holds the runtime directory's lock).
     init(
         path: String, loop: any Loop, limitChanged: @escaping () -> Void = {},
-        handler: @escaping (String) -> String
+        handler: @escaping (String, @escaping (String) -> Void) -> Void
     ) throws(FileError) {
         let address = try UnixSocketAddress(path: path, operation: "bind")
         unlink(path)
@@ -172,10 +176,16 @@ final class ControlSocket {
             if count == 0 || pending.line.contains(0x0A) || pending.line.count >= Self.lineLimit { break }
         }
         let request = String(decoding: pending.line.prefix(Self.lineLimit).prefix { $0 != 0x0A }, as: UTF8.self)
-        // MSG_NOSIGNAL: a client that hung up gets EPIPE dropped, never a SIGPIPE that ends the daemon.
-        let answer = Array((self.handler(request) + "\n").utf8)
-        _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        self.finish(client)
+        // Its line is said: nothing more is read while its answer may still be coming.
+        try? pending.io?.setEnabled(.off)
+        self.handler(request) { [weak self, weak pending] answer in
+            // Closed at its deadline meanwhile (the descriptor may be another client's now): dropped.
+            guard let self, let pending, self.clients[client] === pending else { return }
+            // MSG_NOSIGNAL: a client that hung up gets EPIPE dropped, never a SIGPIPE that ends the daemon.
+            let bytes = Array((answer + "\n").utf8)
+            _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            self.finish(client)
+        }
     }
 
     /// Stops watching `client` and closes it: a descriptor free again for one that waits.

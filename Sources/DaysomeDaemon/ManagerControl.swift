@@ -12,7 +12,10 @@ extension Manager {
             self.control = try ControlSocket(
                 path: self.options.paths.controlSocket, loop: self.loop,
                 limitChanged: { [weak self] in self?.controlSocketLimitChanged() },
-                handler: { [weak self] request in self?.control(request) ?? "error: stopping" })
+                handler: { [weak self] request, answer in
+                    guard let self else { return answer("error: stopping") }
+                    self.control(request, answer: answer)
+                })
         } catch {
             throw .setup("\(error)")
         }
@@ -32,7 +35,38 @@ extension Manager {
         self.publish()
     }
 
-    /// Answers one control request line: `fire <lay>` from a systemd timer's service, `try` from a
+    /// Answers one control request line, at once or, for `pending`, when the manager's replies
+    /// came (the loop goes on meanwhile).
+    package func control(_ line: String, answer: @escaping (String) -> Void) {
+        guard ControlRequest(line: line) == .pending else { return answer(self.control(line)) }
+        self.relayPending(answer)
+    }
+
+    /// `pending` on the systemd backend: the manager's own daysome- timers and their calendars,
+    /// asked over the connection this daemon holds and answered as the manager said them, never
+    /// from what this daemon laid. Anything else (the wheel, no connection, a failed call) is
+    /// answered with an error line, and `daysomectl` then asks the manager itself.
+    func relayPending(_ answer: @escaping (String) -> Void) {
+        guard let backend = self.systemd else { return answer("error: not the systemd backend") }
+        backend.manager.listTimers(matching: ["daysome-*.timer"]) { result in
+            switch result {
+            case .success(let timers):
+                answer(
+                    ManagerTimers(
+                        units: timers.map { timer in
+                            ManagerTimers.Unit(
+                                name: timer.unit.name, activeState: timer.unit.activeState,
+                                entries: timer.entries.map {
+                                    ManagerTimers.Entry(base: $0.base, spec: $0.spec, nextElapse: $0.nextElapse)
+                                })
+                        }
+                    ).line)
+            case .failure(let error): answer("error: the manager did not list its timers: \(error)")
+            }
+        }
+    }
+
+    /// Answers one control request line at once: `fire <lay>` from a systemd timer's service, `try` from a
     /// carer, `ping` from a test timing the loop.
     package func control(_ line: String) -> String {
         let answer: String
@@ -40,6 +74,8 @@ extension Manager {
         case .tryCall: answer = self.tryCall()
         case .ping: answer = "pong"
         case .fire(let lay): answer = self.fire(lay).line
+        // Only `control(_:answer:)` relays it: a caller that needs the answer now gets none.
+        case .pending: answer = "error: pending is answered later"
         case nil: answer = FireReply.unknownRequest.line
         }
         // An answer means the files say so too (a test's `ping` waits for the loop to catch up).

@@ -1,4 +1,4 @@
-// What the systemd backend asks of the user's manager: the four calls of `SystemdManager` it
+// What the systemd backend asks of the user's manager: the five calls of `SystemdManager` it
 // makes. The seam is here, under the backend, so that the embedded world runs the backend's own
 // decisions (the names it picks, the clear that overtakes a lay whose list is still out) against
 // a manager whose replies come on the loop, as the real one's do.
@@ -12,6 +12,9 @@ package protocol TimerManager: AnyObject {
     func listUnits(matching patterns: [String]) throws(BusError) -> [ListedUnit]
     /// The units matching `patterns`, answered on the loop.
     func listUnits(matching patterns: [String], completion: @escaping (Result<[ListedUnit], BusError>) -> Void)
+    /// The timers matching `patterns` with their calendars as the manager computed them,
+    /// answered on the loop: what `pending` relays.
+    func listTimers(matching patterns: [String], completion: @escaping (Result<[ListedTimer], BusError>) -> Void)
     /// Starts a transient timer and its service; the manager's answer comes on the loop.
     func startTimer(
         _ timer: TransientTimer, completion: @escaping (Result<String, BusError>) -> Void)

@@ -277,6 +277,19 @@ public final class EmbeddedTablet {
         return answer
     }
 
+    /// A control request whose answer may come later (`pending`, relayed from the manager):
+    /// its `line` is nil until the daemon answered.
+    public func control(deferred line: String) -> ControlAnswer {
+        let answer = ControlAnswer()
+        if let manager = self.manager {
+            manager.control(line) { answer.line = $0 }
+        } else {
+            answer.line = "error: no daemon"
+        }
+        self.loop.runPending()
+        return answer
+    }
+
     // MARK: Time
 
     /// Lets `seconds` pass, every timer firing at its own time.
@@ -492,4 +505,9 @@ final class RecordingReturner: DisplayBringer {
     func bringBack(reason: String) {
         self.asked(reason)
     }
+}
+
+/// The answer to a control request, once the daemon gave it.
+public final class ControlAnswer {
+    public internal(set) var line: String?
 }

@@ -26,6 +26,8 @@ public final class FakeSystemdManager: TimerManager {
     private struct Unit {
         let name: String
         let lay: UInt64
+        /// The specs it was started with, as the manager keeps its TimersCalendar.
+        let calendars: [String]
         var left: [Instant]
     }
 
@@ -87,6 +89,25 @@ public final class FakeSystemdManager: TimerManager {
         self.reply { completion($0 ? .success(units) : .failure(Self.disconnected)) }
     }
 
+    package func listTimers(
+        matching patterns: [String], completion: @escaping (Result<[ListedTimer], BusError>) -> Void
+    ) {
+        // Each entry's next elapse is its first instant the timer has yet to fire at; 0 when none is left.
+        let timers = self.units.filter { unit in patterns.contains { fnmatch($0, unit.name, 0) == 0 } }.map { unit in
+            ListedTimer(
+                unit: ListedUnit(
+                    name: unit.name, description: "Daysome lay \(unit.lay)", loadState: "loaded", activeState: "active",
+                    subState: "waiting"),
+                entries: unit.calendars.map { spec in
+                    let next = (CalendarSpec.instants(of: spec) ?? []).filter(unit.left.contains).min()
+                    return TimerCalendarEntry(
+                        base: "OnCalendar", spec: spec,
+                        nextElapse: next.map { UInt64(max(0, $0.seconds)) * 1_000_000 } ?? 0)
+                })
+        }
+        self.reply { completion($0 ? .success(timers) : .failure(Self.disconnected)) }
+    }
+
     package func startTimer(
         _ timer: TransientTimer, completion: @escaping (Result<String, BusError>) -> Void
     )
@@ -116,7 +137,8 @@ public final class FakeSystemdManager: TimerManager {
             return
         }
         // Entries naming one instant twice elapse once, as in the manager.
-        self.units.append(Unit(name: timer.name, lay: lay, left: Set(expanded.joined()).sorted()))
+        self.units.append(
+            Unit(name: timer.name, lay: lay, calendars: timer.calendars, left: Set(expanded.joined()).sorted()))
         self.rearm()
         self.answer(completion, with: .success("/org/freedesktop/systemd1/job/1"))
     }

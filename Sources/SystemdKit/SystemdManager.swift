@@ -36,6 +36,23 @@ public struct TimerCalendarEntry: Sendable, Equatable {
     public let spec: String
     /// The next elapse in CLOCK_REALTIME microseconds; 0 or UInt64.max when it will not elapse again.
     public let nextElapse: UInt64
+
+    public init(base: String, spec: String, nextElapse: UInt64) {
+        self.base = base
+        self.spec = spec
+        self.nextElapse = nextElapse
+    }
+}
+
+/// A timer unit as listed, with its calendar entries.
+public struct ListedTimer: Sendable, Equatable {
+    public let unit: ListedUnit
+    public let entries: [TimerCalendarEntry]
+
+    public init(unit: ListedUnit, entries: [TimerCalendarEntry]) {
+        self.unit = unit
+        self.entries = entries
+    }
 }
 
 /// The service a transient timer starts.
@@ -348,25 +365,17 @@ public final class SystemdManager {
     public func timerCalendar(
         path: String, timerNextElapse: Bool = false
     ) throws(BusError) -> (entries: [TimerCalendarEntry], nextElapse: UInt64) {
-        let calendar = try self.getProperty(
-            path: path, interface: "org.freedesktop.systemd1.Timer", name: "TimersCalendar")
-        var entries: [TimerCalendarEntry] = []
+        let calendar = try self.bus.call(
+            try self.getPropertyMessage(path: path, name: "TimersCalendar"), timeout: Self.callTimeout)
+        let entries: [TimerCalendarEntry]
         do {
-            _ = try calendar.enterContainer("v", "a(sst)")
-            _ = try calendar.enterContainer("a", "(sst)")
-            while try calendar.enterContainer("r", "sst") {
-                entries.append(
-                    TimerCalendarEntry(
-                        base: try calendar.readString(), spec: try calendar.readString(),
-                        nextElapse: try calendar.readUInt64()))
-                try calendar.exitContainer()
-            }
+            entries = try Self.readCalendar(calendar)
         } catch {
             throw BusError(error)
         }
         guard timerNextElapse else { return (entries, 0) }
-        let next = try self.getProperty(
-            path: path, interface: "org.freedesktop.systemd1.Timer", name: "NextElapseUSecRealtime")
+        let next = try self.bus.call(
+            try self.getPropertyMessage(path: path, name: "NextElapseUSecRealtime"), timeout: Self.callTimeout)
         do {
             _ = try next.enterContainer("v", "t")
             return (entries, try next.readUInt64())
@@ -375,17 +384,79 @@ public final class SystemdManager {
         }
     }
 
-    private func getProperty(path: String, interface: String, name: String) throws(BusError) -> BusMessage {
+    /// The timers matching `patterns` with their `TimersCalendar`, asynchronously: one
+    /// ListUnitsByPatterns, then every timer's Get sent at once (the replies come in order on
+    /// the one connection); `completion` gets them from the loop when the last reply came. A
+    /// timer gone between the list and its Get is left out, as a list made a moment later
+    /// would leave it out. The loop never waits for the manager.
+    ///
+    /// The corresponding C function is `sd_bus_call_async`.
+    public func listTimers(
+        matching patterns: [String], completion: @escaping (Result<[ListedTimer], BusError>) -> Void
+    ) {
+        self.listUnits(matching: patterns) { [weak self] listed in
+            guard let self else { return completion(.failure(BusError(Errno(rawValue: ECONNRESET)))) }
+            let units: [ListedUnit]
+            switch listed {
+            case .failure(let error): return completion(.failure(error))
+            case .success(let read): units = read.filter { !$0.path.isEmpty }
+            }
+            guard !units.isEmpty else { return completion(.success([])) }
+            var calendars = [[TimerCalendarEntry]?](repeating: nil, count: units.count)
+            var waiting = units.count
+            var lost: BusError?
+            for (index, unit) in units.enumerated() {
+                let message: BusMessage
+                do throws(BusError) {
+                    message = try self.getPropertyMessage(path: unit.path, name: "TimersCalendar")
+                } catch {
+                    return completion(.failure(error))
+                }
+                self.bus.send(message, timeout: Self.callTimeout, decode: Self.readCalendar) { result in
+                    switch result {
+                    case .success(let entries): calendars[index] = entries
+                    // The unit unloaded meanwhile (UnknownObject): not the manager's any more.
+                    case .failure(let error) where error.name.hasPrefix("org.freedesktop.DBus.Error.Unknown"): break
+                    case .failure(let error): lost = lost ?? error
+                    }
+                    waiting -= 1
+                    guard waiting == 0 else { return }
+                    if let lost { return completion(.failure(lost)) }
+                    completion(
+                        .success(
+                            zip(units, calendars).compactMap { unit, entries in
+                                entries.map { ListedTimer(unit: unit, entries: $0) }
+                            }))
+                }
+            }
+        }
+    }
+
+    /// Reads a `Get` reply of `TimersCalendar`: `v` holding `a(sst)`.
+    private static func readCalendar(_ reply: BusMessage) throws(Errno) -> [TimerCalendarEntry] {
+        var entries: [TimerCalendarEntry] = []
+        _ = try reply.enterContainer("v", "a(sst)")
+        _ = try reply.enterContainer("a", "(sst)")
+        while try reply.enterContainer("r", "sst") {
+            entries.append(
+                TimerCalendarEntry(
+                    base: try reply.readString(), spec: try reply.readString(), nextElapse: try reply.readUInt64())
+            )
+            try reply.exitContainer()
+        }
+        return entries
+    }
+
+    /// `org.freedesktop.DBus.Properties.Get` of a Timer property of the unit at `path`.
+    private func getPropertyMessage(path: String, name: String) throws(BusError) -> BusMessage {
         do {
             let message = try self.bus.newMethodCall(
                 destination: Self.destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get")
-            try message.append(interface)
+            try message.append("org.freedesktop.systemd1.Timer")
             try message.append(name)
-            return try self.bus.call(message, timeout: Self.callTimeout)
-        } catch let error as BusError {
-            throw error
+            return message
         } catch {
-            throw BusError(error as? Errno ?? Errno(rawValue: EIO))
+            throw BusError(error)
         }
     }
 

@@ -187,7 +187,7 @@ struct SnapshotTests {
 struct ControlMessageTests {
     @Test("Every control request and fire reply reads back the same through the type both sides use")
     func roundTrips() {
-        for request in [ControlRequest.fire(lay: 0), .fire(lay: 9_007_199_254_740_992), .tryCall] {
+        for request in [ControlRequest.fire(lay: 0), .fire(lay: 9_007_199_254_740_992), .tryCall, .ping, .pending] {
             #expect(ControlRequest(line: request.line) == request)
         }
         let replies: [FireReply] = [
@@ -199,9 +199,43 @@ struct ControlMessageTests {
                 == "already delivered at its minute (2026-12-01T13:00:00Z)")
     }
 
+    @Test("The manager's timers relayed for pending read back the same, next elapses exact to the microsecond")
+    func managerTimersRoundTrip() {
+        let timers = ManagerTimers(units: [
+            ManagerTimers.Unit(
+                name: "daysome-lay3.timer", activeState: "active",
+                entries: [
+                    ManagerTimers.Entry(
+                        base: "OnCalendar", spec: "2026-12-01 13:00:00 UTC", nextElapse: 1_796_130_000_000_001),
+                    ManagerTimers.Entry(base: "OnCalendar", spec: "*-*-* 00/2:00:00 UTC", nextElapse: UInt64.max),
+                    ManagerTimers.Entry(base: "OnCalendar", spec: "\"quoted\"\n", nextElapse: 0),
+                ]),
+            ManagerTimers.Unit(name: "daysome-lay4-2.timer", activeState: "inactive", entries: []),
+        ])
+        #expect(!timers.line.contains("\n"))
+        #expect(ManagerTimers(line: timers.line) == timers)
+        #expect(ManagerTimers(line: ManagerTimers(units: []).line) == ManagerTimers(units: []))
+    }
+
+    @Test("A relay answer that is not the manager's timers is refused, so pending asks the manager itself")
+    func otherRelayAnswersAreRefused() {
+        let good = ManagerTimers(units: [
+            ManagerTimers.Unit(
+                name: "daysome-lay3.timer", activeState: "active",
+                entries: [ManagerTimers.Entry(base: "OnCalendar", spec: "2026-12-01 13:00:00 UTC", nextElapse: 1)])
+        ]).line
+        for line in [
+            "", "error: unknown request", "error: not the systemd backend", "timers", "timers {}", "timers [1]",
+            String(good.dropLast()), good.replacing("\"1\"", with: "1"),
+            good.replacing("\"1\"", with: "\"-1\""), "pong",
+        ] {
+            #expect(ManagerTimers(line: line) == nil, "\(line)")
+        }
+    }
+
     @Test("A request or reply worded otherwise is refused, never guessed at")
     func otherWordsAreRefused() {
-        for line in ["", "fire", "fire x", "fire 1 2", "fire -1", "Fire 1", "try ", "fires 1"] {
+        for line in ["", "fire", "fire x", "fire 1 2", "fire -1", "Fire 1", "try ", "fires 1", "pending ", "Pending"] {
             #expect(ControlRequest(line: line) == nil, "\(line)")
         }
         for line in ["Delivered", "already delivered at its minute (soon)", "nothing due for lay x", "ok"] {

@@ -346,3 +346,50 @@ struct SystemdBackendTests {
         #expect(tablet.events(.delivered).count == 1)
     }
 }
+
+@Suite("pending relayed by the daemon, on the embedded daemon")
+struct PendingRelayTests {
+    // `daysomectl pending` asks a live daemon, which asks the manager over its own connection: the
+    // answer is what the manager holds when asked, never what the daemon laid, and it waits for
+    // the manager's replies without holding up the loop.
+    @Test func pendingRelaysWhatTheManagerHoldsNotWhatTheDaemonLaidAndNeverHoldsUpTheLoop() throws {
+        let tablet = try tablet(
+            "systemd-pending-relay", at: "2026-06-01T10:00:00Z", arguments: ["--backend", "systemd"])
+        defer { tablet.remove() }
+        let lay = try #require(try tablet.status().lay)
+        let asked = tablet.control(deferred: "pending")
+        let held = try #require(asked.line.flatMap(ManagerTimers.init(line:)), "\(String(describing: asked.line))")
+        #expect(held.units.map(\.name) == tablet.systemd.unitNames)
+        #expect(held.units.map(\.name) == ["daysome-lay\(lay).timer"])
+        let named = Set(held.units.flatMap(\.entries).flatMap { CalendarSpec.instants(of: $0.spec) ?? [] })
+        #expect(named.isSuperset(of: tablet.systemd.timers.map(\.at)))
+        #expect(held.units.flatMap(\.entries).allSatisfy { $0.nextElapse > 0 })
+
+        // `systemctl --user stop` behind the daemon's back: its own record still holds the week,
+        // the relay lists nothing.
+        tablet.systemd.stop(lay: lay)
+        #expect(!(try tablet.queue()).pending.isEmpty)
+        let after = tablet.control(deferred: "pending")
+        #expect(
+            after.line.flatMap(ManagerTimers.init(line:)) == ManagerTimers(units: []),
+            "\(String(describing: after.line))")
+
+        // A slow manager: the answer waits for its reply, and the loop answers others meanwhile.
+        tablet.systemd.holdsReplies = true
+        let slow = tablet.control(deferred: "pending")
+        #expect(slow.line == nil)
+        #expect(tablet.control("ping") == "pong")
+        tablet.systemd.answer()
+        #expect(slow.line.flatMap(ManagerTimers.init(line:)) == ManagerTimers(units: []))
+    }
+
+    // The wheel has no manager to ask: the daemon says so in an error line, and daysomectl reads
+    // no timers from it (it then answers from the published queue, as the wheel always did).
+    @Test func pendingOnTheWheelIsAnsweredWithAnErrorLine() throws {
+        let tablet = try tablet("wheel-pending-relay", at: "2026-06-01T10:00:00Z")
+        defer { tablet.remove() }
+        let asked = tablet.control(deferred: "pending")
+        #expect(asked.line?.hasPrefix("error: ") == true, "\(String(describing: asked.line))")
+        #expect(asked.line.flatMap(ManagerTimers.init(line:)) == nil)
+    }
+}

@@ -11,6 +11,10 @@ public enum ControlRequest: Sendable, Equatable {
     /// Answered at once with `pong`: how long the loop takes to get to a client, measured from
     /// outside (a loop that waits on a peer answers late).
     case ping
+    /// `daysomectl pending` on the systemd backend: the daemon asks the manager for its daysome-
+    /// timers over the connection it holds, and answers with what the manager said
+    /// (`ManagerTimers.line`), once the manager's replies came.
+    case pending
 
     /// The request's line, without its newline: `fire 12`, `try`.
     public var line: String {
@@ -18,14 +22,23 @@ public enum ControlRequest: Sendable, Equatable {
         case .fire(let lay): return "fire \(lay)"
         case .tryCall: return "try"
         case .ping: return "ping"
+        case .pending: return "pending"
         }
     }
 
     /// Reads a request line; nil for anything else.
     public init?(line: String) {
-        if line == "try" || line == "ping" {
-            self = line == "try" ? .tryCall : .ping
+        switch line {
+        case "try":
+            self = .tryCall
             return
+        case "ping":
+            self = .ping
+            return
+        case "pending":
+            self = .pending
+            return
+        default: break
         }
         let words = line.split(separator: " ", omittingEmptySubsequences: false)
         guard words.count == 2, words[0] == "fire", let lay = UInt64(words[1]) else { return nil }
