@@ -143,26 +143,38 @@ final class Publisher {
 
     /// The live queue as the snapshot `daysomectl pending` reads back.
     func queue(_ machine: DaemonMachine, backend: BackendKind) -> QueueSnapshot {
+        var queue = self.envelope(machine, backend: backend)
+        queue.pending.reserveCapacity(machine.laidCount)
+        self.forEachEntry(machine) { queue.pending.append($0) }
+        return queue
+    }
+
+    /// The queue with no entries: what is written around them.
+    private func envelope(_ machine: DaemonMachine, backend: BackendKind) -> QueueSnapshot {
+        QueueSnapshot(
+            backend: backend.rawValue, display: machine.display, lay: machine.currentLay?.number, daemonRunning: true,
+            publisher: QueueSnapshot.Publisher(
+                pid: UInt64(getpid()), timeZone: machine.household?.load.household.zone.name),
+            pending: [])
+    }
+
+    /// Each laid start as the queue's entry, in order.
+    private func forEachEntry(_ machine: DaemonMachine, _ body: (QueueSnapshot.Entry) -> Void) {
         let zone = machine.household?.load.household.zone
+        let lay = machine.currentLay?.number ?? 0
         // The wheel names its slot; with the systemd backend the manager holds the start, and
         // `daysomectl pending` reads it back from there, joining this record by instant.
-        var pending: [QueueSnapshot.Entry] = []
-        pending.reserveCapacity(machine.laidCount)
         machine.forEachLaid { start, slot in
             // The zone's rules may have changed since the plan: its offset then decides the local time.
             let local = zone.map {
                 $0.rules.offset(at: start.at.seconds) == start.local.offset ? start.local : $0.local(start.at)
             }
-            pending.append(
+            body(
                 QueueSnapshot.Entry(
-                    lay: machine.currentLay?.number ?? 0, at: start.at,
-                    local: local ?? start.local, itemIds: start.itemIds,
+                    lay: lay, at: start.at, local: local ?? start.local, itemIds: start.itemIds,
                     title: start.title, handle: slot.map { "wheel:\($0.rawValue)" } ?? "systemd",
                     expiresAt: start.expiresAt))
         }
-        return QueueSnapshot(
-            backend: backend.rawValue, display: machine.display, lay: machine.currentLay?.number, daemonRunning: true,
-            publisher: QueueSnapshot.Publisher(pid: UInt64(getpid()), timeZone: zone?.name), pending: pending)
     }
 
     /// Writes the live queue and the status, each through its snapshot type, each only when its
@@ -173,9 +185,11 @@ final class Publisher {
         let key = QueueKey(machine)
         if key != self.publishedQueue {
             self.publishedQueue = nil
-            let queue = self.queue(machine, backend: backend)
+            // Each entry written as it is made: no list of a dense week's 10,080 entries first.
+            let envelope = self.envelope(machine, backend: backend)
             try self.disk.writeAtomically(self.paths.queueFile, mode: 0o600, durable: false) { emit in
-                queue.serialize(inPiecesOf: 64 * 1_024, emit)
+                envelope.serialize(
+                    inPiecesOf: 64 * 1_024, count: machine.laidCount, entries: { self.forEachEntry(machine, $0) }, emit)
             }
             self.publishedQueue = key
             // The queue's bytes and the starts a clear let go of: given back, not kept resident

@@ -120,23 +120,35 @@ public struct QueueSnapshot: Sendable, Equatable {
     /// `serializedBytes` handed to `emit` in pieces of about `size` bytes, in order: a dense week's
     /// queue (2.5 MB) is written as it is made, through one small buffer used again and again.
     public func serialize(inPiecesOf size: Int, _ emit: (ArraySlice<UInt8>) -> Void) {
+        self.serialize(
+            inPiecesOf: size, count: self.pending.count, entries: { each in self.pending.forEach(each) }, emit)
+    }
+
+    /// The same bytes with the `pending` list made by `entries`, one entry at a time as it is
+    /// written (this snapshot's own `pending` is not read): the daemon hands over its laid starts
+    /// without first making a list of 10,080 entries. `count` only sizes the buffer.
+    public func serialize(
+        inPiecesOf size: Int, count: Int, entries: ((Entry) -> Void) -> Void, _ emit: (ArraySlice<UInt8>) -> Void
+    ) {
         var output: [UInt8] = []
         self.json(pending: .array([])).serialize(pretty: true, depth: 0, into: &output)
         // The envelope ends `"pending": []` and its closing line: the list goes where `[]` was.
         let closing = Array("[]\n}".utf8)
         guard output.suffix(closing.count).elementsEqual(closing) else {
-            return emit(Array((self.json.serialized(pretty: true) + "\n").utf8)[...])
+            var whole = self
+            whole.pending = []
+            entries { whole.pending.append($0) }
+            return emit(Array((whole.json.serialized(pretty: true) + "\n").utf8)[...])
         }
         output.removeLast(closing.count)
         var writer = JSONByteWriter(pretty: true)
-        output.reserveCapacity(size == Int.max ? 256 + self.pending.count * 280 : size + 1_024)
+        output.reserveCapacity(size == Int.max ? 256 + count * 280 : size + 1_024)
         swap(&writer.output, &output)
-        if self.pending.isEmpty {
-            writer.append("[]")
-        } else {
-            writer.append("[")
-            for (position, entry) in self.pending.enumerated() {
-                if position > 0 { writer.append(",") }
+        var written = 0
+        withoutActuallyEscaping(emit) { emit in
+            entries { entry in
+                writer.append(written == 0 ? "[" : ",")
+                written += 1
                 writer.newline(depth: 2)
                 entry.write(into: &writer)
                 if writer.output.count >= size {
@@ -144,6 +156,10 @@ public struct QueueSnapshot: Sendable, Equatable {
                     writer.output.removeAll(keepingCapacity: true)
                 }
             }
+        }
+        if written == 0 {
+            writer.append("[]")
+        } else {
             writer.newline(depth: 1)
             writer.append("]")
         }
