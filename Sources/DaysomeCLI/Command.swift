@@ -13,6 +13,10 @@ public struct CommandContext: Sendable {
     /// them as given.
     public var currentDirectory: String?
 
+    /// The environment variables a command reads through `environment`: only these are passed in
+    /// (`CommandContextTests` checks the sources read no other).
+    public static let variablesRead = ["HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "TZ", "TZDIR"]
+
     public init(environment: [String: String], now: Instant, currentDirectory: String? = nil) {
         self.environment = environment
         self.now = now

@@ -38,7 +38,15 @@ let statusVerb = VerbSpec(
 func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandOutput {
     let paths = paths(command, context)
     let running = DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory)
-    let file = readQueueFile(paths)
+    let bytes = try? FileIO.read(paths.queueFile, limit: 16 << 20, followLinks: false)
+    // The wheel's file as its daemon wrote it, in the contract's form: printed as it is once a skim
+    // finds a queue's shape in it, with no tree of values built and read (issue 44).
+    if running, command.has("--json"), let bytes, PublishedQueue.isAsPrinted(bytes),
+        QueueSnapshot.hasShape(bytes, backend: "wheel")
+    {
+        return CommandOutput(stdout: String(decoding: bytes, as: UTF8.self))
+    }
+    let file = decodeQueueFile(bytes, paths)
     let published = file.map(\.queue)
     if case .success(let queue) = published, queue.backend == "systemd" {
         return ManagerQueue.pending(command, context, paths: paths, published: queue, running: running)
@@ -74,13 +82,21 @@ struct PublishedQueue {
     /// Whether `text` is already what `pending --json` prints: the pretty form the daemon writes,
     /// one object and a newline. An older or hand-written file is printed through the snapshot.
     var isAsPrinted: Bool { self.text.hasPrefix("{\n  \"") && self.text.hasSuffix("\n}\n") }
+
+    /// Whether `bytes` are in the pretty form the daemon writes.
+    static func isAsPrinted(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: "{\n  \"".utf8) && bytes.suffix(3).elementsEqual("\n}\n".utf8)
+    }
 }
 
 /// `queue.json` parsed into the snapshot type it was written with, keeping its bytes.
 func readQueueFile(_ paths: Paths) -> Result<PublishedQueue, CommandFailure> {
-    guard let bytes = try? FileIO.read(paths.queueFile, limit: 16 << 20, followLinks: false),
-        let json = try? JSONParser.parse(bytes)
-    else {
+    decodeQueueFile(try? FileIO.read(paths.queueFile, limit: 16 << 20, followLinks: false), paths)
+}
+
+/// `bytes` read from `paths`' queue file (nil when it could not be read), decoded.
+func decodeQueueFile(_ bytes: [UInt8]?, _ paths: Paths) -> Result<PublishedQueue, CommandFailure> {
+    guard let bytes, let json = try? JSONParser.parse(bytes) else {
         return .failure(
             CommandFailure("the daemon for '\(paths.runtimeDirectory)' has not published its queue yet"))
     }

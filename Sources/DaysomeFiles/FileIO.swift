@@ -205,6 +205,16 @@ public func processEnvironment() -> [String: String] {
     return result
 }
 
+/// The variables `names` of the process environment (those set), as a dictionary: a program that
+/// reads a few makes no String of the others (daysomectl starts on every `pending`).
+public func processEnvironment(only names: [String]) -> [String: String] {
+    var result = [String: String](minimumCapacity: names.count)
+    for name in names {
+        if let value = getenv(name) { result[name] = String(cString: value) }
+    }
+    return result
+}
+
 /// The process's working directory, read once by the mains to make relative path options absolute;
 /// nil where it cannot be named (removed, or longer than PATH_MAX).
 public func currentDirectory() -> String? {

@@ -8,7 +8,8 @@ import Glibc
 let output = DaysomeCtl.run(
     Array(CommandLine.arguments.dropFirst()),
     context: CommandContext(
-        environment: SessionRuntimeDirectory.environment(processEnvironment()), now: currentInstant(),
+        environment: SessionRuntimeDirectory.environment(processEnvironment(only: CommandContext.variablesRead)),
+        now: currentInstant(),
         currentDirectory: currentDirectory()))
 writeText(output.stdout, to: 1)
 writeText(output.stderr, to: 2)

@@ -71,4 +71,20 @@ struct PendingCommandTests {
         #expect(output.stdout.isEmpty)
         #expect(output.stderr.contains("cannot be read"), "\(output.stderr)")
     }
+
+    @Test("A pretty queue with an entry missing its handle is refused, not printed")
+    func aPrettyQueueWithAnIncompleteEntryIsRefused() throws {
+        let (lock, runtime, scratch) = try self.owned("no-handle")
+        defer {
+            _ = lock
+            _ = shell("rm -rf '\(scratch)'")
+        }
+        let text = aQueue.serialized.replacing(",\n      \"handle\": \"wheel:1\"", with: "")
+        #expect(text != aQueue.serialized)
+        try FileIO.writeAtomically(runtime + "/queue.json", text)
+        let output = ctl(["pending", "--json", "--runtime-dir", runtime])
+        #expect(output.status == .failure)
+        #expect(output.stdout.isEmpty)
+        #expect(output.stderr.contains("handle"), "\(output.stderr)")
+    }
 }

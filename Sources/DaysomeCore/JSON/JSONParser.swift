@@ -88,7 +88,7 @@ private struct JSONByteParser {
     var index = 0
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
-        if let bad = firstInvalidUTF8Offset() { throw error(.invalidUTF8, at: bad) }
+        if let bad = JSONGrammar.firstInvalidUTF8Offset(bytes) { throw error(.invalidUTF8, at: bad) }
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { index = 3 }
         skipWhitespace()
         if index == bytes.count { throw error(.empty, at: index) }
@@ -235,26 +235,17 @@ private struct JSONByteParser {
         else { return nil }
         var value: UInt32 = 0
         for byte in bytes[(offset + 2)..<(offset + 6)] {
-            guard let digit = Self.hexValue(byte) else { return nil }
+            guard let digit = JSONGrammar.hexValue(byte) else { return nil }
             value = value << 4 | UInt32(digit)
         }
         return (0xDC00...0xDFFF).contains(value) ? value : nil
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private mutating func readHex4(escapeStart: Int) throws(JSONParseError) -> UInt32 {
         var result: UInt32 = 0
         for _ in 0..<4 {
             guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
-            guard let digit = Self.hexValue(bytes[index]) else { throw error(.invalidEscape, at: escapeStart) }
+            guard let digit = JSONGrammar.hexValue(bytes[index]) else { throw error(.invalidEscape, at: escapeStart) }
             result = result << 4 | UInt32(digit)
             index += 1
         }
@@ -329,8 +320,22 @@ private struct JSONByteParser {
         }
     }
 
+    /// Builds an error, deriving line and column from the offset (only LF ends a line).
+    private func error(_ kind: JSONParseError.Kind, at offset: Int) -> JSONParseError {
+        var line = 1
+        var lineStart = 0
+        for position in 0..<min(offset, bytes.count) where bytes[position] == 0x0A {
+            line += 1
+            lineStart = position + 1
+        }
+        return JSONParseError(kind: kind, offset: offset, line: line, column: offset - lineStart + 1)
+    }
+}
+
+/// What the parser and the skimmer (`JSONSkim`) both check the same way.
+enum JSONGrammar {
     /// The offset of the first byte of the first ill-formed UTF-8 sequence, or nil if the input is well-formed.
-    private func firstInvalidUTF8Offset() -> Int? {
+    static func firstInvalidUTF8Offset(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return nil }
         var offset = 0
@@ -370,14 +375,12 @@ private struct JSONByteParser {
         return nil
     }
 
-    /// Builds an error, deriving line and column from the offset (only LF ends a line).
-    private func error(_ kind: JSONParseError.Kind, at offset: Int) -> JSONParseError {
-        var line = 1
-        var lineStart = 0
-        for position in 0..<min(offset, bytes.count) where bytes[position] == 0x0A {
-            line += 1
-            lineStart = position + 1
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
         }
-        return JSONParseError(kind: kind, offset: offset, line: line, column: offset - lineStart + 1)
     }
 }
