@@ -30,6 +30,8 @@ SWIFT = Path("/opt/swift/usr/bin")
 SEED = ROOT / "Fixtures" / "households" / "seed.json"
 WEEK = 7 * 86400
 DENSE_STARTS = 7 * 1440
+# How many times each daemon lays and clears in one repetition of the lay rows.
+FLIPS = 3
 
 
 class BenchFailure(Exception):

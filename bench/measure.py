@@ -48,7 +48,9 @@ class Measurements:
                     res[key][kind].extrapolated_from = len(subset_starts)
         manager_rss = []
         for rep in range(reps):
-            for daemon in (wheel, systemd):
+            # Each daemon lays and clears FLIPS times a repetition: a lay takes milliseconds, so one
+            # sample a repetition left the median to whatever else the machine did at that moment.
+            for daemon in [daemon for daemon in (wheel, systemd) for _ in range(FLIPS)]:
                 n = self.stable_expected(starts)
                 before = manager.rss_kb()
                 res[daemon.backend]["lay"].add(daemon.probe("away", n))
@@ -62,7 +64,7 @@ class Measurements:
                     read.add(time.monotonic() - t0)
                     if pending != n:
                         raise BenchFailure(f"{daemon.name}: laid {n} starts but `daysomectl pending` lists {pending}")
-                if daemon.backend == "systemd" and rep == 0:
+                if daemon.backend == "systemd" and rep == 0 and not manager_rss:
                     manager_rss.append((before, manager.rss_kb()))
                 res[daemon.backend]["clear"].add(daemon.probe("foreground", 0))
                 pending = daemon.pending_count()
