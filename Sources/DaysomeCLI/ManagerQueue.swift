@@ -101,18 +101,14 @@ enum ManagerQueue {
         running: Bool
     ) -> CommandOutput {
         let queue = self.queue(timers, published: published, running: running, now: context.now)
-        if command.has("--json") {
-            return CommandOutput(stdout: queue.json.serialized(pretty: true) + "\n")
-        }
+        if command.has("--json") { return CommandOutput(stdout: queue.serialized) }
         return CommandOutput(stdout: queueTable(queue, now: context.now))
     }
 
     /// Every start the manager's timers still hold, with its lay record's items and title.
     static func queue(_ timers: ManagerTimers, published: QueueSnapshot, running: Bool, now: Instant) -> QueueSnapshot {
         var pending: [QueueSnapshot.Entry] = []
-        // The lay record by instant: a dense week joins 10,080 entries, so no linear search per entry.
-        var known: [Instant: [QueueSnapshot.Entry]] = [:]
-        for record in published.pending { known[record.at, default: []].append(record) }
+        var known = LayRecord(published.pending)
         let currentLay = published.lay
         for unit in timers.units.sorted(by: { $0.name < $1.name }) {
             let lay = layNumber(of: unit.name)
@@ -127,7 +123,7 @@ enum ManagerQueue {
                 let ahead = (CalendarSpec.instants(of: entry.spec) ?? [next]).filter { $0 >= next && $0 > now }
                 for at in ahead {
                     // Each start at that instant once: two entries naming it elapse once.
-                    let records = lay == currentLay ? known.removeValue(forKey: at) ?? [] : []
+                    let records = lay == currentLay ? known.take(at) : []
                     guard !records.isEmpty else {
                         pending.append(
                             QueueSnapshot.Entry(
@@ -148,6 +144,37 @@ enum ManagerQueue {
         return QueueSnapshot(
             backend: "systemd", display: published.display, lay: published.lay, daemonRunning: running,
             publisher: nil, pending: pending.sorted { $0.at < $1.at })
+    }
+
+    /// The lay record's entries by instant, each instant's taken once. Ordered and searched, not
+    /// hashed: a dense week joins 10,080 entries, and a hashed table's first use (its type made at
+    /// run time) cost `pending` more than the join itself.
+    struct LayRecord {
+        private let entries: [QueueSnapshot.Entry]
+        private var taken: [Bool]
+
+        init(_ published: [QueueSnapshot.Entry]) {
+            // Stable: entries at one instant keep the record's order.
+            self.entries = published.indices.sorted {
+                (published[$0].at, $0) < (published[$1].at, $1)
+            }.map { published[$0] }
+            self.taken = [Bool](repeating: false, count: published.count)
+        }
+
+        /// The entries at `at`, in the record's order; none once taken.
+        mutating func take(_ at: Instant) -> ArraySlice<QueueSnapshot.Entry> {
+            var low = 0
+            var high = self.entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if self.entries[middle].at < at { low = middle + 1 } else { high = middle }
+            }
+            var end = low
+            while end < self.entries.count && self.entries[end].at == at { end += 1 }
+            guard low < end, !self.taken[low] else { return [] }
+            self.taken[low] = true
+            return self.entries[low..<end]
+        }
     }
 
     /// `daysome-lay12-3.timer` → 12.
