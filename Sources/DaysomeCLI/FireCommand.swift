@@ -71,6 +71,14 @@ private func bringBackTheUnit(runtimeDirectory: String, environment: [String: St
 /// Sends one line to a daemon's control socket and reads its one-line answer, waiting at most
 /// `timeout` seconds for the connection and for each read (a stopped daemon never answers).
 func request(_ path: String, _ line: String, timeout: Int = 5) -> Result<String, FileError> {
+    exchange(path, line, timeout: timeout, untilClosed: false).map {
+        String(decoding: $0.prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+}
+
+/// Sends one line to a daemon's control socket and reads its answer: through the first newline,
+/// or, `untilClosed`, all of it (the daemon closes once it answered). The same waits as `request`.
+func exchange(_ path: String, _ line: String, timeout: Int, untilClosed: Bool) -> Result<[UInt8], FileError> {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return .failure(FileError(path: path, errno: errno, operation: "connect to")) }
     defer { close(fd) }
@@ -85,14 +93,15 @@ func request(_ path: String, _ line: String, timeout: Int = 5) -> Result<String,
     }
     writeText(line + "\n", to: fd)
     var reply: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while !reply.contains(0x0A) {
+    var buffer = [UInt8](repeating: 0, count: untilClosed ? 65_536 : 4096)
+    while untilClosed || !reply.contains(0x0A) {
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
         if count <= 0 { break }
         reply += buffer[0..<count]
     }
     guard !reply.isEmpty else { return .failure(FileError(path: path, errno: ETIMEDOUT, operation: "hear from")) }
-    return .success(String(decoding: reply.prefix { $0 != 0x0A }, as: UTF8.self))
+    return .success(reply)
 }
 
 /// Milliseconds on the monotonic clock, for deadlines that a clock jump cannot move.

@@ -41,15 +41,25 @@ func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
     let bytes = try? FileIO.read(paths.queueFile, limit: 16 << 20, followLinks: false)
     // The wheel's file as its daemon wrote it, in the contract's form: printed as it is once a skim
     // finds a queue's shape in it, with no tree of values built and read (issue 44).
-    if running, command.has("--json"), let bytes, PublishedQueue.isAsPrinted(bytes),
-        QueueSnapshot.hasShape(bytes, backend: "wheel")
-    {
-        return CommandOutput(stdout: String(decoding: bytes, as: UTF8.self))
+    var relayed: ManagerQueue.Relayed?? = .none
+    if running, command.has("--json"), let bytes, PublishedQueue.isAsPrinted(bytes) {
+        if QueueSnapshot.hasShape(bytes, backend: "wheel") {
+            return CommandOutput(stdout: String(decoding: bytes, as: UTF8.self))
+        }
+        // The systemd backend's daemon joins the manager's timers with its record itself: what
+        // it answers is printed (once skimmed), and this file, which names the backend first, is
+        // never decoded.
+        if bytes.starts(with: "{\n  \"backend\": \"systemd\",\n".utf8) {
+            let answer = ManagerQueue.relay(paths, printed: true)
+            if case .printed(let text)? = answer { return CommandOutput(stdout: text) }
+            relayed = .some(answer)
+        }
     }
     let file = decodeQueueFile(bytes, paths)
     let published = file.map(\.queue)
     if case .success(let queue) = published, queue.backend == "systemd" {
-        return ManagerQueue.pending(command, context, paths: paths, published: queue, running: running)
+        return ManagerQueue.pending(
+            command, context, paths: paths, published: queue, running: running, relayed: relayed)
     }
     guard running else {
         return .failure(

@@ -22,19 +22,45 @@ enum ManagerQueue {
     /// itself: the relay takes about a millisecond; a stopped or stalled daemon never answers.
     static let relayTimeout = 1
 
+    /// What a live daemon's relay said: the text `pending --json` prints, joined by the daemon,
+    /// or the manager's timers, for this process to join.
+    enum Relayed {
+        case printed(String)
+        case timers(ManagerTimers)
+    }
+
+    /// Asks the daemon at `paths` to relay the manager's timers (`printed`: and to join them, for
+    /// `--json`); nil when it does not answer within `relayTimeout`, refuses, or answers with what
+    /// this version cannot read.
+    static func relay(_ paths: Paths, printed: Bool) -> Relayed? {
+        let asked = printed ? ControlRequest.pendingPrinted : .pending
+        guard
+            case .success(let reply) = exchange(
+                paths.controlSocket, asked.line, timeout: Self.relayTimeout, untilClosed: printed)
+        else { return nil }
+        if printed, let text = PrintedQueue.text(of: reply), QueueSnapshot.hasShape(text, backend: "systemd") {
+            return .printed(String(decoding: text, as: UTF8.self))
+        }
+        return ManagerTimers(line: String(decoding: reply.prefix { $0 != 0x0A }, as: UTF8.self)).map { .timers($0) }
+    }
+
+    /// `pending` for the systemd backend; `relayed`: what the daemon's relay said, already asked
+    /// (nil: it did not answer, and is not asked again).
     static func pending(
-        _ command: ParsedCommand, _ context: CommandContext, paths: Paths, published: QueueSnapshot, running: Bool
+        _ command: ParsedCommand, _ context: CommandContext, paths: Paths, published: QueueSnapshot, running: Bool,
+        relayed: Relayed?? = .none
     )
         -> CommandOutput
     {
         let raw = command.has("--raw")
         // --raw prints properties the relay does not carry: always read from the manager here.
-        if running, !raw,
-            case .success(let line) = request(
-                paths.controlSocket, ControlRequest.pending.line, timeout: Self.relayTimeout),
-            let timers = ManagerTimers(line: line)
-        {
-            return self.output(command, context, timers, published: published, running: running)
+        if running, !raw {
+            switch relayed ?? self.relay(paths, printed: command.has("--json")) {
+            case .printed(let text)?: return CommandOutput(stdout: text)
+            case .timers(let timers)?:
+                return self.output(command, context, timers, published: published, running: running)
+            case nil: break
+            }
         }
         let manager: SystemdManager
         do {
@@ -107,80 +133,6 @@ enum ManagerQueue {
 
     /// Every start the manager's timers still hold, with its lay record's items and title.
     static func queue(_ timers: ManagerTimers, published: QueueSnapshot, running: Bool, now: Instant) -> QueueSnapshot {
-        var pending: [QueueSnapshot.Entry] = []
-        var known = LayRecord(published.pending)
-        let currentLay = published.lay
-        for unit in timers.units.sorted(by: { $0.name < $1.name }) {
-            let lay = layNumber(of: unit.name)
-            for entry in unit.entries {
-                // 0 or UInt64.max: the entry will not elapse again.
-                guard entry.nextElapse != 0, entry.nextElapse != UInt64.max else { continue }
-                let next = Instant(seconds: Int64(entry.nextElapse / 1_000_000))
-                // An entry is an expression naming several starts (CalendarSpec); the manager's
-                // next elapse says which are still ahead. systemd 252 leaves an entry that elapsed
-                // for the last time at that instant, so only those after now are pending. A spec
-                // this daemon did not write stands for its next elapse.
-                let ahead = (CalendarSpec.instants(of: entry.spec) ?? [next]).filter { $0 >= next && $0 > now }
-                for at in ahead {
-                    // Each start at that instant once: two entries naming it elapse once.
-                    let records = lay == currentLay ? known.take(at) : []
-                    guard !records.isEmpty else {
-                        pending.append(
-                            QueueSnapshot.Entry(
-                                lay: lay, at: at, local: at.rfc3339, itemIds: [],
-                                title: lay == currentLay ? "(not in the lay record)" : "(belongs to no current lay)",
-                                handle: unit.name))
-                        continue
-                    }
-                    for record in records {
-                        pending.append(
-                            QueueSnapshot.Entry(
-                                lay: lay, at: at, local: record.local, itemIds: record.itemIds, title: record.title,
-                                handle: unit.name))
-                    }
-                }
-            }
-        }
-        return QueueSnapshot(
-            backend: "systemd", display: published.display, lay: published.lay, daemonRunning: running,
-            publisher: nil, pending: pending.sorted { $0.at < $1.at })
-    }
-
-    /// The lay record's entries by instant, each instant's taken once. Ordered and searched, not
-    /// hashed: a dense week joins 10,080 entries, and a hashed table's first use (its type made at
-    /// run time) cost `pending` more than the join itself.
-    struct LayRecord {
-        private let entries: [QueueSnapshot.Entry]
-        private var taken: [Bool]
-
-        init(_ published: [QueueSnapshot.Entry]) {
-            // Stable: entries at one instant keep the record's order.
-            self.entries = published.indices.sorted {
-                (published[$0].at, $0) < (published[$1].at, $1)
-            }.map { published[$0] }
-            self.taken = [Bool](repeating: false, count: published.count)
-        }
-
-        /// The entries at `at`, in the record's order; none once taken.
-        mutating func take(_ at: Instant) -> ArraySlice<QueueSnapshot.Entry> {
-            var low = 0
-            var high = self.entries.count
-            while low < high {
-                let middle = (low + high) / 2
-                if self.entries[middle].at < at { low = middle + 1 } else { high = middle }
-            }
-            var end = low
-            while end < self.entries.count && self.entries[end].at == at { end += 1 }
-            guard low < end, !self.taken[low] else { return [] }
-            self.taken[low] = true
-            return self.entries[low..<end]
-        }
-    }
-
-    /// `daysome-lay12-3.timer` → 12.
-    static func layNumber(of unit: String) -> UInt64? {
-        guard unit.hasPrefix("daysome-lay") else { return nil }
-        let digits = unit.dropFirst("daysome-lay".count).prefix { $0.isNumber }
-        return UInt64(digits)
+        timers.queue(joinedWith: published, running: running, now: now)
     }
 }

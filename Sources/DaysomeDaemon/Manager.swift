@@ -62,6 +62,8 @@ package final class Manager {
     /// With `--backend systemd`: the manager that holds the starts.
     var systemd: SystemdBackend?
     var control: ControlSocket?
+    /// The last answer to `pending --json`, while what it was made of holds (`PrintedAnswer`).
+    var printedAnswer: PrintedAnswer?
     var managerReconnector: Reconnector?
     var sessionReconnector: Reconnector?
     /// The session bus connection's Disconnected match.

@@ -38,30 +38,69 @@ extension Manager {
     /// Answers one control request line, at once or, for `pending`, when the manager's replies
     /// came (the loop goes on meanwhile).
     package func control(_ line: String, answer: @escaping (String) -> Void) {
-        guard ControlRequest(line: line) == .pending else { return answer(self.control(line)) }
-        self.relayPending(answer)
+        switch ControlRequest(line: line) {
+        case .pending:
+            self.relayPending { heard in
+                switch heard {
+                case .success(let timers): answer(timers.line)
+                case .failure(let refused): answer("error: \(refused)")
+                }
+            }
+        case .pendingPrinted:
+            self.relayPending { [weak self] heard in
+                switch heard {
+                case .success(let timers): answer(self?.printedQueue(timers) ?? timers.line)
+                case .failure(let refused): answer("error: \(refused)")
+                }
+            }
+        default: answer(self.control(line))
+        }
+    }
+
+    /// What `daysomectl pending --json` prints: `timers` joined with this daemon's own lay record,
+    /// as daysomectl would join them; the timers' line when the text is too long for one answer.
+    /// The answer is kept while the manager's word and the record it was made of hold, and until
+    /// its first start's minute: pending asked again and again (a tester's loop) is joined once.
+    func printedQueue(_ timers: ManagerTimers) -> String {
+        let now = self.now()
+        let key = PrintedAnswer.Key(queue: QueueKey(self.machine), timers: timers)
+        if let kept = self.printedAnswer, kept.key == key, now < kept.until { return kept.text }
+        let record = self.publisher.queue(self.machine, backend: self.options.backend)
+        let queue = timers.queue(joinedWith: record, running: true, now: now)
+        let text = queue.serialized
+        let answer = text.utf8.count <= PrintedQueue.limit ? PrintedQueue.answer(text) : timers.line
+        // Only what the manager said and has announced no change to since stands for a later question.
+        self.printedAnswer =
+            self.systemd?.timersHeard == timers
+            ? PrintedAnswer(key: key, until: queue.pending.first?.at ?? Instant(seconds: .max), text: answer) : nil
+        return answer
     }
 
     /// `pending` on the systemd backend: the manager's own daysome- timers and their calendars,
     /// asked over the connection this daemon holds and answered as the manager said them, never
-    /// from what this daemon laid. Anything else (the wheel, no connection, a failed call) is
+    /// from what this daemon laid. What it said stands until it announces a change (on its private
+    /// socket it announces every one, and what it already sent is heard before the answer): then
+    /// the answer needs no question. Anything else (the wheel, no connection, a failed call) is
     /// answered with an error line, and `daysomectl` then asks the manager itself.
-    func relayPending(_ answer: @escaping (String) -> Void) {
-        guard let backend = self.systemd else { return answer("error: not the systemd backend") }
-        backend.manager.listTimers(matching: ["daysome-*.timer"]) { result in
+    func relayPending(_ answer: @escaping (Result<ManagerTimers, RelayRefused>) -> Void) {
+        guard let backend = self.systemd else { return answer(.failure(RelayRefused("not the systemd backend"))) }
+        backend.manager.catchUp()
+        if let heard = backend.timersHeard { return answer(.success(heard)) }
+        let asked = backend.changesHeard
+        backend.manager.listTimers(matching: ["daysome-*.timer"]) { [weak backend] result in
             switch result {
-            case .success(let timers):
-                answer(
-                    ManagerTimers(
-                        units: timers.map { timer in
-                            ManagerTimers.Unit(
-                                name: timer.unit.name, activeState: timer.unit.activeState,
-                                entries: timer.entries.map {
-                                    ManagerTimers.Entry(base: $0.base, spec: $0.spec, nextElapse: $0.nextElapse)
-                                })
-                        }
-                    ).line)
-            case .failure(let error): answer("error: the manager did not list its timers: \(error)")
+            case .success(let listed):
+                let timers = ManagerTimers(
+                    units: listed.map { timer in
+                        ManagerTimers.Unit(
+                            name: timer.unit.name, activeState: timer.unit.activeState,
+                            entries: timer.entries.map {
+                                ManagerTimers.Entry(base: $0.base, spec: $0.spec, nextElapse: $0.nextElapse)
+                            })
+                    })
+                backend?.heard(timers, askedAt: asked)
+                answer(.success(timers))
+            case .failure(let error): answer(.failure(RelayRefused("the manager did not list its timers: \(error)")))
             }
         }
     }
@@ -75,7 +114,7 @@ extension Manager {
         case .ping: answer = "pong"
         case .fire(let lay): answer = self.fire(lay).line
         // Only `control(_:answer:)` relays it: a caller that needs the answer now gets none.
-        case .pending: answer = "error: pending is answered later"
+        case .pending, .pendingPrinted: answer = "error: pending is answered later"
         case nil: answer = FireReply.unknownRequest.line
         }
         // An answer means the files say so too (a test's `ping` waits for the loop to catch up).
@@ -122,4 +161,26 @@ extension Manager {
             self.execute(DaemonMachine.tryBell(held: held, player: self.hasPlayer).actions)
         }
     }
+}
+
+/// Why the daemon did not relay the manager's timers: said on the control socket after `error:`.
+struct RelayRefused: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// An answer to `pending --json`, and what it stands on: the record (`QueueKey`), the manager's
+/// timers as it last said them, and the time before the first start it lists leaves the queue.
+struct PrintedAnswer {
+    struct Key: Equatable {
+        let queue: QueueKey
+        let timers: ManagerTimers
+    }
+
+    let key: Key
+    let until: Instant
+    let text: String
 }

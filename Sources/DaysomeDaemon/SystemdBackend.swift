@@ -24,6 +24,13 @@ final class SystemdBackend {
     private(set) var names = TimerNames()
     /// Counts clears: a lay started before the latest clear never lays its timer.
     private var generation = 0
+    /// What the manager last said of its daysome- timers, while it has announced no change since
+    /// (only on a connection where it announces every change): `pending` is answered from it.
+    private(set) var timersHeard: ManagerTimers?
+    /// Counts the changes heard: an answer asked for before the latest is not kept.
+    private(set) var changesHeard: UInt64 = 0
+    /// Whether the manager announces every change on this connection.
+    private var hearsChanges = false
 
     /// The program a fire runs: `daysomectl` installed beside the running `daysomed`.
     static func fireProgram() -> String {
@@ -44,6 +51,7 @@ final class SystemdBackend {
         self.environment = ["XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "HOME", "XDG_STATE_HOME"].compactMap { key in
             environment[key].map { "\(key)=\($0)" }
         }
+        self.watchManager()
     }
 
     /// Replaces the manager connection after the manager came back.
@@ -52,6 +60,26 @@ final class SystemdBackend {
         self.requested = []
         self.names.reconnected()
         self.generation += 1
+        self.watchManager()
+    }
+
+    private func watchManager() {
+        self.managerChanged()
+        self.hearsChanges = self.manager.watchChanges { [weak self] in self?.managerChanged() }
+    }
+
+    /// The manager said something changed (or this daemon asked it to change): what it said of its
+    /// timers before is asked afresh.
+    private func managerChanged() {
+        self.timersHeard = nil
+        self.changesHeard &+= 1
+    }
+
+    /// Keeps `timers`, the manager's answer to a question asked when `changesHeard` was `asked`,
+    /// while no change came since and the manager announces every change.
+    func heard(_ timers: ManagerTimers, askedAt asked: UInt64) {
+        guard self.hearsChanges, asked == self.changesHeard else { return }
+        self.timersHeard = timers
     }
 
     /// Adds one timer holding `starts` for a lay; with `replacing`, stops every daysome- timer first.
@@ -88,6 +116,7 @@ final class SystemdBackend {
         self.requested.insert(timer.name)
         let timerName = timer.name
         do {
+            self.managerChanged()
             try self.manager.startTimer(timer) { [weak self] result in
                 if case .failure(let error) = result {
                     self?.logger.log(.error, "Failed to lay \(timerName) in the systemd manager: \(error)")
@@ -135,6 +164,7 @@ final class SystemdBackend {
     private func stop(_ names: Set<String>) {
         for name in names.sorted() {
             do {
+                self.managerChanged()
                 try self.manager.stopUnit(named: name) { [weak self] result in
                     if case .failure(let error) = result, error.name != "org.freedesktop.systemd1.NoSuchUnit" {
                         self?.logger.log(.warning, "Failed to stop \(name): \(error)")

@@ -21,6 +21,12 @@ package protocol TimerManager: AnyObject {
         throws(BusError)
     /// Stops the unit `name`; the manager's answer comes on the loop.
     func stopUnit(named name: String, completion: @escaping (Result<String, BusError>) -> Void) throws(BusError)
+    /// Calls `changed` whenever the manager says something changed; true when it says every
+    /// change on this connection, so that an answer it gave stands until `changed` runs. False
+    /// where a change could pass unheard: each question is then asked afresh.
+    func watchChanges(_ changed: @escaping () -> Void) -> Bool
+    /// Hears now whatever the manager already said on this connection.
+    func catchUp()
 }
 
 extension SystemdManager: TimerManager {
@@ -38,5 +44,15 @@ extension SystemdManager: TimerManager {
     {
         let call = try self.stopUnit(name, completion: completion)
         do { try call.setFloating(true) } catch { throw BusError(error) }
+    }
+
+    package func watchChanges(_ changed: @escaping () -> Void) -> Bool {
+        guard self.hearsEverySignal else { return false }
+        do { try self.watchEverySignal(changed) } catch { return false }
+        return true
+    }
+
+    package func catchUp() {
+        try? self.bus.processWaiting()
     }
 }

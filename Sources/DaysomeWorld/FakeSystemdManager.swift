@@ -158,6 +158,12 @@ public final class FakeSystemdManager: TimerManager {
                 ))
     }
 
+    /// This manager announces nothing, as the real one on the user bus to a client that did not
+    /// subscribe: its `stop(lay:)` passes unheard, so the daemon asks it afresh each time.
+    package func watchChanges(_ changed: @escaping () -> Void) -> Bool { false }
+
+    package func catchUp() {}
+
     // MARK: Knobs
 
     /// `systemctl --user stop daysome-layN.timer`: lay N's timers are gone, and no daemon hears of it.

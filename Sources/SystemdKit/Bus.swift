@@ -199,6 +199,15 @@ public final class Bus {
         }
     }
 
+    /// Handles every message already received or waiting on the socket (their handlers run now),
+    /// without waiting for more: what the manager said before a question is heard before the
+    /// question is answered. Not from inside one of this connection's own handlers.
+    ///
+    /// The corresponding C function is `sd_bus_process`.
+    public func processWaiting() throws(Errno) {
+        while try check(sd_bus_process(self.pointer, nil)) > 0 {}
+    }
+
     /// Writes every queued outgoing message, blocking until done.
     ///
     /// The corresponding C function is `sd_bus_flush`.

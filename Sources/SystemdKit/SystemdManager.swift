@@ -99,6 +99,10 @@ public struct TransientTimer: Sendable, Equatable {
 /// stop sent after a start reaches the manager after it.
 public final class SystemdManager {
     public let bus: Bus
+    /// Whether this connection is the manager's private socket, to which the manager sends every
+    /// signal it emits (each unit's change, each unit new or removed, each reload) with no
+    /// subscription: on the user bus it sends them only to subscribers.
+    public let hearsEverySignal: Bool
     private static let destination = "org.freedesktop.systemd1"
     private static let path = "/org/freedesktop/systemd1"
     private static let interface = "org.freedesktop.systemd1.Manager"
@@ -107,9 +111,20 @@ public final class SystemdManager {
     /// for sd-bus's default 25 s on a manager that stopped answering.
     public static let callTimeout: UInt64 = 2_000_000
 
-    public init(bus: Bus) {
+    public init(bus: Bus, hearsEverySignal: Bool = false) {
         self.bus = bus
+        self.hearsEverySignal = hearsEverySignal
     }
+
+    /// Calls `handler` for every signal the manager sends on this connection (see
+    /// `hearsEverySignal`), for as long as the connection lives.
+    ///
+    /// The corresponding C function is `sd_bus_add_match`.
+    public func watchEverySignal(_ handler: @escaping () -> Void) throws(Errno) {
+        self.signalWatches.append(try self.bus.addMatch("type='signal'") { _ in handler() })
+    }
+
+    private var signalWatches: [BusSlot] = []
 
     /// Connects to the user manager: `$XDG_RUNTIME_DIR/systemd/private`, else the user bus, and
     /// there only while the manager owns `org.freedesktop.systemd1`: a bus that outlived its
@@ -122,7 +137,7 @@ public final class SystemdManager {
         if let runtimeDirectory, !runtimeDirectory.isEmpty,
             let bus = try? Bus.open(address: "unix:path=\(runtimeDirectory)/systemd/private", busClient: false)
         {
-            return SystemdManager(bus: bus)
+            return SystemdManager(bus: bus, hearsEverySignal: true)
         }
         let bus = try Bus.openUser()
         // GetNameOwner is answered by the bus itself and never activates the name.

@@ -185,9 +185,22 @@ struct SnapshotTests {
 
 @Suite("The control protocol, one type per direction")
 struct ControlMessageTests {
+    @Test("The printed queue is read back whole, and an answer cut short or of another kind is not")
+    func printedQueueIsReadBackWholeOrNotAtAll() {
+        let text = "{\n  \"backend\": \"systemd\",\n  \"pending\": []\n}\n"
+        // What the daemon sends: the answer and the newline the control socket adds to each.
+        let sent = Array((PrintedQueue.answer(text) + "\n").utf8)
+        #expect(PrintedQueue.text(of: sent) == Array(text.utf8))
+        for cut in 1..<sent.count { #expect(PrintedQueue.text(of: Array(sent.dropLast(cut))) == nil, "cut \(cut)") }
+        #expect(PrintedQueue.text(of: Array("timers []\n".utf8)) == nil)
+        #expect(PrintedQueue.text(of: Array("queue x\n{}\n".utf8)) == nil)
+    }
+
     @Test("Every control request and fire reply reads back the same through the type both sides use")
     func roundTrips() {
-        for request in [ControlRequest.fire(lay: 0), .fire(lay: 9_007_199_254_740_992), .tryCall, .ping, .pending] {
+        for request in [
+            ControlRequest.fire(lay: 0), .fire(lay: 9_007_199_254_740_992), .tryCall, .ping, .pending, .pendingPrinted,
+        ] {
             #expect(ControlRequest(line: request.line) == request)
         }
         let replies: [FireReply] = [

@@ -74,6 +74,41 @@ struct PendingRelayTests {
         #expect(cutOff.status != 0 && cutOff.stderr.contains("cannot reach the systemd user manager"), "\(cutOff)")
     }
 
+    /// On the manager's private socket the manager announces every change, so the daemon answers
+    /// from what it last said while it announced none: with the manager stopped (SIGSTOP), pending
+    /// still answers at once, and the same bytes. Once the manager runs again, a timer stopped
+    /// behind the daemon's back is announced, and the next pending asks afresh and lists nothing.
+    /// The wall clock is what is under test: a real manager process that cannot answer.
+    @Test func pendingAnswersFromWhatTheManagerLastSaidUntilItAnnouncesAChange() async throws {
+        let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
+        defer { session.stop() }
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon()
+        let (found, _) = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        let handle = try #require(found.timers.first?.name)
+        let manager = try #require(session.manager)
+        let first = try await self.pendingCutOffFromTheManager(session)
+        #expect(first.status == 0, "\(first)")
+
+        manager.send(SIGSTOP)
+        let asked = monotonicSeconds()
+        let held = try await self.pendingCutOffFromTheManager(session)
+        let took = monotonicSeconds() - asked
+        manager.send(SIGCONT)
+        #expect(held.status == 0, "\(held)")
+        #expect(held.stdout == first.stdout)
+        // The relay waits 1 s for the daemon before it gives up: an answer within it came from
+        // the daemon, which could not have asked the stopped manager.
+        #expect(took < 0.9, "pending took \(milliseconds(took)) ms with the manager stopped")
+
+        let stopped = try await session.systemctl(["stop", handle])
+        #expect(stopped.status == 0, "\(stopped)")
+        let after = try await self.pendingCutOffFromTheManager(session)
+        #expect(after.status == 0, "\(after)")
+        let now = try #require((try? JSONParser.parse(after.stdout))?.objectValue, "\(after)")
+        #expect(now["pending"]?.arrayValue?.isEmpty == true, "\(after.stdout)")
+    }
+
     /// `daysomectl pending --json` with nothing that leads to the manager: its private socket
     /// lives under XDG_RUNTIME_DIR, and the session bus is named by DBUS_SESSION_BUS_ADDRESS.
     private func pendingCutOffFromTheManager(_ session: TestWorld) async throws -> ToolResult {

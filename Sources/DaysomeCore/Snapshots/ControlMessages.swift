@@ -15,6 +15,10 @@ public enum ControlRequest: Sendable, Equatable {
     /// timers over the connection it holds, and answers with what the manager said
     /// (`ManagerTimers.line`), once the manager's replies came.
     case pending
+    /// `daysomectl pending --json` on the systemd backend: the daemon joins what the manager said
+    /// with its own lay record and answers with what `pending --json` prints (`PrintedQueue`), or,
+    /// when that is too long for one answer, as `pending` is answered.
+    case pendingPrinted
 
     /// The request's line, without its newline: `fire 12`, `try`.
     public var line: String {
@@ -23,6 +27,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .tryCall: return "try"
         case .ping: return "ping"
         case .pending: return "pending"
+        case .pendingPrinted: return "pending --json"
         }
     }
 
@@ -37,6 +42,9 @@ public enum ControlRequest: Sendable, Equatable {
             return
         case "pending":
             self = .pending
+            return
+        case "pending --json":
+            self = .pendingPrinted
             return
         default: break
         }
@@ -83,5 +91,28 @@ public enum FireReply: Sendable, Equatable {
         } else {
             return nil
         }
+    }
+}
+
+/// The daemon's answer to `pending --json`: `queue <byte count>` and a newline, then the bytes
+/// `pending --json` prints. The count tells a whole answer from one cut short.
+public enum PrintedQueue {
+    /// The longest text sent this way: one send on the client's empty socket takes it whole (a
+    /// dense week's 2.5 MB would not), and daysomectl joins a longer queue itself.
+    public static let limit = 64 * 1024
+
+    /// The answer holding `text`.
+    public static func answer(_ text: String) -> String { "queue \(text.utf8.count)\n" + text }
+
+    /// The text in `reply`, read until the daemon closed (the control socket ends each answer with
+    /// a newline of its own); nil for any other reply, or one cut short.
+    public static func text(of reply: [UInt8]) -> [UInt8]? {
+        let header = Array("queue ".utf8)
+        guard reply.starts(with: header), let newline = reply.firstIndex(of: 0x0A),
+            let count = Int(String(decoding: reply[header.count..<newline], as: UTF8.self))
+        else { return nil }
+        let body = reply[(newline + 1)...]
+        guard body.count == count + 1, body.last == 0x0A else { return nil }
+        return Array(body.dropLast())
     }
 }
