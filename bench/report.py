@@ -102,9 +102,9 @@ def lay_rows(data):
       "plus one `StartTransientUnit` whose few OnCalendar expressions (lists and ranges, 3 for the dense week, "
       "`Sources/DaysomeCore/Time/CalendarSpec.swift`) the manager parses and computes a next elapse for, then the "
       "start job; for the peers, one process, bus round trip and job per start (`at`: one process "
-      "and one spool file). Reading back: starting `daysomectl` and parsing `queue.json` (wheel) or fetching each "
-      "timer's `TimersCalendar` and joining it with the published lay record by instant (systemd backend; the "
-      "first run of this benchmark found that join quadratic, 22 s for the dense week, fixed in a8af69f), "
+      "and one spool file). Reading back: starting `daysomectl` and skimming `queue.json` (wheel) or the live "
+      "daemon's relay of each timer's `TimersCalendar` joined with the lay record by instant (systemd backend; "
+      "the first run of this benchmark found that join quadratic, 22 s for the dense week, fixed in a8af69f), "
       "expanding each expression into its starts. Clearing: one rewrite of `queue.json` (wheel), one `StopUnit` per lay (systemd backend), one "
       "`StopUnit` job per unit (`systemctl stop`), one spool file removed per job (`atrm`).")
     w("")
@@ -137,9 +137,11 @@ def read_back_rows(data):
     w("")
     w("What limits it: exec and the dynamic loader (libc and libm; libsystemd is opened only by the verbs that reach "
       "the bus), the Swift runtime's start-up (the bare program's row: it reads /proc/self/maps and instantiates "
-      "generic metadata by name), then reading `queue.json` and printing it. The systemd backend asks the user "
-      "manager for its timers and each one's calendar over its private socket (two calls), opening libsystemd first. `atq` is a small C "
-      "program reading one directory.")
+      "generic metadata by name), then reading `queue.json`, skimming it for a queue's shape and printing it "
+      "(wheel). On the systemd backend `pending` asks the live daemon, which answers with the text to print: the "
+      "manager's timers as it last said them (kept until the manager announces a change) joined with its lay "
+      "record; the round trip to the daemon is what it costs beyond the wheel. `atq` is a small C program reading "
+      "one directory.")
     w("")
     return out
 
