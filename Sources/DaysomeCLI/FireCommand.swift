@@ -93,7 +93,7 @@ func exchange(_ path: String, _ line: String, timeout: Int, untilClosed: Bool) -
     }
     writeText(line + "\n", to: fd)
     var reply: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: untilClosed ? 65_536 : 4096)
+    var buffer = [UInt8](repeating: 0, count: untilClosed ? 16_384 : 4096)
     while untilClosed || !reply.contains(0x0A) {
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if count < 0 && errno == EINTR { continue }

@@ -133,6 +133,9 @@ final class ControlSocket {
             // An accepted socket does not inherit the listener's O_NONBLOCK on Linux.
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
             self.watch(client)
+            // A client writes its line as soon as it connected: most often it is there already,
+            // and is answered now rather than one turn of the loop later (`pending`'s round trip).
+            self.read(client)
         }
     }
 

@@ -234,11 +234,15 @@ public func currentInstant() -> Instant {
 
 /// Writes text to a file descriptor whole (stdout is 1, stderr is 2), without C's shared FILE streams.
 public func writeText(_ text: String, to fd: Int32) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { return }
-        bytes = bytes.dropFirst(count)
+    // From the string's own bytes: no copy of a 14 KB queue into an array first.
+    var text = text
+    text.withUTF8 { bytes in
+        var rest = UnsafeRawBufferPointer(bytes)
+        while !rest.isEmpty {
+            let count = write(fd, rest.baseAddress, rest.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+        }
     }
 }
