@@ -39,10 +39,10 @@ func runPending(_ command: ParsedCommand, _ context: CommandContext) -> CommandO
     let paths = paths(command, context)
     let running = DaemonLock.isHeld(runtimeDirectory: paths.runtimeDirectory)
     let bytes = try? FileIO.read(paths.queueFile, limit: 16 << 20, followLinks: false)
-    // The wheel's file as its daemon wrote it, in the contract's form: printed as it is once a skim
-    // finds a queue's shape in it, with no tree of values built and read (issue 44).
     var relayed: ManagerQueue.Relayed?? = .none
     if running, command.has("--json"), let bytes, PublishedQueue.isAsPrinted(bytes) {
+        // The wheel's file as its daemon wrote it, in the contract's form: printed as it is once a
+        // skim finds a queue's shape in it, with no tree of values built and read (issue 44).
         if QueueSnapshot.hasShape(bytes, backend: "wheel") {
             return CommandOutput(stdout: String(decoding: bytes, as: UTF8.self))
         }

@@ -44,8 +44,9 @@ enum ManagerQueue {
         return ManagerTimers(line: String(decoding: reply.prefix { $0 != 0x0A }, as: UTF8.self)).map { .timers($0) }
     }
 
-    /// `pending` for the systemd backend; `relayed`: what the daemon's relay said, already asked
-    /// (nil: it did not answer, and is not asked again).
+    /// `pending` for the systemd backend. `relayed` is what the daemon's relay said when the
+    /// caller already asked it (`.some(nil)`: it did not answer, and is not asked again); left
+    /// out, it is asked here.
     static func pending(
         _ command: ParsedCommand, _ context: CommandContext, paths: Paths, published: QueueSnapshot, running: Bool,
         relayed: Relayed?? = .none
