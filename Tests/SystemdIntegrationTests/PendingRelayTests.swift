@@ -16,10 +16,7 @@ struct PendingRelayTests {
     @Test func pendingWithALiveDaemonListsExactlyWhatTheManagerHolds() async throws {
         let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
-        try await session.startDaemon()
-        let (found, _) = try await session.waitUntilManagerHoldsThePlan(within: 5)
-        let handle = try #require(found.timers.first?.name)
+        let (found, handle) = try await self.layTheSeedWeek(session)
 
         let relayed = try await self.pendingCutOffFromTheManager(session)
         #expect(relayed.status == 0, "\(relayed)")
@@ -82,10 +79,7 @@ struct PendingRelayTests {
     @Test func pendingAnswersFromWhatTheManagerLastSaidUntilItAnnouncesAChange() async throws {
         let session = try await TestWorld.start(.userManager, daemon: .systemdBackend)
         defer { session.stop() }
-        try replaceFile(session.household, try fixtureText("seed.json"))
-        try await session.startDaemon()
-        let (found, _) = try await session.waitUntilManagerHoldsThePlan(within: 5)
-        let handle = try #require(found.timers.first?.name)
+        let (_, handle) = try await self.layTheSeedWeek(session)
         let manager = try #require(session.manager)
         let first = try await self.pendingCutOffFromTheManager(session)
         #expect(first.status == 0, "\(first)")
@@ -107,6 +101,15 @@ struct PendingRelayTests {
         #expect(after.status == 0, "\(after)")
         let now = try #require((try? JSONParser.parse(after.stdout))?.objectValue, "\(after)")
         #expect(now["pending"]?.arrayValue?.isEmpty == true, "\(after.stdout)")
+    }
+
+    /// The daemon started on the seed week, once the manager holds its plan: what it holds, and
+    /// the first timer's name.
+    private func layTheSeedWeek(_ session: TestWorld) async throws -> (found: Converged, handle: String) {
+        try replaceFile(session.household, try fixtureText("seed.json"))
+        try await session.startDaemon()
+        let (found, _) = try await session.waitUntilManagerHoldsThePlan(within: 5)
+        return (found, try #require(found.timers.first?.name))
     }
 
     /// `daysomectl pending --json` with nothing that leads to the manager: its private socket
