@@ -26,6 +26,9 @@ let package = Package(
         // daysomectl's libsystemd, opened on the first call into it: most verbs never need it, and
         // loading it with its six dependencies at every start cost more than `pending` itself.
         .target(name: "SystemdLoader", linkerSettings: [.linkedLibrary("dl")]),
+        // The argument vector as glibc hands it to a constructor, standing in for the static
+        // runtime's search of /proc/self/maps at every start. Linked only by the shipped programs.
+        .target(name: "StartArguments"),
         // The pure core: no I/O, no clock reads, no globals. Time is a parameter.
         .target(name: "DaysomeCore", swiftSettings: strict),
         // Files the daemon and the tool share: zone files, atomic writes, default paths, the queue and history.
@@ -51,8 +54,8 @@ let package = Package(
             name: "DaysomeSimulator", dependencies: ["DaysomeCore", "DaysomeFiles", "DaysomeWorld", "DaysomeSimDisk"],
             swiftSettings: strict),
         .executableTarget(name: "daysome-simulate", dependencies: ["DaysomeSimulator"], swiftSettings: strict),
-        .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon"], swiftSettings: small),
-        .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI"], swiftSettings: small),
+        .executableTarget(name: "daysomed", dependencies: ["DaysomeDaemon", "StartArguments"], swiftSettings: small),
+        .executableTarget(name: "daysomectl", dependencies: ["DaysomeCLI", "StartArguments"], swiftSettings: small),
         .testTarget(name: "DaysomeCoreTests", dependencies: ["DaysomeCore", "DaysomeFiles"], swiftSettings: strict),
         .testTarget(
             name: "SimulationTests", dependencies: ["DaysomeSimulator", "DaysomeCore", "DaysomeFiles"],

@@ -71,37 +71,48 @@ private func bringBackTheUnit(runtimeDirectory: String, environment: [String: St
 /// Sends one line to a daemon's control socket and reads its one-line answer, waiting at most
 /// `timeout` seconds for the connection and for each read (a stopped daemon never answers).
 func request(_ path: String, _ line: String, timeout: Int = 5) -> Result<String, FileError> {
-    exchange(path, line, timeout: timeout, untilClosed: false).map {
-        String(decoding: $0.prefix { $0 != 0x0A }, as: UTF8.self)
+    switch exchange(path, line, timeout: timeout, until: { $0.contains(0x0A) }) {
+    case .answered(let reply): return .success(String(decoding: reply.prefix { $0 != 0x0A }, as: UTF8.self))
+    case .unanswered(let error): return .failure(error)
     }
 }
 
-/// Sends one line to a daemon's control socket and reads its answer: through the first newline,
-/// or, `untilClosed`, all of it (the daemon closes once it answered). The same waits as `request`.
-func exchange(_ path: String, _ line: String, timeout: Int, untilClosed: Bool) -> Result<[UInt8], FileError> {
+/// What a daemon's control socket said to one line, or why it said nothing.
+///
+/// Not a `Result`: a generic enum's type is made at run time, at its first use, and making one
+/// whose failure must be an `Error` searches every conformance the program has. `pending` on the
+/// systemd backend paid that search at each start (issue 44).
+enum ControlReply {
+    case answered([UInt8])
+    case unanswered(FileError)
+}
+
+/// Sends one line to a daemon's control socket and reads its answer until `whole` says it is
+/// all there, or the daemon closes. The same waits as `request`.
+func exchange(_ path: String, _ line: String, timeout: Int, until whole: ([UInt8]) -> Bool) -> ControlReply {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return .failure(FileError(path: path, errno: errno, operation: "connect to")) }
+    guard fd >= 0 else { return .unanswered(FileError(path: path, errno: errno, operation: "connect to")) }
     defer { close(fd) }
     let address: UnixSocketAddress
-    do { address = try UnixSocketAddress(path: path) } catch { return .failure(error) }
+    do { address = try UnixSocketAddress(path: path) } catch { return .unanswered(error) }
     var limit = timeval(tv_sec: timeout, tv_usec: 0)
     // A Unix socket's connect waits for room in a full backlog as long as the send timeout says.
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     guard address.connect(fd) == 0 else {
-        return .failure(FileError(path: path, errno: errno, operation: "connect to"))
+        return .unanswered(FileError(path: path, errno: errno, operation: "connect to"))
     }
     writeText(line + "\n", to: fd)
     var reply: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: untilClosed ? 16_384 : 4096)
-    while untilClosed || !reply.contains(0x0A) {
+    var buffer = [UInt8](repeating: 0, count: 16_384)
+    while !whole(reply) {
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if count < 0 && errno == EINTR { continue }
         if count <= 0 { break }
         reply += buffer[0..<count]
     }
-    guard !reply.isEmpty else { return .failure(FileError(path: path, errno: ETIMEDOUT, operation: "hear from")) }
-    return .success(reply)
+    guard !reply.isEmpty else { return .unanswered(FileError(path: path, errno: ETIMEDOUT, operation: "hear from")) }
+    return .answered(reply)
 }
 
 /// Milliseconds on the monotonic clock, for deadlines that a clock jump cannot move.

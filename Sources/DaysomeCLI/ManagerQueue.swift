@@ -34,9 +34,12 @@ enum ManagerQueue {
     /// this version cannot read.
     static func relay(_ paths: Paths, printed: Bool) -> Relayed? {
         let asked = printed ? ControlRequest.pendingPrinted : .pending
+        // The printed answer is whole once its count of bytes is there: not waiting for the
+        // daemon's close spares the round trip its closing takes.
         guard
-            case .success(let reply) = exchange(
-                paths.controlSocket, asked.line, timeout: Self.relayTimeout, untilClosed: printed)
+            case .answered(let reply) = exchange(
+                paths.controlSocket, asked.line, timeout: Self.relayTimeout,
+                until: printed ? PrintedQueue.isWhole : { $0.contains(0x0A) })
         else { return nil }
         if printed, let text = PrintedQueue.text(of: reply), QueueSnapshot.hasShape(text, backend: "systemd") {
             return .printed(String(decoding: text, as: UTF8.self))

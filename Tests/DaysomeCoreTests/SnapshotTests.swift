@@ -196,6 +196,20 @@ struct ControlMessageTests {
         #expect(PrintedQueue.text(of: Array("queue x\n{}\n".utf8)) == nil)
     }
 
+    @Test("The reader stops at a whole answer, and at no byte before it")
+    func aPrintedQueueIsWholeAtItsLastByteAndNotBefore() {
+        let text = "{\n  \"backend\": \"systemd\",\n  \"pending\": []\n}\n"
+        let sent = Array((PrintedQueue.answer(text) + "\n").utf8)
+        #expect(PrintedQueue.isWhole(sent))
+        for cut in 1...sent.count { #expect(!PrintedQueue.isWhole(Array(sent.dropLast(cut))), "cut \(cut)") }
+        // Another answer is one line; a `queue` line that is not a count is whole at its newline.
+        #expect(PrintedQueue.isWhole(Array("timers []\n".utf8)))
+        #expect(!PrintedQueue.isWhole(Array("timers []".utf8)))
+        #expect(!PrintedQueue.isWhole(Array("que".utf8)))
+        #expect(PrintedQueue.isWhole(Array("queue x\n".utf8)))
+        #expect(PrintedQueue.isWhole(Array("error: refused\n".utf8)))
+    }
+
     @Test("Every control request and fire reply reads back the same through the type both sides use")
     func roundTrips() {
         for request in [

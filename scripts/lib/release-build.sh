@@ -8,6 +8,10 @@
 #   process start about 0.4 ms of loading and relocation (a C hello world linked against it: 0.69
 #   -> 1.11 ms), more than any of our own work for `pending`. A directory holding only
 #   libstdc++.a, searched before the compiler's own, makes the runtime's -lstdc++ resolve to it.
+# - libgcc linked in too (-static-libgcc: libgcc.a and libgcc_eh.a, for the runtime's unwinder),
+#   not libgcc_s.so.1: loading it, binding its symbols and its constructor, which asks the CPU
+#   for its features with cpuid (a trap to the hypervisor on a virtual machine), was 9 % of a
+#   bare Swift program's start (bench/hello.swift, paired: 1.17 -> 1.06 ms).
 # - No $ORIGIN RUNPATH (--disable-local-rpath): with it every shared library was first looked
 #   for in the program's own directory and its glibc-hwcaps/tls subdirectories (24 failed
 #   openat/stat calls a start); nothing is installed beside /usr/bin/daysomed.
@@ -38,7 +42,7 @@ swiftc_flags() {
     fi
     [ -f "$libstdcxx" ] || { echo "release-build: no libstdc++.a (apt-get install libstdc++-12-dev)" >&2; return 1; }
     ln -sfn "$libstdcxx" "$scratch/static-cxx/libstdc++.a"
-    swiftc_flags=(-L"$(cd "$scratch/static-cxx" && pwd)" -use-ld=lld)
+    swiftc_flags=(-L"$(cd "$scratch/static-cxx" && pwd)" -use-ld=lld -Xclang-linker -static-libgcc)
     linker_flags=(-z now -z pack-relative-relocs --no-export-dynamic)
 }
 

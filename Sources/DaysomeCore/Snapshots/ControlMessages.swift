@@ -104,8 +104,23 @@ public enum PrintedQueue {
     /// The answer holding `text`.
     public static func answer(_ text: String) -> String { "queue \(text.utf8.count)\n" + text }
 
-    /// The text in `reply`, read until the daemon closed (the control socket ends each answer with
-    /// a newline of its own); nil for any other reply, or one cut short.
+    /// Whether `reply`, read so far, is a whole answer: the count's bytes and the closing newline
+    /// after a `queue` line, or the one line of any other answer. The reader stops there rather
+    /// than waiting for the daemon to close.
+    public static func isWhole(_ reply: [UInt8]) -> Bool {
+        let header = "queue ".utf8
+        guard reply.starts(with: header) else {
+            // Not yet enough bytes to tell a `queue` line from another: read on.
+            if reply.count < header.count && header.starts(with: reply) { return false }
+            return reply.contains(0x0A)
+        }
+        guard let newline = reply.firstIndex(of: 0x0A) else { return false }
+        guard let count = Int(String(decoding: reply[header.count..<newline], as: UTF8.self)) else { return true }
+        return reply.count - (newline + 1) >= count + 1
+    }
+
+    /// The text in `reply`, read whole (`isWhole`; the control socket ends each answer with a
+    /// newline of its own); nil for any other reply, or one cut short.
     public static func text(of reply: [UInt8]) -> [UInt8]? {
         let header = Array("queue ".utf8)
         guard reply.starts(with: header), let newline = reply.firstIndex(of: 0x0A),

@@ -34,12 +34,9 @@ public enum TerminalText {
     /// terminal inert. Bidirectional controls are left to the callers, which know where they
     /// stand (inside a JSON string, an escape would not be JSON).
     public static func inert(_ text: String) -> String {
-        // Most output is printable ASCII and line breaks: a byte scan clears it without decoding.
-        let plain =
-            text.utf8.withContiguousStorageIfAvailable { bytes in
-                bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x09 }
-            } ?? false
-        guard !plain, text.unicodeScalars.contains(where: { self.isControl($0) && $0 != "\n" && $0 != "\t" }) else {
+        // A byte scan clears almost all output without decoding a scalar.
+        let clean = text.utf8.withContiguousStorageIfAvailable { self.holdsNoControl($0) } ?? false
+        guard !clean, text.unicodeScalars.contains(where: { self.isControl($0) && $0 != "\n" && $0 != "\t" }) else {
             return text
         }
         var out = ""
@@ -51,5 +48,30 @@ public enum TerminalText {
             }
         }
         return out
+    }
+
+    /// Whether the UTF-8 `bytes` hold no control but line breaks and tabs, read as bytes: C0 and
+    /// DEL are single bytes, C1 is C2 80 to C2 9F, U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+    /// Non-ASCII text (her family's words) is cleared here too, not decoded.
+    static func holdsNoControl(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte >= 0x20 && byte < 0x7F {
+                index += 1
+                continue
+            }
+            switch byte {
+            case 0x0A, 0x09: break
+            case 0xC2 where index + 1 < bytes.count && bytes[index + 1] < 0xA0: return false
+            case 0xE2
+            where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (0xA8...0xA9).contains(bytes[index + 2]):
+                return false
+            case 0x80...: break
+            default: return false
+            }
+            index += 1
+        }
+        return true
     }
 }
