@@ -136,8 +136,10 @@ def read_back_rows(data):
         w(f"| {a} | {b} | {race['a'].cell()} | {race['b'].cell()} | {statistics.median(race['ratios']):.2f} |")
     w("")
     w("What limits it: exec and the dynamic loader (libc and libm; libsystemd is opened only by the verbs that reach "
-      "the bus), the Swift runtime's start-up (the bare program's row: it reads /proc/self/maps and instantiates "
-      "generic metadata by name), then reading `queue.json`, skimming it for a queue's shape and printing it "
+      "the bus; the loader's probe of the CPU's features, `cpuid` trapping to the hypervisor, is paid by every "
+      "dynamically linked program here, `atq` too), the Swift runtime's start-up (it instantiates generic "
+      "metadata by name; daysomectl does not search /proc/self/maps for its arguments as the bare program does: "
+      "`Sources/StartArguments`), then reading `queue.json`, skimming it for a queue's shape and printing it "
       "(wheel). On the systemd backend `pending` asks the live daemon, which answers with the text to print: the "
       "manager's timers as it last said them (kept until the manager announces a change) joined with its lay "
       "record; the round trip to the daemon is what it costs beyond the wheel. `atq` is a small C program reading "
