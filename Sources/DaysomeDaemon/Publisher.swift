@@ -12,8 +12,9 @@ final class Publisher {
     private var history: HistoryFile
     /// Asked before each state write (DiskFaults.swift).
     let faults: DiskFaults
-    /// What `queue.json` was last written from, and `status.json`'s last bytes.
+    /// What `queue.json` was last written from, and `status.json`'s last snapshot and bytes.
     private var publishedQueue: QueueKey?
+    private var publishedSnapshot: StatusSnapshot?
     private var publishedStatus: [UInt8]?
     /// The bytes of the state and of its runtime copy, kept with what they were made from: a
     /// retry on a full disk serializes nothing again. lay.json's are kept only while it is behind.
@@ -196,12 +197,18 @@ final class Publisher {
             // until the next lay (a dense week's lay left 5 MB of free heap behind).
             Heap.releaseFreeMemory()
         }
-        let bytes = Array((status().json.serialized(pretty: true) + "\n").utf8)
+        // The snapshot the bytes are made from is compared first: most turns change nothing a
+        // status shows, and building its JSON text was the most of what a turn cost (issue 45).
+        let snapshot = status()
+        guard snapshot != self.publishedSnapshot else { return }
+        self.publishedSnapshot = nil
+        let bytes = Array((snapshot.json.serialized(pretty: true) + "\n").utf8)
         if bytes != self.publishedStatus {
             self.publishedStatus = nil
             try self.disk.writeAtomically(self.paths.statusFile, bytes: bytes)
             self.publishedStatus = bytes
         }
+        self.publishedSnapshot = snapshot
     }
 }
 
